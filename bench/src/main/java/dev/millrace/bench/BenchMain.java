@@ -1,0 +1,6 @@
+package dev.millrace.bench;
+
+public final class BenchMain {
+    public static void main(String[] args) {
+    }
+}

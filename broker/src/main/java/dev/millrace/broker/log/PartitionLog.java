@@ -1,0 +1,574 @@
+package dev.millrace.broker.log;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.BiPredicate;
+
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The log of one partition: an ordered run of {@link LogSegment}s in one directory (layout in
+ * {@link LogFiles}), from the log start offset to the log end offset.
+ *
+ * <pre>
+ *   logStartOffset                                     recoveryPoint        logEndOffset
+ *        v                                                  v                    v
+ *   [seg 0 ......][seg 4096 ......][seg 8192 ......][seg 12288 (active) ........]
+ *    deleted by retention from      fsynced below the recovery point; appends go to the
+ *    the left, whole segments       active segment, which rolls by size, age or full index
+ * </pre>
+ *
+ * <p>Appends: {@link #appendAsLeader} validates the batches, gives them the next offsets and
+ * writes them; {@link #appendAsFollower} keeps the offsets the batches carry. A rejected append
+ * leaves the log unchanged. When {@code flush.messages} says so, the appender waits for an fsync
+ * shared with concurrent appenders ({@link GroupCommit}).
+ *
+ * <p>Reads return a file-backed slice bounded by the published log end, so they never see a
+ * half-written batch, and may run on any thread concurrently with the appender.
+ *
+ * <p>Threading: appends, rolls, retention, segment replacement and close serialize on one lock;
+ * reads take no lock. A segment removed from the log is renamed {@code .deleted} and closed only
+ * after {@code file.delete.delay.ms}, so a read that already holds it finishes. An I/O error while
+ * writing takes the log offline: every later call throws {@link KafkaStorageException}.
+ */
+public final class PartitionLog implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
+
+    private final File dir;
+    private final Time time;
+    private final Scheduler scheduler;
+    private final Object lock = new Object();
+    private final ConcurrentSkipListMap<Long, LogSegment> segments;
+    private final GroupCommit groupCommit;
+    private final OffsetCheckpointFile recoveryPointCheckpoint;
+    private final OffsetCheckpointFile logStartOffsetCheckpoint;
+    private final List<LogSegment> pendingDeletes = new ArrayList<>();
+    private volatile LogConfig config;
+    private volatile LogOffsetMetadata logEnd;
+    private volatile long logStartOffset;
+    private volatile long lastFlushMs;
+    private volatile boolean closed;
+    private volatile Throwable offlineCause;
+
+    private PartitionLog(File dir, LogConfig config, Time time, Scheduler scheduler, LogLoader.LoadedLog loaded) {
+        this.dir = dir;
+        this.config = config;
+        this.time = time;
+        this.scheduler = scheduler;
+        this.segments = loaded.segments();
+        this.logStartOffset = loaded.logStartOffset();
+        this.logEnd = loaded.logEnd();
+        this.recoveryPointCheckpoint = new OffsetCheckpointFile(new File(dir, LogFiles.RECOVERY_POINT_CHECKPOINT));
+        this.logStartOffsetCheckpoint = new OffsetCheckpointFile(new File(dir, LogFiles.LOG_START_OFFSET_CHECKPOINT));
+        this.groupCommit = new GroupCommit(this::flushAll, loaded.recoveryPoint());
+        this.lastFlushMs = time.milliseconds();
+    }
+
+    /**
+     * Opens the log in {@code dir}, creating it if needed. After an unclean stop, segments from the
+     * recovery point on are validated and a torn or corrupt tail is truncated (see {@link LogLoader}).
+     */
+    public static PartitionLog open(File dir, LogConfig config, Time time, Scheduler scheduler) throws IOException {
+        return new PartitionLog(dir, config, time, scheduler, LogLoader.load(dir, config, time));
+    }
+
+    public File dir() {
+        return dir;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    /** Applies new settings; they take effect from the next append, roll, flush or retention run. */
+    public void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return logEnd.offset();
+    }
+
+    public LogOffsetMetadata logEndOffsetMetadata() {
+        return logEnd;
+    }
+
+    /** Every offset below this is on disk (fsynced). */
+    public long recoveryPoint() {
+        return groupCommit.durableOffset();
+    }
+
+    /** Total bytes in all segments. */
+    public long size() {
+        long total = 0;
+        for (LogSegment segment : segments.values()) {
+            total += segment.size();
+        }
+        return total;
+    }
+
+    public int numberOfSegments() {
+        return segments.size();
+    }
+
+    /** Base offsets of the segments, oldest first. */
+    public List<Long> segmentBaseOffsets() {
+        return List.copyOf(segments.keySet());
+    }
+
+    /** Flushes run for appenders waiting on durability; concurrent waiters share one. */
+    public long groupCommitFlushCount() {
+        return groupCommit.flushCount();
+    }
+
+    /**
+     * Appends batches as the partition leader: validates them, assigns offsets from the log end and
+     * stamps {@code leaderEpoch}. The batches' buffer is modified in place.
+     *
+     * @throws org.apache.kafka.common.errors.CorruptRecordException bad CRC or truncated bytes
+     * @throws org.apache.kafka.common.InvalidRecordException        wrong magic, bad record count, missing key
+     * @throws org.apache.kafka.common.errors.RecordTooLargeException a batch above {@code max.message.bytes}
+     * @throws KafkaStorageException                                  the log is offline or closed
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+        LogConfig cfg = config;
+        BatchValidator.ValidBatches valid = BatchValidator.validate(records, cfg, true);
+        LogAppendInfo info;
+        synchronized (lock) {
+            checkWritable();
+            info = BatchValidator.assignOffsets(valid, logEnd.offset(), leaderEpoch, time.milliseconds(),
+                    cfg.timestampType());
+            write(info, records, cfg);
+        }
+        maybeAwaitFlush(info.lastOffset() + 1, cfg);
+        return info;
+    }
+
+    /**
+     * Appends batches that already carry offsets (from a leader); they must start at or after the
+     * log end and increase.
+     */
+    public LogAppendInfo appendAsFollower(MemoryRecords records) {
+        LogConfig cfg = config;
+        BatchValidator.ValidBatches valid = BatchValidator.validate(records, cfg, false);
+        LogAppendInfo info;
+        synchronized (lock) {
+            checkWritable();
+            info = BatchValidator.checkAssignedOffsets(valid, logEnd.offset());
+            write(info, records, cfg);
+        }
+        maybeAwaitFlush(info.lastOffset() + 1, cfg);
+        return info;
+    }
+
+    private void write(LogAppendInfo info, MemoryRecords records, LogConfig cfg) {
+        LogSegment segment = segments.lastEntry().getValue();
+        try {
+            if (segment.shouldRoll(records.sizeInBytes(), info.lastOffset(), time.milliseconds(), cfg)) {
+                segment = roll(info.firstOffset());
+            }
+            segment.append(info.lastOffset(), records);
+        } catch (IOException e) {
+            throw takeOffline("appending offsets " + info.firstOffset() + ".." + info.lastOffset() + " to "
+                    + segment.file(), e);
+        }
+        logEnd = new LogOffsetMetadata(info.lastOffset() + 1, segment.baseOffset(), segment.size());
+    }
+
+    private void maybeAwaitFlush(long endOffset, LogConfig cfg) {
+        if (endOffset - groupCommit.durableOffset() >= cfg.flushMessages()) {
+            awaitDurable(endOffset);
+        }
+    }
+
+    /** Fsyncs everything appended so far. */
+    public void flush() {
+        awaitDurable(logEnd.offset());
+    }
+
+    /** Flushes if {@code flush.ms} has passed since the last flush and something is unflushed. */
+    public void maybeFlushByTime() {
+        if (time.milliseconds() - lastFlushMs >= config.flushMs() && logEnd.offset() > groupCommit.durableOffset()) {
+            flush();
+        }
+    }
+
+    private void awaitDurable(long endOffset) {
+        try {
+            groupCommit.awaitDurable(endOffset);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        } catch (IOException e) {
+            throw takeOffline("flushing " + dir, e);
+        }
+    }
+
+    /** Fsyncs the segments from the recovery point to the current log end; run by {@link GroupCommit}. */
+    private long flushAll() throws IOException {
+        checkOnline();
+        LogOffsetMetadata end = logEnd;
+        Long from = segments.floorKey(groupCommit.durableOffset());
+        Map<Long, LogSegment> toFlush = segments.subMap(from == null ? segments.firstKey() : from, true,
+                end.segmentBaseOffset(), true);
+        for (LogSegment segment : toFlush.values()) {
+            try {
+                if (segment.baseOffset() == end.segmentBaseOffset()) {
+                    segment.flushRecords();
+                } else {
+                    segment.flush();
+                }
+            } catch (ClosedChannelException e) {
+                if (segments.get(segment.baseOffset()) == segment) {
+                    throw e;
+                }
+                // removed by retention or compaction while we flushed: nothing left to make durable
+            }
+        }
+        lastFlushMs = time.milliseconds();
+        return end.offset();
+    }
+
+    /** Starts a new active segment at the log end. */
+    public void roll() {
+        synchronized (lock) {
+            checkWritable();
+            try {
+                roll(logEnd.offset());
+            } catch (IOException e) {
+                throw takeOffline("rolling a segment at offset " + logEnd.offset(), e);
+            }
+        }
+    }
+
+    private LogSegment roll(long newBaseOffset) throws IOException {
+        LogSegment active = segments.lastEntry().getValue();
+        if (active.size() == 0 && active.baseOffset() == newBaseOffset) {
+            return active;
+        }
+        active.onBecomeInactive();
+        LogSegment next = LogSegment.open(dir, newBaseOffset, config, time, false);
+        segments.put(newBaseOffset, next);
+        logEnd = new LogOffsetMetadata(logEnd.offset(), newBaseOffset, 0);
+        log.debug("Rolled {} at offset {}", dir, newBaseOffset);
+        return next;
+    }
+
+    /**
+     * Reads from {@code startOffset} up to {@code maxBytes}; with {@code minOneBatch} the first batch
+     * comes back whole even when it is larger. Reading at the log end returns no records.
+     *
+     * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end
+     */
+    public FetchDataInfo read(long startOffset, int maxBytes, boolean minOneBatch) {
+        checkOnline();
+        LogOffsetMetadata end = logEnd;
+        long start = logStartOffset;
+        if (startOffset == end.offset()) {
+            return new FetchDataInfo(end, MemoryRecords.EMPTY);
+        }
+        if (startOffset < start || startOffset > end.offset()) {
+            throw new OffsetOutOfRangeException("Offset " + startOffset + " is out of range for " + dir.getName()
+                    + ": the log holds offsets from " + start + " (log start) to " + end.offset() + " (log end)");
+        }
+        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+        while (entry != null && entry.getKey() <= end.segmentBaseOffset()) {
+            LogSegment segment = entry.getValue();
+            int maxPosition = segment.baseOffset() == end.segmentBaseOffset() ? end.position() : segment.size();
+            FetchDataInfo info = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
+            if (info != null) {
+                return info;
+            }
+            entry = segments.higherEntry(entry.getKey());
+        }
+        return new FetchDataInfo(end, MemoryRecords.EMPTY);
+    }
+
+    /** The first record at or after the log start whose timestamp is at least {@code timestamp}. */
+    public Optional<TimestampAndOffset> offsetForTimestamp(long timestamp) {
+        checkOnline();
+        long start = logStartOffset;
+        for (LogSegment segment : segments.values()) {
+            if (segment.maxTimestampSoFar() >= timestamp) {
+                Optional<TimestampAndOffset> found = segment.findOffsetByTimestamp(timestamp, start);
+                if (found.isPresent()) {
+                    return found;
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Applies retention: with {@code cleanup.policy} containing delete, removes the oldest segments
+     * whose newest record is older than {@code retention.ms} and then while the log is larger than
+     * {@code retention.bytes}; always removes segments wholly below the log start offset. A full
+     * active segment that has expired is rolled first so it can go too.
+     *
+     * @return the number of segments removed
+     */
+    public int deleteOldSegments() {
+        LogConfig cfg = config;
+        long now = time.milliseconds();
+        int deleted = 0;
+        if (cfg.delete() && cfg.retentionMs() >= 0) {
+            deleted += deleteSegmentsWhile((segment, next) -> now - largestTimestamp(segment) > cfg.retentionMs(),
+                    "retention.ms=" + cfg.retentionMs());
+        }
+        if (cfg.delete() && cfg.retentionBytes() >= 0) {
+            long[] excess = {size() - cfg.retentionBytes()};
+            deleted += deleteSegmentsWhile((segment, next) -> {
+                if (excess[0] - segment.size() < 0) {
+                    return false;
+                }
+                excess[0] -= segment.size();
+                return true;
+            }, "retention.bytes=" + cfg.retentionBytes());
+        }
+        long start = logStartOffset;
+        deleted += deleteSegmentsWhile((segment, next) -> next != null && next.baseOffset() <= start,
+                "log start offset " + start);
+        return deleted;
+    }
+
+    private static long largestTimestamp(LogSegment segment) {
+        long max = segment.maxTimestampSoFar();
+        return max >= 0 ? max : segment.file().lastModified();
+    }
+
+    private int deleteSegmentsWhile(BiPredicate<LogSegment, LogSegment> shouldDelete, String reason) {
+        synchronized (lock) {
+            checkWritable();
+            List<LogSegment> doomed = new ArrayList<>();
+            for (LogSegment segment : segments.values()) {
+                Map.Entry<Long, LogSegment> next = segments.higherEntry(segment.baseOffset());
+                if (!shouldDelete.test(segment, next == null ? null : next.getValue())) {
+                    break;
+                }
+                doomed.add(segment);
+            }
+            if (doomed.isEmpty()) {
+                return 0;
+            }
+            try {
+                if (doomed.size() == segments.size()) {
+                    LogSegment active = doomed.get(doomed.size() - 1);
+                    if (active.size() == 0) {
+                        doomed.remove(doomed.size() - 1);
+                    } else {
+                        roll(logEnd.offset());
+                    }
+                }
+                for (LogSegment segment : doomed) {
+                    segments.remove(segment.baseOffset());
+                    scheduleDelete(segment);
+                }
+                long newStart = Math.max(logStartOffset, segments.firstKey());
+                if (newStart != logStartOffset) {
+                    logStartOffset = newStart;
+                    logStartOffsetCheckpoint.write(newStart);
+                }
+            } catch (IOException e) {
+                throw takeOffline("deleting segments of " + dir + " for " + reason, e);
+            }
+            log.info("Deleted {} segment(s) of {} for {}; log start offset is now {}", doomed.size(), dir.getName(),
+                    reason, logStartOffset);
+            return doomed.size();
+        }
+    }
+
+    /**
+     * Moves the log start offset forward (as DeleteRecords does); whole segments below it are removed
+     * by the next {@link #deleteOldSegments()}.
+     *
+     * @throws OffsetOutOfRangeException if {@code newStart} is above the log end
+     */
+    public void maybeIncrementLogStartOffset(long newStart) {
+        synchronized (lock) {
+            checkWritable();
+            if (newStart > logEnd.offset()) {
+                throw new OffsetOutOfRangeException("Cannot move the log start of " + dir.getName() + " to "
+                        + newStart + ": the log end is " + logEnd.offset());
+            }
+            if (newStart > logStartOffset) {
+                logStartOffset = newStart;
+                try {
+                    logStartOffsetCheckpoint.write(newStart);
+                } catch (IOException e) {
+                    throw takeOffline("writing " + logStartOffsetCheckpoint.file(), e);
+                }
+            }
+        }
+    }
+
+    /** All segments but the active one, oldest first: those the cleaner may rewrite. */
+    List<LogSegment> inactiveSegments() {
+        synchronized (lock) {
+            List<LogSegment> all = new ArrayList<>(segments.values());
+            return all.subList(0, all.size() - 1);
+        }
+    }
+
+    /** The base offset of the segment after {@code segment}. */
+    long nextSegmentBaseOffset(LogSegment segment) {
+        Long next = segments.higherKey(segment.baseOffset());
+        return next == null ? logEnd.offset() : next;
+    }
+
+    Time time() {
+        return time;
+    }
+
+    /**
+     * Swaps a compacted segment in for the segments it was built from. The crash-safe order is:
+     * {@code .cleaned} to {@code .swap}, old segments to {@code .deleted}, {@code .swap} to live names;
+     * {@link LogLoader} completes a swap interrupted at any step.
+     *
+     * @return false (and the cleaned segment deleted) if one of the old segments is already gone
+     */
+    boolean replaceSegments(List<LogSegment> oldSegments, LogSegment cleaned) throws IOException {
+        synchronized (lock) {
+            checkWritable();
+            for (LogSegment old : oldSegments) {
+                if (segments.get(old.baseOffset()) != old) {
+                    cleaned.closeAndDelete();
+                    return false;
+                }
+            }
+            cleaned.changeFileSuffixes(LogFiles.CLEANED_SUFFIX, LogFiles.SWAP_SUFFIX);
+            for (LogSegment old : oldSegments) {
+                segments.remove(old.baseOffset());
+                scheduleDelete(old);
+            }
+            cleaned.changeFileSuffixes(LogFiles.SWAP_SUFFIX, "");
+            segments.put(cleaned.baseOffset(), cleaned);
+            return true;
+        }
+    }
+
+    private void scheduleDelete(LogSegment segment) throws IOException {
+        segment.changeFileSuffixes("", LogFiles.DELETED_SUFFIX);
+        synchronized (pendingDeletes) {
+            pendingDeletes.add(segment);
+        }
+        scheduler.schedule("delete-" + segment.file().getName(), () -> deleteNow(segment), config.fileDeleteDelayMs());
+    }
+
+    private void deleteNow(LogSegment segment) {
+        synchronized (pendingDeletes) {
+            if (!pendingDeletes.remove(segment)) {
+                return;
+            }
+        }
+        try {
+            segment.closeAndDelete();
+        } catch (IOException e) {
+            log.warn("Could not delete {}: {}", segment.file(), e.toString());
+        }
+    }
+
+    /** Writes the recovery point and log start offset checkpoints. */
+    public void checkpoint() {
+        try {
+            recoveryPointCheckpoint.write(groupCommit.durableOffset());
+            logStartOffsetCheckpoint.write(logStartOffset);
+        } catch (IOException e) {
+            throw takeOffline("writing checkpoints in " + dir, e);
+        }
+    }
+
+    /**
+     * Flushes everything, writes the checkpoints and the clean-shutdown marker, and closes the files.
+     * The next open skips recovery. Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            try {
+                if (offlineCause == null) {
+                    flushAll();
+                    groupCommit.markDurable(logEnd.offset());
+                    for (LogSegment segment : segments.values()) {
+                        segment.close();
+                    }
+                    checkpoint();
+                    Files.createFile(new File(dir, LogFiles.CLEAN_SHUTDOWN).toPath());
+                } else {
+                    for (LogSegment segment : segments.values()) {
+                        segment.closeHandles();
+                    }
+                }
+            } catch (IOException e) {
+                throw new KafkaStorageException("Could not close the log in " + dir + " cleanly", e);
+            } finally {
+                closed = true;
+                deletePendingNow();
+            }
+        }
+    }
+
+    private void deletePendingNow() {
+        List<LogSegment> pending;
+        synchronized (pendingDeletes) {
+            pending = new ArrayList<>(pendingDeletes);
+        }
+        pending.forEach(this::deleteNow);
+    }
+
+    /** Closes the file handles as a killed process would: nothing flushed, no checkpoint, no marker. */
+    void closeAsIfCrashed() throws IOException {
+        synchronized (lock) {
+            closed = true;
+            for (LogSegment segment : segments.values()) {
+                segment.closeHandles();
+            }
+        }
+    }
+
+    private void checkWritable() {
+        checkOnline();
+    }
+
+    private void checkOnline() {
+        if (closed) {
+            throw new KafkaStorageException("The log in " + dir + " is closed");
+        }
+        if (offlineCause != null) {
+            throw new KafkaStorageException("The log in " + dir + " is offline after an I/O error: "
+                    + offlineCause.getMessage(), offlineCause);
+        }
+    }
+
+    private KafkaStorageException takeOffline(String action, IOException e) {
+        offlineCause = e;
+        log.error("Taking the log in {} offline: I/O error while {}", dir, action, e);
+        return new KafkaStorageException("I/O error while " + action + "; the log is now offline", e);
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionLog(" + dir + ", logStartOffset=" + logStartOffset + ", logEndOffset=" + logEnd.offset() + ")";
+    }
+}

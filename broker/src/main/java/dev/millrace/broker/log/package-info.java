@@ -1,0 +1,2 @@
+/** Partition log storage. */
+package dev.millrace.broker.log;
