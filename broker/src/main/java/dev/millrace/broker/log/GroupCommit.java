@@ -29,7 +29,7 @@ public final class GroupCommit {
     }
 
     private final Flusher flusher;
-    private long durableOffset;
+    private volatile long durableOffset;
     private boolean flushing;
     private long flushes;
 
@@ -76,7 +76,8 @@ public final class GroupCommit {
         durableOffset = Math.min(durableOffset, offset);
     }
 
-    public synchronized long durableOffset() {
+    /** Lock-free, so appenders that need no flush can check cheaply. */
+    public long durableOffset() {
         return durableOffset;
     }
 

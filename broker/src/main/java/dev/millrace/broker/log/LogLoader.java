@@ -4,8 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -52,16 +53,19 @@ final class LogLoader {
         completeSwaps(dir);
         Files.deleteIfExists(marker.toPath());
 
-        ConcurrentSkipListMap<Long, LogSegment> segments = openSegments(dir, config, time);
-        boolean contiguous = !config.compact();
+        Set<Long> missingIndexes = new HashSet<>();
+        ConcurrentSkipListMap<Long, LogSegment> segments = openSegments(dir, config, time, missingIndexes);
         OptionalLong checkpointedRecovery = readCheckpoint(new File(dir, LogFiles.RECOVERY_POINT_CHECKPOINT));
         OptionalLong checkpointedStart = readCheckpoint(new File(dir, LogFiles.LOG_START_OFFSET_CHECKPOINT));
         long recoveryPoint = checkpointedRecovery.orElse(0L);
-        if (!cleanShutdown && !segments.isEmpty()) {
-            Long from = segments.floorKey(recoveryPoint);
-            log.info("Recovering {} after an unclean shutdown from offset {}", dir, from == null ? 0 : from);
-            recover(segments, from == null ? segments.firstKey() : from, contiguous);
+        Long recoverFrom = segments.floorKey(recoveryPoint);
+        if (cleanShutdown) {
+            recoverFrom = Long.MAX_VALUE;
+        } else {
+            log.info("Recovering {} after an unclean shutdown from offset {}", dir, recoverFrom == null ? 0 : recoverFrom);
         }
+        checkAndRecover(segments, missingIndexes, recoverFrom == null ? Long.MIN_VALUE : recoverFrom,
+                !config.compact());
         if (segments.isEmpty()) {
             long base = checkpointedStart.orElse(0L);
             segments.put(base, LogSegment.open(dir, base, config, time, false));
@@ -79,36 +83,56 @@ final class LogLoader {
                 new LogOffsetMetadata(logEndOffset, active.baseOffset(), active.size()));
     }
 
-    private static void recover(ConcurrentSkipListMap<Long, LogSegment> segments, long fromBaseOffset,
-                                boolean contiguous) throws IOException {
-        List<LogSegment> toRecover = new ArrayList<>(segments.tailMap(fromBaseOffset, true).values());
-        for (int i = 0; i < toRecover.size(); i++) {
-            LogSegment segment = toRecover.get(i);
-            int truncated = segment.recover(contiguous);
-            if (truncated > 0) {
-                log.warn("Recovery truncated {} bytes of {}", truncated, segment.file());
-                deleteFrom(segments, toRecover.subList(i + 1, toRecover.size()));
+    /**
+     * Walks the segments in order. A segment at or after {@code recoverFrom}, or one whose indexes are
+     * missing or damaged, is recovered. If a segment had to be truncated, or it does not end where
+     * the next one starts (a gap is legal only in compacted logs), the segments after it are deleted.
+     */
+    private static void checkAndRecover(ConcurrentSkipListMap<Long, LogSegment> segments, Set<Long> missingIndexes,
+                                        long recoverFrom, boolean contiguous) throws IOException {
+        List<LogSegment> all = new ArrayList<>(segments.values());
+        for (int i = 0; i < all.size(); i++) {
+            LogSegment segment = all.get(i);
+            String reason = segment.baseOffset() >= recoverFrom ? null
+                    : missingIndexes.contains(segment.baseOffset()) ? "index files are missing" : indexProblem(segment);
+            int truncated = 0;
+            if (segment.baseOffset() >= recoverFrom || reason != null) {
+                if (reason != null) {
+                    log.warn("Rebuilding the indexes of {}: {}", segment.file(), reason);
+                }
+                truncated = segment.recover(contiguous);
+            }
+            if (i + 1 == all.size()) {
                 return;
             }
-            if (i + 1 < toRecover.size() && segment.readNextOffset() > toRecover.get(i + 1).baseOffset()) {
-                log.warn("Segment {} runs past the next segment's base offset {}; dropping the later segments",
-                        segment.file(), toRecover.get(i + 1).baseOffset());
-                deleteFrom(segments, toRecover.subList(i + 1, toRecover.size()));
+            long nextOffset = segment.readNextOffset();
+            long nextBase = all.get(i + 1).baseOffset();
+            String broken = truncated > 0 ? "recovery truncated " + truncated + " bytes of it"
+                    : nextOffset > nextBase || contiguous && nextOffset != nextBase
+                    ? "it ends at offset " + nextOffset + " but the next segment starts at " + nextBase : null;
+            if (broken != null) {
+                log.warn("Deleting the segments after {}: {}", segment.file(), broken);
+                for (LogSegment later : all.subList(i + 1, all.size())) {
+                    segments.remove(later.baseOffset());
+                    later.closeAndDelete();
+                }
                 return;
             }
         }
     }
 
-    private static void deleteFrom(Map<Long, LogSegment> segments, List<LogSegment> doomed) throws IOException {
-        for (LogSegment later : doomed) {
-            log.warn("Deleting {}: it follows a truncated segment", later.file());
-            segments.remove(later.baseOffset());
-            later.closeAndDelete();
+    /** Why the segment's indexes cannot be used as they are, or null if they can. */
+    private static String indexProblem(LogSegment segment) {
+        try {
+            segment.sanityCheckIndexes();
+            return null;
+        } catch (CorruptIndexException e) {
+            return e.getMessage();
         }
     }
 
-    private static ConcurrentSkipListMap<Long, LogSegment> openSegments(File dir, LogConfig config, Time time)
-            throws IOException {
+    private static ConcurrentSkipListMap<Long, LogSegment> openSegments(File dir, LogConfig config, Time time,
+                                                                        Set<Long> missingIndexes) throws IOException {
         TreeMap<Long, File> logFiles = new TreeMap<>();
         for (File file : listFiles(dir)) {
             if (file.getName().endsWith(LogFiles.LOG_SUFFIX)) {
@@ -116,24 +140,11 @@ final class LogLoader {
             }
         }
         ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
-        boolean contiguous = !config.compact();
         for (long base : logFiles.keySet()) {
-            boolean indexesPresent = LogFiles.offsetIndexFile(dir, base).exists()
-                    && LogFiles.timeIndexFile(dir, base).exists();
-            LogSegment segment = LogSegment.open(dir, base, config, time, true);
-            try {
-                if (!indexesPresent) {
-                    throw new CorruptIndexException("index files of " + segment.file() + " are missing");
-                }
-                segment.sanityCheckIndexes();
-            } catch (CorruptIndexException e) {
-                log.warn("Rebuilding the indexes of {}: {}", segment.file(), e.getMessage());
-                int truncated = segment.recover(contiguous);
-                if (truncated > 0) {
-                    log.warn("Rebuilding the indexes of {} truncated {} invalid bytes", segment.file(), truncated);
-                }
+            if (!LogFiles.offsetIndexFile(dir, base).exists() || !LogFiles.timeIndexFile(dir, base).exists()) {
+                missingIndexes.add(base);
             }
-            segments.put(base, segment);
+            segments.put(base, LogSegment.open(dir, base, config, time, true));
         }
         return segments;
     }
