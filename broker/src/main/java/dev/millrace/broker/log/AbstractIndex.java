@@ -8,6 +8,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.utils.internals.ByteBufferUnmapper;
 
 /**
@@ -156,9 +157,10 @@ abstract class AbstractIndex implements Closeable {
         Files.deleteIfExists(file.toPath());
     }
 
+    /** A reader racing with the log's close gets a storage error, never a touch of an unmapped buffer. */
     protected void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("Index " + file + " is closed");
+            throw new KafkaStorageException("Index " + file + " is closed");
         }
     }
 

@@ -46,28 +46,47 @@ public final class LogCleaner {
     private static final Logger log = LoggerFactory.getLogger(LogCleaner.class);
     private static final int READ_CHUNK_BYTES = 1024 * 1024;
 
-    /** What a pass did. */
+    /** What a pass did; all zero when it was skipped. */
     public record Result(int segmentsBefore, int segmentsAfter, long bytesBefore, long bytesAfter) {
+        static final Result SKIPPED = new Result(0, 0, 0, 0);
     }
 
-    /** Runs one compaction pass on {@code partitionLog} if its policy includes compact. */
+    /**
+     * Where the last pass of a log ended and when a tombstone it kept becomes removable: a pass with
+     * no new inactive segment before that time would change nothing.
+     */
+    private record LastPass(long cleanedUpTo, long nextTombstoneHorizonMs) {
+    }
+
+    private final Map<PartitionLog, LastPass> lastPasses = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Runs one compaction pass on {@code partitionLog} if its policy includes compact and something
+     * changed since the last pass: a segment became inactive, or a kept tombstone's horizon passed.
+     */
     public Result clean(PartitionLog partitionLog) throws IOException {
         LogConfig config = partitionLog.config();
         if (!config.compact()) {
-            return new Result(0, 0, 0, 0);
+            return Result.SKIPPED;
         }
-        partitionLog.flush();
         List<LogSegment> cleanable = partitionLog.inactiveSegments();
         if (cleanable.isEmpty()) {
-            return new Result(0, 0, 0, 0);
+            return Result.SKIPPED;
         }
-        Map<ByteBuffer, Long> latest = buildOffsetMap(cleanable);
+        long cleanableEnd = partitionLog.nextSegmentBaseOffset(cleanable.get(cleanable.size() - 1));
         long nowMs = partitionLog.time().milliseconds();
+        LastPass last = lastPasses.get(partitionLog);
+        if (last != null && last.cleanedUpTo() == cleanableEnd && nowMs < last.nextTombstoneHorizonMs()) {
+            return Result.SKIPPED;
+        }
+        partitionLog.flush();
+        Map<ByteBuffer, Long> latest = buildOffsetMap(cleanable);
+        LatestValueFilter filter = new LatestValueFilter(latest, nowMs, config.deleteRetentionMs());
         long bytesBefore = 0;
         long bytesAfter = 0;
         int groups = 0;
         for (List<LogSegment> group : groupSegments(partitionLog, cleanable, config)) {
-            LogSegment cleaned = cleanGroup(partitionLog, group, latest, nowMs, config);
+            LogSegment cleaned = cleanGroup(partitionLog, group, filter, config);
             for (LogSegment old : group) {
                 bytesBefore += old.size();
             }
@@ -75,6 +94,13 @@ public final class LogCleaner {
                 bytesAfter += cleaned.size();
                 groups++;
             }
+        }
+        List<LogSegment> after = partitionLog.inactiveSegments();
+        if (groupSegments(partitionLog, after, config).size() < after.size()) {
+            // segments shrunk by this pass fit together now: the next pass merges them
+            lastPasses.remove(partitionLog);
+        } else {
+            lastPasses.put(partitionLog, new LastPass(cleanableEnd, filter.nextTombstoneHorizonMs));
         }
         log.info("Cleaned {}: {} segments ({} bytes) into {} ({} bytes)", partitionLog.dir().getName(),
                 cleanable.size(), bytesBefore, groups, bytesAfter);
@@ -138,13 +164,16 @@ public final class LogCleaner {
         return groups;
     }
 
-    private static LogSegment cleanGroup(PartitionLog partitionLog, List<LogSegment> group,
-                                         Map<ByteBuffer, Long> latest, long nowMs, LogConfig config)
-            throws IOException {
+    /** Drops what this cleaner remembers of a log that was closed or removed. */
+    public void forget(PartitionLog partitionLog) {
+        lastPasses.remove(partitionLog);
+    }
+
+    private static LogSegment cleanGroup(PartitionLog partitionLog, List<LogSegment> group, RecordFilter filter,
+                                         LogConfig config) throws IOException {
         long baseOffset = group.get(0).baseOffset();
         LogSegment cleaned = LogSegment.open(partitionLog.dir(), baseOffset, config, partitionLog.time(), false,
                 LogFiles.CLEANED_SUFFIX);
-        RecordFilter filter = new LatestValueFilter(latest, nowMs, config.deleteRetentionMs());
         try {
             for (LogSegment segment : group) {
                 copyRetained(segment, cleaned, filter, config);
@@ -194,9 +223,13 @@ public final class LogCleaner {
         chunk.clear();
     }
 
-    /** Keeps the latest record of each key; keeps a tombstone until its batch's delete horizon. */
+    /**
+     * Keeps the latest record of each key; keeps a tombstone until its batch's delete horizon, and
+     * notes the earliest horizon among the tombstones it kept.
+     */
     private static final class LatestValueFilter extends RecordFilter {
         private final Map<ByteBuffer, Long> latest;
+        private long nextTombstoneHorizonMs = Long.MAX_VALUE;
 
         LatestValueFilter(Map<ByteBuffer, Long> latest, long nowMs, long deleteRetentionMs) {
             super(nowMs, deleteRetentionMs);
@@ -218,8 +251,12 @@ public final class LogCleaner {
                 return false;
             }
             if (!record.hasValue()) {
-                OptionalLong horizon = batch.deleteHorizonMs();
-                return horizon.isEmpty() || currentTime < horizon.getAsLong();
+                OptionalLong stamped = batch.deleteHorizonMs();
+                long horizon = stamped.isPresent() ? stamped.getAsLong() : currentTime + deleteRetentionMs;
+                if (currentTime >= horizon) {
+                    return false;
+                }
+                nextTombstoneHorizonMs = Math.min(nextTombstoneHorizonMs, horizon);
             }
             return true;
         }

@@ -61,7 +61,7 @@ final class LogLoader {
         Long recoverFrom = segments.floorKey(recoveryPoint);
         if (cleanShutdown) {
             recoverFrom = Long.MAX_VALUE;
-        } else {
+        } else if (!segments.isEmpty()) {
             log.info("Recovering {} after an unclean shutdown from offset {}", dir, recoverFrom == null ? 0 : recoverFrom);
         }
         checkAndRecover(segments, missingIndexes, recoverFrom == null ? Long.MIN_VALUE : recoverFrom,

@@ -6,7 +6,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.common.errors.KafkaStorageException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +32,7 @@ public final class LogMaintenance {
 
     public void unregister(PartitionLog partitionLog) {
         logs.remove(partitionLog);
+        cleaner.forget(partitionLog);
     }
 
     /** One round: for every log, flush if due, apply retention, compact, then checkpoint. */
@@ -43,7 +43,8 @@ public final class LogMaintenance {
                 partitionLog.deleteOldSegments();
                 cleaner.clean(partitionLog);
                 partitionLog.checkpoint();
-            } catch (KafkaStorageException | IOException e) {
+            } catch (IOException | RuntimeException e) {
+                // one log's failure must not stop the others, nor cancel the periodic schedule
                 log.error("Maintenance of {} failed", partitionLog.dir(), e);
             }
         }

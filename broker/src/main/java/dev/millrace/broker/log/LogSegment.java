@@ -146,17 +146,22 @@ final class LogSegment implements Closeable {
         bytesSinceLastIndexEntry += batch.sizeInBytes();
     }
 
-    /** True if appending {@code sizeInBytes} ending at {@code largestOffset} at {@code nowMs} needs a new segment. */
-    boolean shouldRoll(int sizeInBytes, long largestOffset, long nowMs, LogConfig config) {
+    /**
+     * True if a batch of {@code sizeInBytes} ending at {@code largestOffset}, with largest timestamp
+     * {@code batchMaxTimestamp}, needs a new segment: this one is full (bytes or an index), the offset
+     * no longer fits its relative range, or it is older than {@code segment.ms}. Age is measured as
+     * Kafka does: from the first batch's timestamp to the new batch's, or, for batches without
+     * timestamps, from the segment's creation on the broker's clock.
+     */
+    boolean shouldRoll(int sizeInBytes, long largestOffset, long batchMaxTimestamp, long nowMs, LogConfig config) {
         if (size() == 0) {
             return false;
         }
         boolean full = size() > config.segmentBytes() - sizeInBytes;
         boolean indexFull = offsetIndex.isFull() || timeIndex.isNearlyFull();
         boolean offsetOverflow = largestOffset - baseOffset > Integer.MAX_VALUE;
-        long rollBase = rollingBasedTimestamp == RecordBatch.NO_TIMESTAMP ? createdMs : rollingBasedTimestamp;
-        boolean aged = nowMs - rollBase > config.segmentMs();
-        return full || indexFull || offsetOverflow || aged;
+        long waited = rollingBasedTimestamp >= 0 ? batchMaxTimestamp - rollingBasedTimestamp : nowMs - createdMs;
+        return full || indexFull || offsetOverflow || waited > config.segmentMs();
     }
 
     /**

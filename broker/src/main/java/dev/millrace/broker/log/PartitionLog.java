@@ -183,7 +183,8 @@ public final class PartitionLog implements AutoCloseable {
     private void write(LogAppendInfo info, MemoryRecords records, LogConfig cfg) {
         LogSegment segment = segments.lastEntry().getValue();
         try {
-            if (segment.shouldRoll(records.sizeInBytes(), info.lastOffset(), time.milliseconds(), cfg)) {
+            if (segment.shouldRoll(records.sizeInBytes(), info.lastOffset(), info.maxTimestamp(), time.milliseconds(),
+                    cfg)) {
                 segment = roll(info.firstOffset());
             }
             segment.append(info.lastOffset(), records);

@@ -272,6 +272,15 @@ class PartitionLogTest {
         time.advance(2);
         log.appendAsLeader(batch(1, time.milliseconds()), 0);
         assertThat(log.segmentBaseOffsets()).containsExactly(0L, 2L);
+        // age runs from the first batch's timestamp to the new batch's, not to the broker's clock:
+        // old producer timestamps must not roll a segment per append
+        long firstOfSegment = time.milliseconds();
+        time.advance(1_000_000);
+        log.appendAsLeader(batch(1, 5L), 0);
+        log.appendAsLeader(batch(1, 500L), 0);
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 2L);
+        log.appendAsLeader(batch(1, firstOfSegment + 1001), 0);
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 2L, 5L);
         log.close();
 
         Path indexDir = tmp.resolve("index-0");
