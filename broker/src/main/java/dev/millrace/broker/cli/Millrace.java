@@ -1,0 +1,90 @@
+package dev.millrace.broker.cli;
+
+import java.io.File;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import org.apache.kafka.common.utils.Time;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import dev.millrace.broker.config.BrokerConfig;
+import dev.millrace.broker.config.BrokerConfigLoader;
+import dev.millrace.broker.config.ConfigurationException;
+import dev.millrace.broker.server.BrokerServer;
+
+/**
+ * The {@code millrace} command line. {@code millrace server} starts one broker with embedded
+ * defaults (see {@link BrokerConfig}); {@code --port}, {@code --data-dir} and {@code --config FILE}
+ * override them, and {@code --set name=value} any single setting. Invalid settings are reported
+ * together, by name, and the process exits with status 2. SIGTERM (and Ctrl-C) stop the broker
+ * cleanly.
+ */
+@Command(name = "millrace", mixinStandardHelpOptions = true, version = "Millrace 0.1.0-SNAPSHOT",
+        description = "Millrace: a JMS platform on a Kafka-compatible log broker.",
+        subcommands = {Millrace.Server.class})
+public final class Millrace {
+
+    public static void main(String[] args) {
+        int status = new CommandLine(new Millrace()).execute(args);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** Runs one broker until the process is told to stop. */
+    @Command(name = "server", mixinStandardHelpOptions = true,
+            description = "Start a broker (single node with embedded defaults unless configured otherwise).")
+    static final class Server implements Callable<Integer> {
+
+        @Option(names = "--port", description = "Kafka-protocol listener port (setting 'port').")
+        Integer port;
+
+        @Option(names = "--data-dir", description = "Data directory (setting 'data.dir').")
+        File dataDir;
+
+        @Option(names = "--config", description = "Properties file of settings.")
+        File configFile;
+
+        @Option(names = "--set", description = "A single setting, name=value; repeatable.")
+        Map<String, String> settings = new LinkedHashMap<>();
+
+        @Option(names = "--list-settings", description = "Print every setting with its default and exit.")
+        boolean listSettings;
+
+        @Override
+        public Integer call() throws Exception {
+            if (listSettings) {
+                System.out.print(BrokerConfigLoader.describeSettings());
+                return 0;
+            }
+            Map<String, String> overrides = new LinkedHashMap<>(settings);
+            if (port != null) {
+                overrides.put("port", String.valueOf(port));
+            }
+            if (dataDir != null) {
+                overrides.put("data.dir", dataDir.getPath());
+            }
+            BrokerConfig config;
+            try {
+                config = BrokerConfigLoader.load(configFile, overrides);
+            } catch (ConfigurationException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            BrokerServer broker = new BrokerServer(config, Time.SYSTEM);
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                broker.close();
+                stopped.countDown();
+            }, "millrace-shutdown"));
+            broker.start();
+            System.out.println("Millrace broker " + config.nodeId() + " listening on " + broker.boundAddress());
+            stopped.await();
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package dev.millrace.broker.config;
+
+import java.io.File;
+import java.util.HashMap;
+import java.util.Map;
+
+import dev.millrace.broker.log.LogConfig;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+
+/**
+ * The broker's settings. Each field is one setting, named in the configuration file by its
+ * {@link Setting} annotation; {@link BrokerConfigLoader} reads a file plus defaults into an instance
+ * and validates it with Bean Validation, reporting every problem by setting name.
+ *
+ * <p>Defaults give the embedded single node the README starts: a listener on localhost:9092, data
+ * under {@code ./data}, a single-voter metadata quorum on localhost:9093. Topic-level defaults use
+ * Kafka's broker names ({@code log.segment.bytes}, ...) and apply to topics that do not set their own.
+ *
+ * <p>Instances are filled once by the loader and not changed afterwards; safe to share after that.
+ */
+public final class BrokerConfig {
+
+    @Setting(name = "node.id", doc = "This broker's id in the cluster.")
+    @Min(0)
+    int nodeId = 1;
+
+    @Setting(name = "host", doc = "Address the Kafka-protocol listener binds and advertises.")
+    @NotBlank
+    String host = "localhost";
+
+    @Setting(name = "port", doc = "Port of the Kafka-protocol listener; 0 picks a free port.")
+    @Min(0)
+    @Max(65535)
+    int port = 9092;
+
+    @Setting(name = "data.dir", doc = "Directory holding the partition logs and the metadata quorum's state.")
+    @NotBlank
+    String dataDir = "data";
+
+    @Setting(name = "controller.host", doc = "IP address the embedded metadata quorum voter binds; with the port "
+            + "it identifies the voter, so it must not change across restarts.")
+    @NotBlank
+    String controllerHost = "127.0.0.1";
+
+    @Setting(name = "controller.port", doc = "Port of the embedded metadata quorum voter (SOFAJRaft); it must not "
+            + "change across restarts, since it is part of the quorum membership.")
+    @Min(1)
+    @Max(65535)
+    int controllerPort = 9093;
+
+    @Setting(name = "num.partitions", doc = "Partitions of a topic created without a count (or auto-created).")
+    @Min(1)
+    int numPartitions = 1;
+
+    @Setting(name = "default.replication.factor", doc = "Replicas of a topic created without a replication factor.")
+    @Min(1)
+    int defaultReplicationFactor = 1;
+
+    @Setting(name = "auto.create.topics.enable", doc = "Create a topic when a producer or consumer first asks for "
+            + "its metadata, as Kafka does.")
+    boolean autoCreateTopicsEnable = true;
+
+    @Setting(name = "offsets.topic.num.partitions", doc = "Partitions of the internal __consumer_offsets topic.")
+    @Min(1)
+    @Max(1000)
+    int offsetsTopicNumPartitions = 50;
+
+    @Setting(name = "message.max.bytes", doc = "Largest record batch accepted, unless a topic sets max.message.bytes.")
+    @Min(0)
+    int messageMaxBytes = 1024 * 1024 + 12 + 49;
+
+    @Setting(name = "socket.request.max.bytes", doc = "Largest request frame; a larger one closes the connection.")
+    @Min(1024)
+    int socketRequestMaxBytes = 100 * 1024 * 1024;
+
+    @Setting(name = "num.io.threads", doc = "Threads that handle requests.")
+    @Min(1)
+    @Max(256)
+    int numIoThreads = 8;
+
+    @Setting(name = "log.segment.bytes", doc = "Default segment.bytes of topics.")
+    @Min(1024)
+    int logSegmentBytes = 1024 * 1024 * 1024;
+
+    @Setting(name = "log.retention.ms", doc = "Default retention.ms of topics; -1 keeps data forever.")
+    @Min(-1)
+    long logRetentionMs = 7L * 24 * 3600 * 1000;
+
+    @Setting(name = "log.retention.bytes", doc = "Default retention.bytes of topics; -1 sets no limit.")
+    @Min(-1)
+    long logRetentionBytes = -1;
+
+    @Setting(name = "log.flush.interval.messages", doc = "Default flush.messages of topics (1 = fsync every append).")
+    @Min(1)
+    long logFlushIntervalMessages = Long.MAX_VALUE;
+
+    @Setting(name = "log.cleanup.policy", doc = "Default cleanup.policy of topics: delete, compact or both.")
+    @Pattern(regexp = "(delete|compact)(,(delete|compact))?")
+    String logCleanupPolicy = "delete";
+
+    @Setting(name = "log.maintenance.interval.ms", doc = "How often retention, compaction, time-based flushes and "
+            + "checkpoints run.")
+    @Min(100)
+    long logMaintenanceIntervalMs = 30_000;
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public File dataDir() {
+        return new File(dataDir);
+    }
+
+    public String controllerHost() {
+        return controllerHost;
+    }
+
+    public int controllerPort() {
+        return controllerPort;
+    }
+
+    public int numPartitions() {
+        return numPartitions;
+    }
+
+    public short defaultReplicationFactor() {
+        return (short) defaultReplicationFactor;
+    }
+
+    public boolean autoCreateTopicsEnable() {
+        return autoCreateTopicsEnable;
+    }
+
+    public int offsetsTopicNumPartitions() {
+        return offsetsTopicNumPartitions;
+    }
+
+    public int socketRequestMaxBytes() {
+        return socketRequestMaxBytes;
+    }
+
+    public int numIoThreads() {
+        return numIoThreads;
+    }
+
+    public long logMaintenanceIntervalMs() {
+        return logMaintenanceIntervalMs;
+    }
+
+    /** The topic config defaults these broker settings imply, as LogConfig settings. */
+    public Map<String, Object> logDefaults() {
+        Map<String, Object> defaults = new HashMap<>();
+        defaults.put(LogConfig.SEGMENT_BYTES, logSegmentBytes);
+        defaults.put(LogConfig.RETENTION_MS, logRetentionMs);
+        defaults.put(LogConfig.RETENTION_BYTES, logRetentionBytes);
+        defaults.put(LogConfig.FLUSH_MESSAGES, logFlushIntervalMessages);
+        defaults.put(LogConfig.CLEANUP_POLICY, logCleanupPolicy);
+        defaults.put(LogConfig.MAX_MESSAGE_BYTES, messageMaxBytes);
+        return defaults;
+    }
+}

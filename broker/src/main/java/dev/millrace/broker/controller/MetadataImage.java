@@ -1,0 +1,39 @@
+package dev.millrace.broker.controller;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.kafka.common.Uuid;
+
+/**
+ * An immutable view of the cluster metadata at one applied quorum index.
+ *
+ * @param appliedIndex the index of the last quorum log entry reflected here
+ * @param topics       by name
+ */
+public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics) {
+
+    public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
+
+    public Optional<TopicImage> topic(String name) {
+        return Optional.ofNullable(topics.get(name));
+    }
+
+    /**
+     * A topic.
+     *
+     * @param configs only the settings set for this topic (defaults are not listed)
+     */
+    public record TopicImage(String name, Uuid topicId, Map<Integer, PartitionImage> partitions,
+                             Map<String, String> configs) {
+    }
+
+    /**
+     * A partition's replica assignment and leadership. {@code leaderEpoch} grows with every leader
+     * change; {@code partitionEpoch} with every change to the partition's record.
+     */
+    public record PartitionImage(int partition, List<Integer> replicas, List<Integer> isr, int leader,
+                                 int leaderEpoch, int partitionEpoch) {
+    }
+}

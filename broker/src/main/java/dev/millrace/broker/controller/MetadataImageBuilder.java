@@ -1,0 +1,140 @@
+package dev.millrace.broker.controller;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.kafka.common.Uuid;
+
+import dev.millrace.broker.controller.MetadataImage.PartitionImage;
+import dev.millrace.broker.controller.MetadataImage.TopicImage;
+import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
+
+/**
+ * Replays committed records on top of one image and builds the next. This is the only place where
+ * metadata state changes; the leader's control managers only compute records.
+ *
+ * <p>Replay is deterministic and checks the invariants a correct leader never breaks (a topic name
+ * or id is unique, partitions and configs belong to an existing topic). A record that breaks one
+ * throws {@link IllegalStateException} naming the record and the state it met; the state machine
+ * then stops applying ({@code setErrorAndRollback}) rather than diverge or skip the record.
+ *
+ * <p>Topics untouched by the replayed records are shared with the base image, so listeners may
+ * compare {@link TopicImage}s by identity to find what changed. The built image's maps are sorted
+ * (topics by name, partitions by number) and unmodifiable.
+ *
+ * <p>Not thread-safe: one builder per applied batch, used by the applying thread only.
+ */
+final class MetadataImageBuilder {
+
+    private final Map<String, TopicImage> topics;
+    private final Map<Uuid, String> namesById = new HashMap<>();
+    private final Map<String, TopicChange> changed = new HashMap<>();
+
+    MetadataImageBuilder(MetadataImage base) {
+        this.topics = new HashMap<>(base.topics());
+        for (TopicImage topic : base.topics().values()) {
+            namesById.put(topic.topicId(), topic.name());
+        }
+    }
+
+    void replay(MetadataRecord record) {
+        if (record instanceof TopicRecord r) {
+            replay(r);
+        } else if (record instanceof PartitionRecord r) {
+            replay(r);
+        } else if (record instanceof RemoveTopicRecord r) {
+            replay(r);
+        } else if (record instanceof ConfigRecord r) {
+            replay(r);
+        } else {
+            throw new IllegalStateException("No replay for metadata record " + record);
+        }
+    }
+
+    MetadataImage build(long appliedIndex) {
+        for (TopicChange change : changed.values()) {
+            topics.put(change.name, change.toImage());
+        }
+        changed.clear();
+        return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)));
+    }
+
+    private void replay(TopicRecord record) {
+        if (topics.containsKey(record.name())) {
+            throw new IllegalStateException("Cannot replay " + record + ": topic " + record.name()
+                    + " already exists with id " + topics.get(record.name()).topicId());
+        }
+        if (namesById.containsKey(record.topicId())) {
+            throw new IllegalStateException("Cannot replay " + record + ": topic id " + record.topicId()
+                    + " already belongs to topic " + namesById.get(record.topicId()));
+        }
+        TopicImage topic = new TopicImage(record.name(), record.topicId(), Map.of(), Map.of());
+        topics.put(record.name(), topic);
+        namesById.put(record.topicId(), record.name());
+    }
+
+    private void replay(PartitionRecord record) {
+        if (record.partition() < 0) {
+            throw new IllegalStateException("Cannot replay " + record + ": negative partition number");
+        }
+        TopicChange topic = change(topicName(record.topicId(), record));
+        topic.partitions.put(record.partition(), new PartitionImage(record.partition(), record.replicas(),
+                record.isr(), record.leader(), record.leaderEpoch(), record.partitionEpoch()));
+    }
+
+    private void replay(RemoveTopicRecord record) {
+        String name = topicName(record.topicId(), record);
+        topics.remove(name);
+        changed.remove(name);
+        namesById.remove(record.topicId());
+    }
+
+    private void replay(ConfigRecord record) {
+        if (!topics.containsKey(record.topic())) {
+            throw new IllegalStateException("Cannot replay " + record + ": no topic " + record.topic());
+        }
+        TopicChange topic = change(record.topic());
+        if (record.value() == null) {
+            topic.configs.remove(record.name());
+        } else {
+            topic.configs.put(record.name(), record.value());
+        }
+    }
+
+    private String topicName(Uuid topicId, MetadataRecord record) {
+        String name = namesById.get(topicId);
+        if (name == null) {
+            throw new IllegalStateException("Cannot replay " + record + ": no topic with id " + topicId);
+        }
+        return name;
+    }
+
+    private TopicChange change(String name) {
+        return changed.computeIfAbsent(name, n -> new TopicChange(topics.get(n)));
+    }
+
+    /** The mutable working copy of one topic while a batch is replayed. */
+    private static final class TopicChange {
+        final String name;
+        final Uuid topicId;
+        final Map<Integer, PartitionImage> partitions;
+        final Map<String, String> configs;
+
+        TopicChange(TopicImage base) {
+            this.name = base.name();
+            this.topicId = base.topicId();
+            this.partitions = new TreeMap<>(base.partitions());
+            this.configs = new TreeMap<>(base.configs());
+        }
+
+        TopicImage toImage() {
+            return new TopicImage(name, topicId, Collections.unmodifiableMap(partitions),
+                    Collections.unmodifiableMap(configs));
+        }
+    }
+}

@@ -1,0 +1,283 @@
+package dev.millrace.broker.controller;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.alipay.sofa.jraft.Closure;
+import com.alipay.sofa.jraft.Node;
+import com.alipay.sofa.jraft.NodeManager;
+import com.alipay.sofa.jraft.RaftGroupService;
+import com.alipay.sofa.jraft.Status;
+import com.alipay.sofa.jraft.closure.ReadIndexClosure;
+import com.alipay.sofa.jraft.conf.Configuration;
+import com.alipay.sofa.jraft.entity.PeerId;
+import com.alipay.sofa.jraft.entity.Task;
+import com.alipay.sofa.jraft.error.RaftError;
+import com.alipay.sofa.jraft.option.NodeOptions;
+import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
+import com.alipay.sofa.jraft.rpc.RpcServer;
+import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
+
+/**
+ * This voter's SOFAJRaft node: wires the {@link MetadataStateMachine} into a raft group over a bolt
+ * RPC server, starts it, and offers the few quorum operations the controller needs.
+ *
+ * <p>Layout under {@code dataDir}: {@code log/} (RocksDB raft log), {@code raft_meta/} (term and
+ * vote), {@code snapshot/} (jraft snapshot directories, each holding {@value MetadataSnapshotFile#FILE_NAME}).
+ *
+ * <p>jraft facts this class relies on:
+ * <ul>
+ *   <li>The RPC server binds only {@code host:port} (a bolt server built on that address); jraft's
+ *       default server would bind every interface.</li>
+ *   <li>The voter set ({@code voters}) is the initial configuration, used only while the raft log is
+ *       empty; afterwards membership comes from the log, which is why a voter's address must not change.</li>
+ *   <li>A one-voter group elects itself at once; with more voters the election timeout is randomised
+ *       within [timeout, 2 x timeout).</li>
+ *   <li>The CLI service (remote membership changes) is disabled; membership is static for now.</li>
+ * </ul>
+ *
+ * <p>{@link #start} blocks until a leader is known and this voter's state machine has applied
+ * everything committed before (a read-index barrier, retried while the new leader has not yet
+ * committed an entry in its term). Thread-safe: start and close are serialised; the other
+ * operations may be called from any thread.
+ */
+final class MetadataQuorum implements AutoCloseable {
+
+    static final String GROUP_ID = "millrace-metadata";
+    static final String BOLT_LOG_DISABLE_PROPERTY = "sofa.middleware.log.disable";
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
+    private static final long READ_BARRIER_RETRY_MS = 20;
+
+    private final ControllerConfig config;
+    private final MetadataStateMachine stateMachine;
+    private final String logPrefix;
+
+    private RaftGroupService groupService;
+    private volatile Node node;
+    private boolean closed;
+
+    MetadataQuorum(ControllerConfig config, MetadataStateMachine stateMachine, String logPrefix) {
+        this.config = config;
+        this.stateMachine = stateMachine;
+        this.logPrefix = logPrefix;
+    }
+
+    synchronized void start() throws IOException, TimeoutException, InterruptedException {
+        if (closed || groupService != null) {
+            throw new IllegalStateException(logPrefix + "the quorum node can start only once");
+        }
+        disableBoltFileLogging();
+        Files.createDirectories(config.dataDir());
+        long startNs = System.nanoTime();
+        long deadlineNs = startNs + config.startTimeout().toNanos();
+        RpcServer rpcServer = new BoltRpcServer(
+                new com.alipay.remoting.rpc.RpcServer(config.host(), config.port(), true));
+        RaftRpcServerFactory.addRaftRequestProcessors(rpcServer);
+        bind(rpcServer);
+        PeerId self = new PeerId(config.host(), config.port());
+        groupService = new RaftGroupService(GROUP_ID, self, nodeOptions(), rpcServer);
+        try {
+            node = groupService.start(false);
+        } catch (RuntimeException e) {
+            rpcServer.shutdown();
+            NodeManager.getInstance().removeAddress(self.getEndpoint());
+            groupService = null;
+            closed = true;
+            throw new IOException(logPrefix + "cannot start the quorum node at " + config.address() + " with data in "
+                    + config.dataDir() + " (is another process using it?): " + e.getMessage(), e);
+        }
+        try {
+            awaitLeader(deadlineNs);
+            long index = awaitCaughtUp(deadlineNs);
+            LOG.info("{}Quorum node started in {} ms; leader {}, caught up to index {}", logPrefix,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), leaderAddress().orElse("?"), index);
+        } catch (TimeoutException | InterruptedException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Appends one entry if this node is still leader in {@code expectedTerm}; {@code done} runs once
+     * with the outcome (see {@link ProposalClosure}).
+     */
+    void propose(byte[] data, long expectedTerm, Closure done) {
+        Node current = node;
+        if (current == null) {
+            done.run(new Status(RaftError.ENODESHUTDOWN, "The quorum node is not running"));
+            return;
+        }
+        current.apply(new Task(ByteBuffer.wrap(data), done, expectedTerm));
+    }
+
+    /** Takes a snapshot of the state machine now; completes when it is saved. */
+    CompletableFuture<Void> snapshot() {
+        CompletableFuture<Void> saved = new CompletableFuture<>();
+        Node current = node;
+        if (current == null) {
+            saved.completeExceptionally(new IllegalStateException(logPrefix + "the quorum node is not running"));
+            return saved;
+        }
+        current.snapshot(status -> {
+            if (status.isOk()) {
+                saved.complete(null);
+            } else {
+                saved.completeExceptionally(new IOException(logPrefix + "snapshot failed: " + status));
+            }
+        });
+        return saved;
+    }
+
+    /** The current leader's {@code host:port}, if one is known. */
+    Optional<String> leaderAddress() {
+        Node current = node;
+        PeerId leader = current == null ? null : current.getLeaderId();
+        if (leader == null || leader.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(leader.getEndpoint().toString());
+    }
+
+    /** Stops the node and its RPC server and waits until the raft log is closed. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        node = null;
+        if (groupService == null) {
+            return;
+        }
+        groupService.shutdown();
+        try {
+            groupService.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("{}Quorum node stopped", logPrefix);
+    }
+
+    /**
+     * Binds the RPC server before the node exists, so a port in use fails cleanly; the group service
+     * is then started without starting the server again (jraft logs a WARN saying so).
+     */
+    private void bind(RpcServer rpcServer) throws IOException {
+        boolean bound;
+        try {
+            bound = rpcServer.init(null);
+        } catch (RuntimeException e) {
+            closed = true;
+            throw new IOException(logPrefix + "cannot bind the quorum port " + config.address() + ": "
+                    + rootMessage(e), e);
+        }
+        if (!bound) {
+            closed = true;
+            throw new IOException(logPrefix + "cannot bind the quorum port " + config.address());
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+    private NodeOptions nodeOptions() {
+        Configuration voters = new Configuration();
+        for (String voter : config.voters()) {
+            PeerId peer = PeerId.parsePeer(voter);
+            if (peer == null) {
+                throw new IllegalArgumentException(logPrefix + "voter '" + voter + "' is not host:port");
+            }
+            voters.addPeer(peer);
+        }
+        int electionTimeoutMs = (int) config.electionTimeout().toMillis();
+        NodeOptions options = new NodeOptions();
+        options.setFsm(stateMachine);
+        options.setInitialConf(voters);
+        options.setElectionTimeoutMs(electionTimeoutMs);
+        options.getRaftOptions().setMaxElectionDelayMs(electionTimeoutMs);
+        options.setSnapshotIntervalSecs((int) Math.max(1, config.snapshotInterval().toSeconds()));
+        options.setLogUri(config.dataDir().resolve("log").toString());
+        options.setRaftMetaUri(config.dataDir().resolve("raft_meta").toString());
+        options.setSnapshotUri(config.dataDir().resolve("snapshot").toString());
+        options.setDisableCli(true);
+        return options;
+    }
+
+    private void awaitLeader(long deadlineNs) throws TimeoutException, InterruptedException {
+        try {
+            stateMachine.leaderKnown().get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException(logPrefix + "no controller leader was elected within "
+                    + config.startTimeout().toMillis() + " ms among voters " + config.voters()
+                    + "; a majority of them must be running and reachable");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(logPrefix + "waiting for a leader failed", e.getCause());
+        }
+    }
+
+    /** Waits until this voter has applied every entry committed before now; returns that index. */
+    private long awaitCaughtUp(long deadlineNs) throws TimeoutException, InterruptedException {
+        String lastFailure = "none";
+        while (remainingNs(deadlineNs) > 0) {
+            CompletableFuture<Long> barrier = readBarrier();
+            try {
+                return barrier.get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                lastFailure = e.getCause().getMessage();
+                TimeUnit.MILLISECONDS.sleep(Math.min(READ_BARRIER_RETRY_MS,
+                        TimeUnit.NANOSECONDS.toMillis(remainingNs(deadlineNs)) + 1));
+            } catch (TimeoutException e) {
+                break;
+            }
+        }
+        throw new TimeoutException(logPrefix + "the controller did not catch up with the quorum log within "
+                + config.startTimeout().toMillis() + " ms (leader " + leaderAddress().orElse("unknown")
+                + ", last read-index failure: " + lastFailure + ")");
+    }
+
+    private CompletableFuture<Long> readBarrier() {
+        CompletableFuture<Long> applied = new CompletableFuture<>();
+        node.readIndex(new byte[0], new ReadIndexClosure() {
+            @Override
+            public void run(Status status, long index, byte[] context) {
+                if (status.isOk()) {
+                    applied.complete(index);
+                } else {
+                    applied.completeExceptionally(new IOException(status.toString()));
+                }
+            }
+        });
+        return applied;
+    }
+
+    private static long remainingNs(long deadlineNs) {
+        return Math.max(0, deadlineNs - System.nanoTime());
+    }
+
+    /**
+     * SOFABolt logs through sofa-common-tools, which by default writes its own log files under
+     * {@code ~/logs}. This property makes it log nowhere; it is read when bolt creates its first
+     * logger, so it is set here, before this node touches bolt, and not in a static initialiser.
+     * An explicit {@code -Dsofa.middleware.log.disable=false} is respected.
+     */
+    private static void disableBoltFileLogging() {
+        if (System.getProperty(BOLT_LOG_DISABLE_PROPERTY) == null) {
+            System.setProperty(BOLT_LOG_DISABLE_PROPERTY, "true");
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.millrace.broker.controller;
+
+import java.util.List;
+import java.util.Objects;
+
+import org.apache.kafka.common.Uuid;
+
+/**
+ * One change to the cluster metadata, as committed through the quorum. Records are computed by the
+ * active controller and replayed, in log order, by every voter ({@link MetadataImageBuilder#replay});
+ * replaying the same records always yields the same image. The binary form is in
+ * {@link MetadataRecordSerde}.
+ *
+ * <p>All implementations are immutable value types and thread-safe.
+ */
+public sealed interface MetadataRecord {
+
+    /** A topic comes into existence with no partitions and no configs; its partitions follow. */
+    record TopicRecord(String name, Uuid topicId) implements MetadataRecord {
+        public TopicRecord {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(topicId, "topicId");
+        }
+    }
+
+    /**
+     * The whole state of one partition: a new partition, or a replacement of an existing one (the
+     * replication layer will write these on leader and ISR changes, raising the epochs).
+     *
+     * @param leader the broker id of the leader, or -1 when the partition has none
+     */
+    record PartitionRecord(Uuid topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
+                           int leaderEpoch, int partitionEpoch) implements MetadataRecord {
+        public PartitionRecord {
+            Objects.requireNonNull(topicId, "topicId");
+            replicas = List.copyOf(replicas);
+            isr = List.copyOf(isr);
+        }
+    }
+
+    /** A topic, its partitions and its configs are gone. */
+    record RemoveTopicRecord(Uuid topicId) implements MetadataRecord {
+        public RemoveTopicRecord {
+            Objects.requireNonNull(topicId, "topicId");
+        }
+    }
+
+    /**
+     * One topic config setting is set, or with a {@code null} value returns to its default.
+     *
+     * @param topic the topic's name
+     */
+    record ConfigRecord(String topic, String name, String value) implements MetadataRecord {
+        public ConfigRecord {
+            Objects.requireNonNull(topic, "topic");
+            Objects.requireNonNull(name, "name");
+        }
+    }
+}

@@ -1,0 +1,270 @@
+package dev.millrace.broker.controller;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.common.Uuid;
+
+import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
+
+/**
+ * The binary form of a batch of {@link MetadataRecord}s. One batch is the data of one quorum log
+ * entry, committed and replayed as a unit; snapshots hold one batch too ({@link MetadataSnapshotFile}).
+ * All integers are big-endian.
+ *
+ * <pre>
+ * batch:
+ *   +----------------+----------------+----------+-----+--------------+
+ *   | version (int8) | count (int32)  | record 0 | ... | record n - 1 |
+ *   +----------------+----------------+----------+-----+--------------+
+ *     version is 0
+ *
+ * record:
+ *   +-------------+----------------+--------------------+----------------------+
+ *   | type (int8) | version (int8) | body length (int32)| body (length bytes)  |
+ *   +-------------+----------------+--------------------+----------------------+
+ *
+ * bodies (every record type is at version 0):
+ *   1 TOPIC         name: string, topicId: uuid
+ *   2 PARTITION     topicId: uuid, partition: int32, replicas: int32[], isr: int32[],
+ *                   leader: int32, leaderEpoch: int32, partitionEpoch: int32
+ *   3 REMOVE_TOPIC  topicId: uuid
+ *   4 CONFIG        topic: string, name: string, value: nullable string
+ *   5 PRODUCER_IDS  reserved for producer-id block allocation
+ *
+ *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
+ *   nullable string  as string; length -1 means null
+ *   uuid             int64 most significant bits, int64 least significant bits
+ *   int32[]          int32 count, then count int32 values
+ * </pre>
+ *
+ * <p>Decoding is strict: an unknown type or version, a body that is shorter or longer than its
+ * length, a negative count or trailing bytes all throw {@link MetadataCodecException} naming the
+ * record and byte position. A newer format therefore needs a new version number, never a silent
+ * extension. Stateless and thread-safe.
+ */
+public final class MetadataRecordSerde {
+
+    static final byte BATCH_VERSION = 0;
+    static final byte RECORD_VERSION = 0;
+
+    static final byte TYPE_TOPIC = 1;
+    static final byte TYPE_PARTITION = 2;
+    static final byte TYPE_REMOVE_TOPIC = 3;
+    static final byte TYPE_CONFIG = 4;
+    /** Reserved for the record of an allocated producer-id block; not written yet. */
+    static final byte TYPE_PRODUCER_IDS = 5;
+
+    private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
+
+    private MetadataRecordSerde() {
+    }
+
+    /** Encodes records as one batch. */
+    public static byte[] encode(List<? extends MetadataRecord> records) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + records.size() * 48);
+        ByteArrayOutputStream bodyBytes = new ByteArrayOutputStream(64);
+        try {
+            DataOutputStream out = new DataOutputStream(bytes);
+            DataOutputStream body = new DataOutputStream(bodyBytes);
+            out.writeByte(BATCH_VERSION);
+            out.writeInt(records.size());
+            for (MetadataRecord record : records) {
+                bodyBytes.reset();
+                byte type = writeBody(record, body);
+                body.flush();
+                out.writeByte(type);
+                out.writeByte(RECORD_VERSION);
+                out.writeInt(bodyBytes.size());
+                bodyBytes.writeTo(out);
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot happen: writing to memory", e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * Decodes one batch; the buffer's position is not changed.
+     *
+     * @throws MetadataCodecException when the bytes are not exactly one valid batch
+     */
+    public static List<MetadataRecord> decode(ByteBuffer data) {
+        ByteBuffer buf = data.slice();
+        if (buf.remaining() < 1 + 4) {
+            throw new MetadataCodecException("Metadata batch of " + buf.remaining()
+                    + " bytes is shorter than its 5-byte header");
+        }
+        byte version = buf.get();
+        if (version != BATCH_VERSION) {
+            throw new MetadataCodecException("Unknown metadata batch version " + version + ", expected "
+                    + BATCH_VERSION);
+        }
+        int count = buf.getInt();
+        if (count < 0 || (long) count * RECORD_HEADER_BYTES > buf.remaining()) {
+            throw new MetadataCodecException("Metadata batch claims " + count + " records but has only "
+                    + buf.remaining() + " bytes left");
+        }
+        List<MetadataRecord> records = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            records.add(decodeRecord(buf, i));
+        }
+        if (buf.hasRemaining()) {
+            throw new MetadataCodecException("Metadata batch has " + buf.remaining() + " trailing bytes after "
+                    + count + " records");
+        }
+        return records;
+    }
+
+    private static byte writeBody(MetadataRecord record, DataOutputStream body) throws IOException {
+        if (record instanceof TopicRecord r) {
+            writeString(body, r.name());
+            writeUuid(body, r.topicId());
+            return TYPE_TOPIC;
+        } else if (record instanceof PartitionRecord r) {
+            writeUuid(body, r.topicId());
+            body.writeInt(r.partition());
+            writeIntList(body, r.replicas());
+            writeIntList(body, r.isr());
+            body.writeInt(r.leader());
+            body.writeInt(r.leaderEpoch());
+            body.writeInt(r.partitionEpoch());
+            return TYPE_PARTITION;
+        } else if (record instanceof RemoveTopicRecord r) {
+            writeUuid(body, r.topicId());
+            return TYPE_REMOVE_TOPIC;
+        } else if (record instanceof ConfigRecord r) {
+            writeString(body, r.topic());
+            writeString(body, r.name());
+            writeString(body, r.value());
+            return TYPE_CONFIG;
+        }
+        throw new IllegalArgumentException("Unknown metadata record " + record);
+    }
+
+    private static MetadataRecord decodeRecord(ByteBuffer buf, int index) {
+        int start = buf.position();
+        if (buf.remaining() < RECORD_HEADER_BYTES) {
+            throw new MetadataCodecException("Record " + index + " at byte " + start + ": header needs "
+                    + RECORD_HEADER_BYTES + " bytes, " + buf.remaining() + " left");
+        }
+        byte type = buf.get();
+        byte version = buf.get();
+        int length = buf.getInt();
+        if (length < 0 || length > buf.remaining()) {
+            throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
+                    + ": body length " + length + " but " + buf.remaining() + " bytes left");
+        }
+        if (version != RECORD_VERSION) {
+            throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
+                    + ": unknown version " + version + ", expected " + RECORD_VERSION);
+        }
+        ByteBuffer body = buf.slice();
+        body.limit(length);
+        buf.position(buf.position() + length);
+        MetadataRecord record;
+        try {
+            record = readBody(type, body);
+        } catch (BufferUnderflowException e) {
+            throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
+                    + ": body of " + length + " bytes is truncated");
+        } catch (MetadataCodecException e) {
+            throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start + ": "
+                    + e.getMessage());
+        }
+        if (body.hasRemaining()) {
+            throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
+                    + ": body length " + length + " but only " + body.position() + " bytes were read");
+        }
+        return record;
+    }
+
+    private static MetadataRecord readBody(byte type, ByteBuffer body) {
+        switch (type) {
+            case TYPE_TOPIC:
+                return new TopicRecord(readString(body, "name"), readUuid(body));
+            case TYPE_PARTITION:
+                return new PartitionRecord(readUuid(body), body.getInt(), readIntList(body, "replicas"),
+                        readIntList(body, "isr"), body.getInt(), body.getInt(), body.getInt());
+            case TYPE_REMOVE_TOPIC:
+                return new RemoveTopicRecord(readUuid(body));
+            case TYPE_CONFIG:
+                return new ConfigRecord(readString(body, "topic"), readString(body, "name"),
+                        readNullableString(body, "value"));
+            default:
+                throw new MetadataCodecException("unknown record type " + type);
+        }
+    }
+
+    private static void writeString(DataOutputStream out, String value) throws IOException {
+        if (value == null) {
+            out.writeInt(-1);
+            return;
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static void writeUuid(DataOutputStream out, Uuid id) throws IOException {
+        out.writeLong(id.getMostSignificantBits());
+        out.writeLong(id.getLeastSignificantBits());
+    }
+
+    private static void writeIntList(DataOutputStream out, List<Integer> values) throws IOException {
+        out.writeInt(values.size());
+        for (int value : values) {
+            out.writeInt(value);
+        }
+    }
+
+    private static String readString(ByteBuffer in, String field) {
+        String value = readNullableString(in, field);
+        if (value == null) {
+            throw new MetadataCodecException(field + " is null but must not be");
+        }
+        return value;
+    }
+
+    private static String readNullableString(ByteBuffer in, String field) {
+        int length = in.getInt();
+        if (length == -1) {
+            return null;
+        }
+        if (length < 0 || length > in.remaining()) {
+            throw new MetadataCodecException(field + " length " + length + " but " + in.remaining()
+                    + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static Uuid readUuid(ByteBuffer in) {
+        return new Uuid(in.getLong(), in.getLong());
+    }
+
+    private static List<Integer> readIntList(ByteBuffer in, String field) {
+        int count = in.getInt();
+        if (count < 0 || (long) count * 4 > in.remaining()) {
+            throw new MetadataCodecException(field + " count " + count + " but " + in.remaining()
+                    + " bytes left");
+        }
+        List<Integer> values = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            values.add(in.getInt());
+        }
+        return values;
+    }
+}

@@ -1,0 +1,283 @@
+package dev.millrace.broker.controller;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.alipay.sofa.jraft.Status;
+
+/**
+ * The metadata controller on a SOFAJRaft quorum: one voter, in embedded mode the only one.
+ *
+ * <p>A request runs as an event on this controller's single event thread, and only while this
+ * voter is the active controller (between jraft's {@code onLeaderStart} and {@code onLeaderStop}):
+ * a control manager validates it against the current image and computes records plus a per-entity
+ * response without changing anything; the records are proposed as one quorum log entry bound to
+ * the leader's term; the state machine replays them into the next image on every voter; then the
+ * caller's future completes with the computed response. Events are serialised and the next event
+ * runs only once the previous proposal has settled (applied, or failed), so every event is
+ * validated against an image that already holds every earlier change: of two concurrent creates of
+ * one topic exactly one succeeds, the other gets TOPIC_ALREADY_EXISTS. (At leadership start jraft
+ * has applied every earlier term's entry, and a proposal from an old term is refused by jraft's
+ * term check; replay still checks its invariants and stops the state machine if one is broken.)
+ *
+ * <p>On a voter that is not the active controller every entity gets NOT_CONTROLLER, naming the
+ * leader when it is known; the caller (the broker's network layer) should retry there. A proposal
+ * that fails because leadership was lost also gives NOT_CONTROLLER: the entry may still be
+ * committed by the next leader, as in Kafka. A request not applied within {@code requestTimeout}
+ * gives REQUEST_TIMED_OUT. Nothing is proposed for validate-only requests or when every entity
+ * failed validation.
+ *
+ * <p>Threading: thread-safe. Futures complete on the event thread (or the caller's, after close),
+ * after the image and the listeners have seen the change; dependent actions must not block.
+ * Listeners run on jraft's state-machine thread.
+ */
+public final class RaftController implements Controller {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RaftController.class);
+
+    private final ControllerConfig config;
+    private final String logPrefix;
+    private final MetadataStateMachine stateMachine;
+    private final MetadataQuorum quorum;
+    private final TopicControlManager topicControl;
+    private final ConfigControlManager configControl;
+    private final ExecutorService eventExecutor;
+    private final Object queueLock = new Object();
+
+    private CompletableFuture<Void> queueTail = CompletableFuture.completedFuture(null);
+    private volatile boolean closed;
+
+    public RaftController(ControllerConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.logPrefix = "[Controller id=" + config.nodeId() + " " + config.address() + "] ";
+        this.stateMachine = new MetadataStateMachine(logPrefix);
+        this.quorum = new MetadataQuorum(config, stateMachine, logPrefix);
+        this.configControl = new ConfigControlManager();
+        this.topicControl = new TopicControlManager(new ReplicaPlacer(config.brokerIds()), configControl,
+                config.defaultNumPartitions(), config.defaultReplicationFactor(), Uuid::randomUuid);
+        this.eventExecutor = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "millrace-controller-event-" + config.nodeId());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Starts the voter and waits until a leader is elected and this voter has applied every committed
+     * entry (raft log and snapshot).
+     *
+     * @throws java.util.concurrent.TimeoutException when that takes longer than {@code startTimeout};
+     *         the voter is then stopped
+     * @throws java.io.IOException when the quorum port cannot be bound or the data directory opened
+     */
+    @Override
+    public void start() throws Exception {
+        if (closed) {
+            throw new IllegalStateException(logPrefix + "closed controllers cannot be started");
+        }
+        quorum.start();
+    }
+
+    @Override
+    public MetadataImage image() {
+        return stateMachine.image();
+    }
+
+    @Override
+    public void registerListener(MetadataListener listener) {
+        stateMachine.registerListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Whether this voter is the active controller now. */
+    public boolean isActive() {
+        return stateMachine.leaderTerm() >= 0;
+    }
+
+    /** Completes with the raft term once this voter is the active controller (at once if it is). */
+    public CompletableFuture<Long> whenActive() {
+        return stateMachine.whenActive();
+    }
+
+    /** The active controller's quorum address {@code host:port}, if known. */
+    public Optional<String> leaderAddress() {
+        return quorum.leaderAddress();
+    }
+
+    /** Snapshots the image now (besides the periodic snapshots); completes when saved. */
+    public CompletableFuture<Void> snapshot() {
+        return quorum.snapshot();
+    }
+
+    public ControllerConfig config() {
+        return config;
+    }
+
+    @Override
+    public CompletableFuture<Map<String, ApiError>> createTopics(List<NewTopic> topics, boolean validateOnly) {
+        List<NewTopic> request = List.copyOf(topics);
+        List<String> names = request.stream().map(NewTopic::name).toList();
+        return submit("CreateTopics", names, validateOnly, image -> topicControl.handleCreateTopics(image, request));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, ApiError>> deleteTopics(Collection<String> names) {
+        List<String> request = List.copyOf(names);
+        return submit("DeleteTopics", request, false, image -> topicControl.handleDeleteTopics(image, request));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, ApiError>> createPartitions(Map<String, Integer> totalCounts,
+                                                                     boolean validateOnly) {
+        Map<String, Integer> request = new LinkedHashMap<>(totalCounts);
+        return submit("CreatePartitions", request.keySet(), validateOnly,
+                image -> topicControl.handleCreatePartitions(image, request));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, ApiError>> alterTopicConfigs(Map<String, TopicConfigChange> changes,
+                                                                      boolean validateOnly) {
+        Map<String, TopicConfigChange> request = new LinkedHashMap<>(changes);
+        return submit("AlterConfigs", request.keySet(), validateOnly,
+                image -> configControl.handleAlterConfigs(image, request));
+    }
+
+    /*
+     * Producer-id blocks (for idempotent and transactional producers) will be allocated here as one
+     * more event: allocateProducerIds(brokerId) computing a ProducerIdsRecord (type 5, reserved in
+     * MetadataRecordSerde) from the image's next free id, the image growing a producer-id field.
+     */
+
+    /** Stops the voter; pending and later requests get NOT_CONTROLLER. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        quorum.close();
+        eventExecutor.shutdown();
+        try {
+            if (!eventExecutor.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("{}The controller event thread did not stop within 10 s", logPrefix);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private CompletableFuture<Map<String, ApiError>> submit(String operation, Collection<String> entities,
+            boolean validateOnly, Function<MetadataImage, ControllerResult<Map<String, ApiError>>> handler) {
+        List<String> names = List.copyOf(entities);
+        CompletableFuture<Map<String, ApiError>> response = new CompletableFuture<>();
+        response.completeOnTimeout(errors(names, Errors.REQUEST_TIMED_OUT, operation + " was not applied within "
+                + config.requestTimeout().toMillis() + " ms"), config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        synchronized (queueLock) {
+            queueTail = queueTail
+                    .thenComposeAsync(ignored -> runEvent(operation, names, validateOnly, handler, response),
+                            eventExecutor)
+                    .handle((ignored, error) -> {
+                        if (error != null) {
+                            response.complete(errors(names, Errors.NOT_CONTROLLER, notControllerMessage()));
+                        }
+                        return null;
+                    });
+        }
+        return response;
+    }
+
+    /** Runs one event on the event thread; the returned future completes when its proposal settled. */
+    private CompletableFuture<Void> runEvent(String operation, List<String> names, boolean validateOnly,
+            Function<MetadataImage, ControllerResult<Map<String, ApiError>>> handler,
+            CompletableFuture<Map<String, ApiError>> response) {
+        long term = stateMachine.leaderTerm();
+        if (response.isDone()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (closed || term < 0) {
+            response.complete(errors(names, Errors.NOT_CONTROLLER, notControllerMessage()));
+            return CompletableFuture.completedFuture(null);
+        }
+        ControllerResult<Map<String, ApiError>> result;
+        try {
+            result = handler.apply(stateMachine.image());
+        } catch (RuntimeException e) {
+            LOG.error("{}{} failed unexpectedly for {}", logPrefix, operation, names, e);
+            response.complete(errors(names, Errors.UNKNOWN_SERVER_ERROR, operation + " failed: " + e));
+            return CompletableFuture.completedFuture(null);
+        }
+        if (validateOnly || result.records().isEmpty()) {
+            response.complete(result.response());
+            return CompletableFuture.completedFuture(null);
+        }
+        ProposalClosure closure = new ProposalClosure();
+        quorum.propose(MetadataRecordSerde.encode(result.records()), term, closure);
+        return closure.settled().thenAccept(status -> onProposalSettled(operation, names, status, result, response));
+    }
+
+    private void onProposalSettled(String operation, List<String> names, Status status,
+                                   ControllerResult<Map<String, ApiError>> result,
+                                   CompletableFuture<Map<String, ApiError>> response) {
+        Map<String, ApiError> outcome;
+        if (status.isOk()) {
+            outcome = result.response();
+        } else {
+            LOG.info("{}{} for {} was not applied: {}", logPrefix, operation, names, status);
+            outcome = errors(names, errorFor(status), operation + " was not applied: " + status.getErrorMsg()
+                    + (errorFor(status) == Errors.NOT_CONTROLLER ? "; " + notControllerMessage() : ""));
+        }
+        try {
+            eventExecutor.execute(() -> response.complete(outcome));
+        } catch (RejectedExecutionException e) {
+            response.complete(outcome);
+        }
+    }
+
+    private static Errors errorFor(Status status) {
+        switch (status.getRaftError()) {
+            case EPERM:
+            case ENEWLEADER:
+            case ELEADERREMOVED:
+            case ELEADERCONFLICT:
+            case ESTALE:
+            case ESHUTDOWN:
+            case ENODESHUTDOWN:
+            case ETRANSFERLEADERSHIP:
+                return Errors.NOT_CONTROLLER;
+            case EBUSY:
+            case ETIMEDOUT:
+            case ERAFTTIMEDOUT:
+                return Errors.REQUEST_TIMED_OUT;
+            default:
+                return Errors.UNKNOWN_SERVER_ERROR;
+        }
+    }
+
+    private String notControllerMessage() {
+        if (closed) {
+            return "Controller " + config.nodeId() + " is shut down";
+        }
+        return "Controller " + config.nodeId() + " (" + config.address() + ") is not the active controller; "
+                + leaderAddress().map(leader -> "the leader is " + leader).orElse("no leader is known");
+    }
+
+    private static Map<String, ApiError> errors(Collection<String> names, Errors error, String message) {
+        Map<String, ApiError> result = new LinkedHashMap<>();
+        for (String name : names) {
+            result.put(name, new ApiError(error, message));
+        }
+        return result;
+    }
+}

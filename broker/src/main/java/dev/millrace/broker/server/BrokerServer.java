@@ -1,0 +1,164 @@
+package dev.millrace.broker.server;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.config.BrokerConfig;
+import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.log.LogMaintenance;
+import dev.millrace.broker.log.Scheduler;
+import dev.millrace.broker.network.KafkaServer;
+import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.delay.SystemTimer;
+import dev.millrace.delay.Timer;
+import dev.millrace.delay.TimerReaper;
+
+/**
+ * One broker process: the metadata controller, the partition logs, log maintenance, the timing
+ * wheel for delayed operations and the Kafka-protocol listener, started in dependency order and
+ * closed in reverse.
+ *
+ * <pre>
+ *  &lt;data.dir&gt;/meta.properties     cluster id and node id (ClusterIdentity)
+ *  &lt;data.dir&gt;/metadata/           the metadata quorum's log, meta and snapshots (SOFAJRaft)
+ *  &lt;data.dir&gt;/logs/&lt;topic&gt;-&lt;p&gt;/    partition logs (LogFiles)
+ * </pre>
+ *
+ * <p>Thread-safe start and close; close is idempotent and runs from the shutdown hook on SIGTERM.
+ */
+public final class BrokerServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BrokerServer.class);
+
+    private final BrokerConfig config;
+    private final Time time;
+    private final ControllerFactory controllerFactory;
+    private ScheduledExecutorService background;
+    private ExecutorService requestExecutor;
+    private Timer timer;
+    private Controller controller;
+    private PartitionManager partitions;
+    private KafkaServer network;
+    private InetSocketAddress boundAddress;
+    private boolean closed;
+
+    /** Builds the controller for this broker's config and data directory. */
+    @FunctionalInterface
+    public interface ControllerFactory {
+        Controller create(BrokerConfig config, File metadataDir) throws IOException;
+    }
+
+    public BrokerServer(BrokerConfig config, Time time) {
+        this(config, time, RaftControllerFactory::create);
+    }
+
+    BrokerServer(BrokerConfig config, Time time, ControllerFactory controllerFactory) {
+        this.config = config;
+        this.time = time;
+        this.controllerFactory = controllerFactory;
+    }
+
+    public synchronized void start() throws Exception {
+        File dataDir = config.dataDir().getAbsoluteFile();
+        java.nio.file.Files.createDirectories(dataDir.toPath());
+        ClusterIdentity identity = ClusterIdentity.loadOrCreate(dataDir, config.nodeId());
+        background = Executors.newScheduledThreadPool(1, r -> daemon(r, "millrace-log-maintenance"));
+        Scheduler scheduler = (name, task, delayMs) -> background.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+        LogMaintenance maintenance = new LogMaintenance();
+        partitions = new PartitionManager(config.nodeId(), new File(dataDir, "logs"), config.logDefaults(), time,
+                scheduler, maintenance);
+        controller = controllerFactory.create(config, new File(dataDir, "metadata"));
+        controller.registerListener(partitions);
+        controller.start();
+        timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
+                TimerReaper.DEFAULT_REAP_INTERVAL_MS);
+        requestExecutor = Executors.newFixedThreadPool(config.numIoThreads(), r -> daemon(r, "millrace-request"));
+        AtomicReference<RequestHandler> apis = new AtomicReference<>();
+        RequestHandler handler = (context, request) -> {
+            RequestHandler target = apis.get();
+            return target == null
+                    ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
+                    : target.handle(context, request);
+        };
+        network = new KafkaServer(config.host(), config.port(), config.socketRequestMaxBytes(), handler,
+                KafkaApis.VERSIONS, requestExecutor);
+        boundAddress = network.start();
+        FetchPurgatory purgatory = new FetchPurgatory(timer);
+        MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.host(),
+                boundAddress.getPort());
+        apis.set(new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
+                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory),
+                new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
+                new TopicAdminHandler(controller, partitions)));
+        maintenance.start(background, config.logMaintenanceIntervalMs());
+        background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
+        log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
+    }
+
+    /** The listener's address (with the actual port when port 0 was configured). */
+    public synchronized InetSocketAddress boundAddress() {
+        return boundAddress;
+    }
+
+    public synchronized Controller controller() {
+        return controller;
+    }
+
+    /** Stops accepting requests, then closes the controller, timer and logs (flushing and checkpointing them). */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeQuietly("network", network);
+        if (requestExecutor != null) {
+            requestExecutor.shutdown();
+            awaitQuietly(requestExecutor);
+        }
+        closeQuietly("timer", timer);
+        closeQuietly("controller", controller);
+        closeQuietly("partition logs", partitions);
+        if (background != null) {
+            background.shutdownNow();
+        }
+        log.info("Broker {} stopped", config.nodeId());
+    }
+
+    private static void awaitQuietly(ExecutorService executor) {
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void closeQuietly(String what, AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            log.warn("Error closing the {}", what, e);
+        }
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.millrace.broker.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.log.FetchDataInfo;
+
+/**
+ * Fetch for consumers: reads each requested partition from its fetch offset, within the partition's
+ * and the response's byte limits, and answers at once when at least {@code min.bytes} are there or
+ * the request does not wait; otherwise parks a {@link DelayedFetch} in the {@link FetchPurgatory}.
+ *
+ * <p>Records go out as slices of the segment files, written to the socket with zero-copy. The
+ * first partition with data gets its first batch whole even above the limits (KIP-74), so a batch
+ * larger than the limits never stalls a consumer. Fetch sessions (KIP-227) are not kept: every
+ * response carries session id 0, which tells the client to send full requests. With one replica
+ * the high watermark and the last stable offset are the log end offset.
+ *
+ * <p>Thread-safe; called on request threads.
+ */
+final class FetchHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(FetchHandler.class);
+
+    /** One read of every requested partition: the response and how many record bytes it holds. */
+    record Read(FetchResponse response, int bytes, boolean hasError) {
+    }
+
+    private final PartitionManager partitions;
+    private final FetchPurgatory purgatory;
+
+    FetchHandler(PartitionManager partitions, FetchPurgatory purgatory) {
+        this.partitions = partitions;
+        this.purgatory = purgatory;
+    }
+
+    CompletableFuture<FetchResponse> handle(FetchRequest request) {
+        FetchRequestData data = request.data();
+        Read first = read(data);
+        if (data.maxWaitMs() <= 0 || first.bytes() >= data.minBytes() || first.hasError()) {
+            return CompletableFuture.completedFuture(first.response());
+        }
+        CompletableFuture<FetchResponse> result = new CompletableFuture<>();
+        List<TopicPartition> watched = new ArrayList<>();
+        for (FetchRequestData.FetchTopic topic : data.topics()) {
+            for (FetchRequestData.FetchPartition p : topic.partitions()) {
+                watched.add(new TopicPartition(topic.topic(), p.partition()));
+            }
+        }
+        purgatory.watch(new DelayedFetch(data.maxWaitMs(), data.minBytes(), () -> read(data), result), watched);
+        return result;
+    }
+
+    private Read read(FetchRequestData data) {
+        FetchResponseData response = new FetchResponseData().setSessionId(0);
+        int remaining = data.maxBytes();
+        int total = 0;
+        boolean hasError = false;
+        for (FetchRequestData.FetchTopic topic : data.topics()) {
+            FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(topic.topic()).setTopicId(topic.topicId());
+            for (FetchRequestData.FetchPartition p : topic.partitions()) {
+                TopicPartition tp = new TopicPartition(topic.topic(), p.partition());
+                FetchResponseData.PartitionData out = readPartition(tp, p, Math.min(remaining, p.partitionMaxBytes()),
+                        total == 0);
+                int bytes = out.records() == null ? 0 : out.records().sizeInBytes();
+                total += bytes;
+                remaining = Math.max(0, remaining - bytes);
+                hasError |= out.errorCode() != Errors.NONE.code();
+                topicResponse.partitions().add(out);
+            }
+            response.responses().add(topicResponse);
+        }
+        return new Read(FetchResponse.of(response), total, hasError);
+    }
+
+    private FetchResponseData.PartitionData readPartition(TopicPartition tp, FetchRequestData.FetchPartition p,
+                                                          int maxBytes, boolean minOneBatch) {
+        FetchResponseData.PartitionData out = new FetchResponseData.PartitionData().setPartitionIndex(p.partition())
+                .setRecords(MemoryRecords.EMPTY);
+        try {
+            Partition partition = partitions.partition(tp).orElseThrow(() ->
+                    new UnknownTopicOrPartitionException("This broker does not host " + tp));
+            long highWatermark = partition.highWatermark();
+            out.setHighWatermark(highWatermark).setLastStableOffset(partition.lastStableOffset())
+                    .setLogStartOffset(partition.log().logStartOffset());
+            if (p.fetchOffset() > highWatermark) {
+                throw new OffsetOutOfRangeException("Fetch offset " + p.fetchOffset() + " of " + tp
+                        + " is above the high watermark " + highWatermark);
+            }
+            FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch);
+            out.setRecords(info.records());
+        } catch (RuntimeException e) {
+            Errors error = Errors.forException(e);
+            if (error == Errors.UNKNOWN_SERVER_ERROR) {
+                log.error("Fetch from {} failed", tp, e);
+            }
+            out.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,52 @@
+package dev.millrace.broker.server;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.apache.kafka.common.TopicPartition;
+
+import dev.millrace.delay.Timer;
+
+/**
+ * Long-poll fetches waiting for data: each {@link DelayedFetch} is watched on every partition it
+ * reads and sits in the timing wheel until {@code fetch.max.wait.ms}. An append to a partition
+ * re-checks the fetches watching it; the first of "enough bytes" or "time is up" completes a fetch,
+ * exactly once. No thread polls: waiting costs a timer entry and a watcher entry per partition.
+ *
+ * <p>Thread-safe.
+ */
+final class FetchPurgatory {
+
+    private final Timer timer;
+    private final Map<TopicPartition, Queue<DelayedFetch>> watchers = new ConcurrentHashMap<>();
+
+    FetchPurgatory(Timer timer) {
+        this.timer = timer;
+    }
+
+    /** Watches {@code fetch} on its partitions and starts its timeout; completes it at once if it already can. */
+    void watch(DelayedFetch fetch, Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            watchers.computeIfAbsent(tp, k -> new ConcurrentLinkedQueue<>()).add(fetch);
+        }
+        timer.add(fetch);
+        fetch.tryComplete();
+    }
+
+    /** Called after an append to {@code tp}: completes the fetches that now have enough data. */
+    void onAppend(TopicPartition tp) {
+        Queue<DelayedFetch> waiting = watchers.get(tp);
+        if (waiting == null || waiting.isEmpty()) {
+            return;
+        }
+        waiting.removeIf(fetch -> fetch.isCompleted() || fetch.tryComplete());
+    }
+
+    /** Drops completed fetches left in the watcher lists of partitions that saw no append. */
+    void purgeCompleted() {
+        watchers.values().forEach(q -> q.removeIf(DelayedFetch::isCompleted));
+    }
+}

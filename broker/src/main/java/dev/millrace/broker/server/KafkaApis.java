@@ -1,0 +1,114 @@
+package dev.millrace.broker.server;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestContext;
+
+import dev.millrace.broker.network.ApiVersionTable;
+import dev.millrace.broker.network.RequestHandler;
+
+/**
+ * Routes each Kafka API to its handler. {@link #VERSIONS} is what ApiVersions advertises; an API
+ * that is not listed there never reaches this class (the connection answers or closes first).
+ *
+ * <p>Thread-safe; called on request threads.
+ */
+public final class KafkaApis implements RequestHandler {
+
+    /** APIs and versions served. Produce and Fetch stop at 12, the last versions that name topics. */
+    public static final ApiVersionTable VERSIONS = new ApiVersionTable.Builder()
+            .addAll(ApiKeys.API_VERSIONS)
+            .add(ApiKeys.METADATA, 0, ApiKeys.METADATA.latestVersion())
+            .add(ApiKeys.PRODUCE, 3, 12)
+            .add(ApiKeys.FETCH, 4, 12)
+            .addAll(ApiKeys.LIST_OFFSETS)
+            .addAll(ApiKeys.CREATE_TOPICS)
+            .addAll(ApiKeys.DELETE_TOPICS)
+            .addAll(ApiKeys.CREATE_PARTITIONS)
+            .addAll(ApiKeys.DESCRIBE_CONFIGS)
+            .addAll(ApiKeys.ALTER_CONFIGS)
+            .addAll(ApiKeys.INCREMENTAL_ALTER_CONFIGS)
+            .build();
+
+    private final MetadataHandler metadata;
+    private final ProduceHandler produce;
+    private final FetchHandler fetch;
+    private final ListOffsetsHandler listOffsets;
+    private final TopicAdminHandler topicAdmin;
+
+    KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
+              TopicAdminHandler topicAdmin) {
+        this.metadata = metadata;
+        this.produce = produce;
+        this.fetch = fetch;
+        this.listOffsets = listOffsets;
+        this.topicAdmin = topicAdmin;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
+        short version = context.apiVersion();
+        switch (context.header.apiKey()) {
+            case API_VERSIONS:
+                return done(apiVersions((ApiVersionsRequest) request));
+            case METADATA:
+                return metadata.handle((MetadataRequest) request, version).thenApply(r -> r);
+            case PRODUCE: {
+                ProduceRequest produceRequest = (ProduceRequest) request;
+                AbstractResponse response = produce.handle(produceRequest);
+                return done(produceRequest.acks() == 0 ? null : response);
+            }
+            case FETCH:
+                return fetch.handle((FetchRequest) request).thenApply(r -> r);
+            case LIST_OFFSETS:
+                return done(listOffsets.handle((ListOffsetsRequest) request));
+            case CREATE_TOPICS:
+                return topicAdmin.createTopics((CreateTopicsRequest) request).thenApply(r -> r);
+            case DELETE_TOPICS:
+                return topicAdmin.deleteTopics((DeleteTopicsRequest) request).thenApply(r -> r);
+            case CREATE_PARTITIONS:
+                return topicAdmin.createPartitions((CreatePartitionsRequest) request).thenApply(r -> r);
+            case DESCRIBE_CONFIGS:
+                return done(topicAdmin.describeConfigs((DescribeConfigsRequest) request));
+            case ALTER_CONFIGS:
+                return topicAdmin.alterConfigs((AlterConfigsRequest) request).thenApply(r -> r);
+            case INCREMENTAL_ALTER_CONFIGS:
+                return topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request).thenApply(r -> r);
+            default:
+                return CompletableFuture.failedFuture(new UnsupportedVersionException(
+                        "API " + context.header.apiKey() + " is not served by this broker"));
+        }
+    }
+
+    private static ApiVersionsResponse apiVersions(ApiVersionsRequest request) {
+        ApiVersionsResponseData data = VERSIONS.toResponseData();
+        if (request.hasUnsupportedRequestVersion()) {
+            data.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
+        } else if (!request.isValid()) {
+            data.setErrorCode(Errors.INVALID_REQUEST.code());
+        }
+        return new ApiVersionsResponse(data);
+    }
+
+    private static CompletableFuture<AbstractResponse> done(AbstractResponse response) {
+        return CompletableFuture.completedFuture(response);
+    }
+}

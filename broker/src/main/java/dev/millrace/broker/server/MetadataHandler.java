@@ -1,0 +1,112 @@
+package dev.millrace.broker.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+
+import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.MetadataImage;
+import dev.millrace.broker.controller.MetadataImage.TopicImage;
+
+/**
+ * Metadata: this broker (the only one until replication), the cluster id, and the topics asked for
+ * (or all). An unknown topic asked for by a client that allows it is created first when
+ * {@code auto.create.topics.enable} is on, with the broker's default partition count and replication
+ * factor, and then described, so the client sees it in the same response.
+ *
+ * <p>Thread-safe; called on request threads.
+ */
+final class MetadataHandler {
+
+    /** This broker as clients reach it. */
+    record Endpoint(int nodeId, String host, int port) {
+    }
+
+    private final Controller controller;
+    private final Endpoint self;
+    private final String clusterId;
+    private final boolean autoCreateTopics;
+
+    MetadataHandler(Controller controller, Endpoint self, String clusterId, boolean autoCreateTopics) {
+        this.controller = controller;
+        this.self = self;
+        this.clusterId = clusterId;
+        this.autoCreateTopics = autoCreateTopics;
+    }
+
+    CompletableFuture<MetadataResponse> handle(MetadataRequest request, short version) {
+        MetadataImage image = controller.image();
+        List<String> wanted = wantedTopics(request, image);
+        List<NewTopic> toCreate = new ArrayList<>();
+        if (autoCreateTopics && request.allowAutoTopicCreation() && wanted != null) {
+            for (String name : wanted) {
+                if (image.topic(name).isEmpty() && !Topic.isInternal(name)) {
+                    toCreate.add(new NewTopic(name, -1, (short) -1, Map.of()));
+                }
+            }
+        }
+        if (toCreate.isEmpty()) {
+            return CompletableFuture.completedFuture(respond(wanted, Map.of(), version));
+        }
+        return controller.createTopics(toCreate, false).thenApply(results -> respond(wanted, results, version));
+    }
+
+    private static List<String> wantedTopics(MetadataRequest request, MetadataImage image) {
+        if (request.isAllTopics()) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        request.data().topics().forEach(t -> {
+            if (t.name() != null) {
+                names.add(t.name());
+            } else if (t.topicId() != null && !t.topicId().equals(Uuid.ZERO_UUID)) {
+                image.topics().values().stream().filter(x -> x.topicId().equals(t.topicId())).findFirst()
+                        .ifPresentOrElse(x -> names.add(x.name()), () -> names.add(null));
+            }
+        });
+        return names;
+    }
+
+    private MetadataResponse respond(List<String> wanted, Map<String, ApiError> creationErrors, short version) {
+        MetadataImage image = controller.image();
+        MetadataResponseData data = new MetadataResponseData().setClusterId(clusterId).setControllerId(self.nodeId());
+        data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(self.nodeId())
+                .setHost(self.host()).setPort(self.port()));
+        List<String> names = wanted == null ? new ArrayList<>(image.topics().keySet()) : wanted;
+        for (String name : names) {
+            Optional<TopicImage> topic = name == null ? Optional.empty() : image.topic(name);
+            if (topic.isEmpty()) {
+                ApiError creation = name == null ? null : creationErrors.get(name);
+                Errors error = creation != null && !creation.isSuccess()
+                        && creation.error() != Errors.TOPIC_ALREADY_EXISTS ? creation.error()
+                        : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                data.topics().add(new MetadataResponseTopic().setName(name).setErrorCode(error.code()));
+                continue;
+            }
+            data.topics().add(describe(topic.get()));
+        }
+        return new MetadataResponse(data, version);
+    }
+
+    private static MetadataResponseTopic describe(TopicImage topic) {
+        MetadataResponseTopic out = new MetadataResponseTopic().setName(topic.name()).setTopicId(topic.topicId())
+                .setIsInternal(Topic.isInternal(topic.name()));
+        topic.partitions().values().forEach(p -> out.partitions().add(
+                new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p.partition())
+                        .setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch())
+                        .setReplicaNodes(new ArrayList<>(p.replicas())).setIsrNodes(new ArrayList<>(p.isr()))));
+        return out;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.millrace.broker.server;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.log.LogAppendInfo;
+
+/**
+ * Produce: appends each partition's batches to its log as leader and answers per partition.
+ *
+ * <p>acks: with 0 no response is sent; 1 and -1 answer once the batches are in the log (and fsynced
+ * when the topic's flush policy says so). With a single replica the ISR is this broker, so acks=-1
+ * is acks=1 once {@code min.insync.replicas} is met; when the ISR is smaller than the topic's
+ * {@code min.insync.replicas} the partition answers NOT_ENOUGH_REPLICAS.
+ *
+ * <p>Idempotent and transactional batches (a producer id on the batch) are answered with
+ * UNSUPPORTED_VERSION until producer state exists (the exactly-once issue), so a client that asked
+ * for them fails clearly instead of getting duplicates silently.
+ *
+ * <p>Thread-safe; called on request threads.
+ */
+final class ProduceHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProduceHandler.class);
+
+    private final PartitionManager partitions;
+    private final FetchPurgatory purgatory;
+
+    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory) {
+        this.partitions = partitions;
+        this.purgatory = purgatory;
+    }
+
+    ProduceResponse handle(ProduceRequest request) {
+        ProduceResponseData response = new ProduceResponseData();
+        for (ProduceRequestData.TopicProduceData topic : request.data().topicData()) {
+            TopicProduceResponse topicResponse = new TopicProduceResponse().setName(topic.name())
+                    .setTopicId(topic.topicId());
+            for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
+                TopicPartition tp = new TopicPartition(topic.name(), data.index());
+                topicResponse.partitionResponses().add(append(tp, (MemoryRecords) data.records(), request.acks()));
+            }
+            response.responses().add(topicResponse);
+        }
+        return new ProduceResponse(response);
+    }
+
+    private PartitionProduceResponse append(TopicPartition tp, MemoryRecords records, short acks) {
+        PartitionProduceResponse out = new PartitionProduceResponse().setIndex(tp.partition())
+                .setBaseOffset(-1).setLogAppendTimeMs(RecordBatch.NO_TIMESTAMP).setLogStartOffset(-1);
+        try {
+            Partition partition = partitions.partition(tp).orElseThrow(() ->
+                    new UnknownTopicOrPartitionException("This broker does not host " + tp));
+            for (RecordBatch batch : records.batches()) {
+                if (batch.hasProducerId()) {
+                    throw new UnsupportedVersionException("Batch for " + tp + " carries producer id "
+                            + batch.producerId() + ": idempotent and transactional produce are not supported yet");
+                }
+            }
+            if (acks == -1 && partition.isrSize() < partition.log().config().getInt("min.insync.replicas")) {
+                throw new NotEnoughReplicasException("The ISR of " + tp + " has " + partition.isrSize()
+                        + " replica(s), below min.insync.replicas");
+            }
+            LogAppendInfo info = partition.log().appendAsLeader(records, partition.leaderEpoch());
+            purgatory.onAppend(tp);
+            out.setBaseOffset(info.firstOffset()).setLogStartOffset(partition.log().logStartOffset());
+            if (partition.log().config().timestampType() == TimestampType.LOG_APPEND_TIME) {
+                out.setLogAppendTimeMs(info.maxTimestamp());
+            }
+        } catch (RuntimeException e) {
+            Errors error = Errors.forException(e);
+            if (error == Errors.UNKNOWN_SERVER_ERROR) {
+                log.error("Produce to {} failed", tp, e);
+            }
+            out.setErrorCode(error.code()).setErrorMessage(e.getMessage());
+        }
+        return out;
+    }
+}
