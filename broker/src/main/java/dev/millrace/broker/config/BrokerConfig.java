@@ -68,6 +68,11 @@ public final class BrokerConfig {
     @Max(1000)
     int offsetsTopicNumPartitions = 50;
 
+    @Setting(name = "group.initial.rebalance.delay.ms", doc = "How long the first rebalance of an empty consumer "
+            + "group waits for more members to join.")
+    @Min(0)
+    int groupInitialRebalanceDelayMs = 3000;
+
     @Setting(name = "message.max.bytes", doc = "Largest record batch accepted, unless a topic sets max.message.bytes.")
     @Min(0)
     int messageMaxBytes = 1024 * 1024 + 12 + 49;
@@ -144,6 +149,10 @@ public final class BrokerConfig {
 
     public int offsetsTopicNumPartitions() {
         return offsetsTopicNumPartitions;
+    }
+
+    public int groupInitialRebalanceDelayMs() {
+        return groupInitialRebalanceDelayMs;
     }
 
     public int socketRequestMaxBytes() {
