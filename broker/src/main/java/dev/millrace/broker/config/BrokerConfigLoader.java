@@ -62,9 +62,7 @@ public final class BrokerConfigLoader {
                 throw new IllegalStateException(ex);
             }
         }
-        if (problems.isEmpty()) {
-            problems.addAll(validate(config));
-        }
+        problems.addAll(validate(config));
         if (!problems.isEmpty()) {
             throw new ConfigurationException(problems);
         }
