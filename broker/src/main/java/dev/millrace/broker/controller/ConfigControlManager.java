@@ -59,7 +59,7 @@ final class ConfigControlManager {
             Optional<TopicImage> existing = image.topic(topic);
             if (existing.isEmpty()) {
                 response.put(topic, new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                        "Topic " + topic + " does not exist"));
+                        "Topic '" + topic + "' does not exist"));
                 continue;
             }
             ApiError error = alterTopic(existing.get(), entry.getValue(), records);

@@ -78,7 +78,8 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
 
     public ControllerConfig withBrokerIds(List<Integer> newBrokerIds) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
-                defaultReplicationFactor, newBrokerIds, electionTimeout, snapshotInterval, startTimeout, requestTimeout);
+                defaultReplicationFactor, newBrokerIds, electionTimeout, snapshotInterval, startTimeout,
+                requestTimeout);
     }
 
     public ControllerConfig withTopicDefaults(int numPartitions, short replicationFactor) {
@@ -94,6 +95,11 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
     public ControllerConfig withSnapshotInterval(Duration interval) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, brokerIds, electionTimeout, interval, startTimeout, requestTimeout);
+    }
+
+    public ControllerConfig withStartTimeout(Duration timeout) {
+        return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
+                defaultReplicationFactor, brokerIds, electionTimeout, snapshotInterval, timeout, requestTimeout);
     }
 
     /** This voter's {@code host:port}. */

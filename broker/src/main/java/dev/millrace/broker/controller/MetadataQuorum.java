@@ -45,10 +45,14 @@ import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
  *   <li>The CLI service (remote membership changes) is disabled; membership is static for now.</li>
  * </ul>
  *
- * <p>{@link #start} blocks until a leader is known and this voter's state machine has applied
- * everything committed before (a read-index barrier, retried while the new leader has not yet
- * committed an entry in its term). Thread-safe: start and close are serialised; the other
- * operations may be called from any thread.
+ * <p>{@link #start} binds the port first (so a port in use fails before any raft state is opened),
+ * then starts the node and blocks until a leader is known and this voter's state machine has applied
+ * everything committed before: a read-index barrier, retried every {@value #READ_BARRIER_RETRY_MS} ms
+ * while the new leader has not yet committed an entry in its term. {@link #close} during that wait
+ * makes {@code start} fail at once.
+ *
+ * <p>Thread-safe: starting the node and closing are serialised; the other operations may be called
+ * from any thread.
  */
 final class MetadataQuorum implements AutoCloseable {
 
@@ -62,9 +66,11 @@ final class MetadataQuorum implements AutoCloseable {
     private final MetadataStateMachine stateMachine;
     private final String logPrefix;
 
+    private final CompletableFuture<Void> closedSignal = new CompletableFuture<>();
+
     private RaftGroupService groupService;
     private volatile Node node;
-    private boolean closed;
+    private volatile boolean closed;
 
     MetadataQuorum(ControllerConfig config, MetadataStateMachine stateMachine, String logPrefix) {
         this.config = config;
@@ -72,14 +78,27 @@ final class MetadataQuorum implements AutoCloseable {
         this.logPrefix = logPrefix;
     }
 
-    synchronized void start() throws IOException, TimeoutException, InterruptedException {
+    void start() throws IOException, TimeoutException, InterruptedException {
+        long startNs = System.nanoTime();
+        long deadlineNs = startNs + config.startTimeout().toNanos();
+        startNode();
+        try {
+            awaitLeader(deadlineNs);
+            long index = awaitCaughtUp(deadlineNs);
+            LOG.info("{}Quorum node started in {} ms; leader {}, caught up to index {}", logPrefix,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), leaderAddress().orElse("?"), index);
+        } catch (TimeoutException | InterruptedException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private synchronized void startNode() throws IOException {
         if (closed || groupService != null) {
             throw new IllegalStateException(logPrefix + "the quorum node can start only once");
         }
         disableBoltFileLogging();
         Files.createDirectories(config.dataDir());
-        long startNs = System.nanoTime();
-        long deadlineNs = startNs + config.startTimeout().toNanos();
         RpcServer rpcServer = new BoltRpcServer(
                 new com.alipay.remoting.rpc.RpcServer(config.host(), config.port(), true));
         RaftRpcServerFactory.addRaftRequestProcessors(rpcServer);
@@ -92,18 +111,9 @@ final class MetadataQuorum implements AutoCloseable {
             rpcServer.shutdown();
             NodeManager.getInstance().removeAddress(self.getEndpoint());
             groupService = null;
-            closed = true;
+            markClosed();
             throw new IOException(logPrefix + "cannot start the quorum node at " + config.address() + " with data in "
                     + config.dataDir() + " (is another process using it?): " + e.getMessage(), e);
-        }
-        try {
-            awaitLeader(deadlineNs);
-            long index = awaitCaughtUp(deadlineNs);
-            LOG.info("{}Quorum node started in {} ms; leader {}, caught up to index {}", logPrefix,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), leaderAddress().orElse("?"), index);
-        } catch (TimeoutException | InterruptedException | RuntimeException e) {
-            close();
-            throw e;
         }
     }
 
@@ -151,17 +161,19 @@ final class MetadataQuorum implements AutoCloseable {
     /** Stops the node and its RPC server and waits until the raft log is closed. Idempotent. */
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (closed && groupService == null) {
             return;
         }
-        closed = true;
+        markClosed();
         node = null;
         if (groupService == null) {
             return;
         }
-        groupService.shutdown();
+        RaftGroupService stopping = groupService;
+        groupService = null;
+        stopping.shutdown();
         try {
-            groupService.join();
+            stopping.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -177,12 +189,12 @@ final class MetadataQuorum implements AutoCloseable {
         try {
             bound = rpcServer.init(null);
         } catch (RuntimeException e) {
-            closed = true;
+            markClosed();
             throw new IOException(logPrefix + "cannot bind the quorum port " + config.address() + ": "
                     + rootMessage(e), e);
         }
         if (!bound) {
-            closed = true;
+            markClosed();
             throw new IOException(logPrefix + "cannot bind the quorum port " + config.address());
         }
     }
@@ -193,6 +205,11 @@ final class MetadataQuorum implements AutoCloseable {
             root = root.getCause();
         }
         return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+    private void markClosed() {
+        closed = true;
+        closedSignal.complete(null);
     }
 
     private NodeOptions nodeOptions() {
@@ -220,7 +237,8 @@ final class MetadataQuorum implements AutoCloseable {
 
     private void awaitLeader(long deadlineNs) throws TimeoutException, InterruptedException {
         try {
-            stateMachine.leaderKnown().get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
+            CompletableFuture.anyOf(stateMachine.leaderKnown(), closedSignal)
+                    .get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw new TimeoutException(logPrefix + "no controller leader was elected within "
                     + config.startTimeout().toMillis() + " ms among voters " + config.voters()
@@ -228,12 +246,20 @@ final class MetadataQuorum implements AutoCloseable {
         } catch (ExecutionException e) {
             throw new IllegalStateException(logPrefix + "waiting for a leader failed", e.getCause());
         }
+        checkNotClosed();
+    }
+
+    private void checkNotClosed() {
+        if (closed) {
+            throw new IllegalStateException(logPrefix + "the quorum node was closed while starting");
+        }
     }
 
     /** Waits until this voter has applied every entry committed before now; returns that index. */
     private long awaitCaughtUp(long deadlineNs) throws TimeoutException, InterruptedException {
         String lastFailure = "none";
         while (remainingNs(deadlineNs) > 0) {
+            checkNotClosed();
             CompletableFuture<Long> barrier = readBarrier();
             try {
                 return barrier.get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
@@ -252,7 +278,12 @@ final class MetadataQuorum implements AutoCloseable {
 
     private CompletableFuture<Long> readBarrier() {
         CompletableFuture<Long> applied = new CompletableFuture<>();
-        node.readIndex(new byte[0], new ReadIndexClosure() {
+        Node current = node;
+        if (current == null) {
+            applied.completeExceptionally(new IOException("the quorum node is not running"));
+            return applied;
+        }
+        current.readIndex(new byte[0], new ReadIndexClosure() {
             @Override
             public void run(Status status, long index, byte[] context) {
                 if (status.isOk()) {

@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.alipay.sofa.jraft.Status;
+import com.alipay.sofa.jraft.error.RaftError;
 
 /**
  * The metadata controller on a SOFAJRaft quorum: one voter, in embedded mode the only one.
@@ -43,9 +44,10 @@ import com.alipay.sofa.jraft.Status;
  * gives REQUEST_TIMED_OUT. Nothing is proposed for validate-only requests or when every entity
  * failed validation.
  *
- * <p>Threading: thread-safe. Futures complete on the event thread (or the caller's, after close),
- * after the image and the listeners have seen the change; dependent actions must not block.
- * Listeners run on jraft's state-machine thread.
+ * <p>Threading: thread-safe. A future completes on the event thread (after close, on the thread
+ * that settled it; REQUEST_TIMED_OUT on the JDK's delay thread), and for a committed change only
+ * after the image and the listeners have seen it; dependent actions must not block. Listeners run
+ * on jraft's state-machine thread.
  */
 public final class RaftController implements Controller {
 
@@ -182,8 +184,9 @@ public final class RaftController implements Controller {
             boolean validateOnly, Function<MetadataImage, ControllerResult<Map<String, ApiError>>> handler) {
         List<String> names = List.copyOf(entities);
         CompletableFuture<Map<String, ApiError>> response = new CompletableFuture<>();
-        response.completeOnTimeout(errors(names, Errors.REQUEST_TIMED_OUT, operation + " was not applied within "
-                + config.requestTimeout().toMillis() + " ms"), config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        long timeoutMs = config.requestTimeout().toMillis();
+        response.completeOnTimeout(errors(names, Errors.REQUEST_TIMED_OUT,
+                operation + " was not applied within " + timeoutMs + " ms"), timeoutMs, TimeUnit.MILLISECONDS);
         synchronized (queueLock) {
             queueTail = queueTail
                     .thenComposeAsync(ignored -> runEvent(operation, names, validateOnly, handler, response),
@@ -246,7 +249,11 @@ public final class RaftController implements Controller {
     }
 
     private static Errors errorFor(Status status) {
-        switch (status.getRaftError()) {
+        RaftError error = status.getRaftError();
+        if (error == null) {
+            return Errors.UNKNOWN_SERVER_ERROR;
+        }
+        switch (error) {
             case EPERM:
             case ENEWLEADER:
             case ELEADERREMOVED:

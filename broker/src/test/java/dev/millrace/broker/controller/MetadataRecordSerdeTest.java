@@ -1,0 +1,136 @@
+package dev.millrace.broker.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
+
+class MetadataRecordSerdeTest {
+
+    private static final Uuid ID = new Uuid(0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L);
+
+    private static final List<MetadataRecord> ALL_TYPES = List.of(
+            new TopicRecord("orders-é", ID),
+            new ConfigRecord("orders-é", "retention.ms", "1000"),
+            new ConfigRecord("orders-é", "cleanup.policy", null),
+            new PartitionRecord(ID, 7, List.of(1, 2, 3), List.of(1, 3), 1, 4, 9),
+            new RemoveTopicRecord(ID));
+
+    @Test
+    @Timeout(10)
+    void shouldRoundTripEveryRecordTypeWhenEncodedAsOneBatch() {
+        byte[] bytes = MetadataRecordSerde.encode(ALL_TYPES);
+
+        assertThat(MetadataRecordSerde.decode(ByteBuffer.wrap(bytes))).isEqualTo(ALL_TYPES);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldLeaveBufferPositionAloneWhenDecoding() {
+        ByteBuffer buffer = ByteBuffer.wrap(MetadataRecordSerde.encode(ALL_TYPES));
+
+        MetadataRecordSerde.decode(buffer);
+
+        assertThat(buffer.position()).isZero();
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWriteTheDocumentedLayoutWhenEncodingATopicRecord() {
+        byte[] bytes = MetadataRecordSerde.encode(List.of(new TopicRecord("t", ID)));
+
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        assertThat(buf.get()).as("batch version").isEqualTo((byte) 0);
+        assertThat(buf.getInt()).as("count").isEqualTo(1);
+        assertThat(buf.get()).as("type").isEqualTo(MetadataRecordSerde.TYPE_TOPIC);
+        assertThat(buf.get()).as("record version").isEqualTo((byte) 0);
+        assertThat(buf.getInt()).as("body length").isEqualTo(4 + 1 + 16);
+        assertThat(buf.getInt()).as("name length").isEqualTo(1);
+        assertThat(buf.get()).isEqualTo((byte) 't');
+        assertThat(buf.getLong()).isEqualTo(ID.getMostSignificantBits());
+        assertThat(buf.getLong()).isEqualTo(ID.getLeastSignificantBits());
+        assertThat(buf.hasRemaining()).isFalse();
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectEveryTruncationWhenDecoding() {
+        byte[] bytes = MetadataRecordSerde.encode(ALL_TYPES);
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] truncated = Arrays.copyOf(bytes, length);
+            assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(truncated)))
+                    .as("batch cut to %d of %d bytes", length, bytes.length)
+                    .isInstanceOf(MetadataCodecException.class);
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldNameTheProblemWhenTypeIsUnknown() {
+        byte[] bytes = MetadataRecordSerde.encode(List.of(new RemoveTopicRecord(ID)));
+        bytes[5] = 42;
+
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(bytes)))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("Record 0 (type 42) at byte 5")
+                .hasMessageContaining("unknown record type 42");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectUnknownVersionsWhenDecoding() {
+        byte[] batchVersion = MetadataRecordSerde.encode(List.of(new RemoveTopicRecord(ID)));
+        batchVersion[0] = 1;
+        byte[] recordVersion = MetadataRecordSerde.encode(List.of(new RemoveTopicRecord(ID)));
+        recordVersion[6] = 3;
+
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(batchVersion)))
+                .hasMessageContaining("Unknown metadata batch version 1");
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(recordVersion)))
+                .hasMessageContaining("unknown version 3");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectTrailingBytesWhenDecoding() {
+        byte[] bytes = MetadataRecordSerde.encode(List.of(new RemoveTopicRecord(ID)));
+        byte[] longer = Arrays.copyOf(bytes, bytes.length + 3);
+
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(longer)))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("3 trailing bytes");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectBodyLongerThanItsFieldsWhenDecoding() {
+        byte[] bytes = MetadataRecordSerde.encode(List.of(new RemoveTopicRecord(ID)));
+        ByteBuffer buf = ByteBuffer.allocate(bytes.length + 2).put(bytes).put((byte) 0).put((byte) 0);
+        buf.putInt(7, 16 + 2);
+
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(buf.array())))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("body length 18 but only 16 bytes were read");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectHugeCountsWithoutAllocatingWhenDecoding() {
+        ByteBuffer buf = ByteBuffer.allocate(5).put((byte) 0).putInt(Integer.MAX_VALUE);
+
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(buf.array())))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("claims 2147483647 records");
+    }
+}

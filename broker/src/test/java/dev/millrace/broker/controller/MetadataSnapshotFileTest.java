@@ -1,0 +1,103 @@
+package dev.millrace.broker.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
+
+class MetadataSnapshotFileTest {
+
+    @TempDir
+    Path dir;
+
+    private static MetadataImage sampleImage() {
+        Uuid a = Uuid.randomUuid();
+        Uuid b = Uuid.randomUuid();
+        MetadataImageBuilder builder = new MetadataImageBuilder(MetadataImage.EMPTY);
+        List.<MetadataRecord>of(
+                new TopicRecord("a", a),
+                new ConfigRecord("a", "retention.ms", "60000"),
+                new PartitionRecord(a, 0, List.of(1, 2), List.of(1, 2), 1, 0, 0),
+                new PartitionRecord(a, 1, List.of(2, 1), List.of(2), 2, 3, 5),
+                new TopicRecord("b", b),
+                new PartitionRecord(b, 0, List.of(1), List.of(1), 1, 0, 0)).forEach(builder::replay);
+        return builder.build(42);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldReadBackTheSameImageWhenWritten() throws Exception {
+        MetadataImage image = sampleImage();
+
+        Path file = MetadataSnapshotFile.write(dir, image);
+
+        assertThat(file.getFileName().toString()).isEqualTo(MetadataSnapshotFile.FILE_NAME);
+        assertThat(MetadataSnapshotFile.read(file)).isEqualTo(image);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRoundTripAnEmptyImage() throws Exception {
+        MetadataImage empty = new MetadataImage(7, Map.of());
+
+        assertThat(MetadataSnapshotFile.read(MetadataSnapshotFile.write(dir, empty))).isEqualTo(empty);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldNameFileAndChecksumsWhenAByteIsFlipped() throws Exception {
+        Path file = MetadataSnapshotFile.write(dir, sampleImage());
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(30);
+            int b = raf.read();
+            raf.seek(30);
+            raf.write(b ^ 0x01);
+        }
+
+        assertThatThrownBy(() -> MetadataSnapshotFile.read(file))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("CRC-32C");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectUnknownVersionAndMagic() throws Exception {
+        Path file = MetadataSnapshotFile.write(dir, sampleImage());
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[5] = 9;
+        Files.write(file, bytes);
+
+        assertThatThrownBy(() -> MetadataSnapshotFile.read(file)).hasMessageContaining("unsupported version 9");
+
+        bytes[0] = 0;
+        Files.write(file, bytes);
+        assertThatThrownBy(() -> MetadataSnapshotFile.read(file)).hasMessageContaining("magic");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectTruncatedFile() throws Exception {
+        Path file = MetadataSnapshotFile.write(dir, sampleImage());
+        byte[] bytes = Files.readAllBytes(file);
+        Files.write(file, Arrays.copyOf(bytes, bytes.length - 1));
+
+        assertThatThrownBy(() -> MetadataSnapshotFile.read(file))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("batch length");
+    }
+}

@@ -1,0 +1,196 @@
+package dev.millrace.broker.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.MetadataImage.PartitionImage;
+import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
+
+class TopicControlManagerTest {
+
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final TopicControlManager threeBrokers = manager(List.of(1, 2, 3), 2, (short) 2);
+    private final TopicControlManager oneBroker = manager(List.of(1), 1, (short) 1);
+
+    private TopicControlManager manager(List<Integer> brokers, int partitions, short replicationFactor) {
+        return new TopicControlManager(new ReplicaPlacer(brokers), new ConfigControlManager(), partitions,
+                replicationFactor, () -> new Uuid(0, nextId.getAndIncrement()));
+    }
+
+    static MetadataImage replay(MetadataImage image, ControllerResult<?> result) {
+        MetadataImageBuilder builder = new MetadataImageBuilder(image);
+        result.records().forEach(builder::replay);
+        return builder.build(image.appliedIndex() + 1);
+    }
+
+    private static NewTopic topic(String name, int partitions, int replicationFactor) {
+        return new NewTopic(name, partitions, (short) replicationFactor, Map.of());
+    }
+
+    private static ApiError create(TopicControlManager manager, MetadataImage image, NewTopic topic) {
+        return manager.handleCreateTopics(image, List.of(topic)).response().get(topic.name());
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldPlaceReplicasRoundRobinWithFirstReplicaLeadingWhenCreating() {
+        ControllerResult<Map<String, ApiError>> result = threeBrokers.handleCreateTopics(MetadataImage.EMPTY,
+                List.of(new NewTopic("t", 4, (short) 2, Map.of("retention.ms", "1000"))));
+
+        assertThat(result.response()).containsExactly(Map.entry("t", ApiError.NONE));
+        assertThat(result.records()).first().isEqualTo(new TopicRecord("t", new Uuid(0, 1)));
+        MetadataImage image = replay(MetadataImage.EMPTY, result);
+        Map<Integer, PartitionImage> partitions = image.topic("t").orElseThrow().partitions();
+        assertThat(partitions.values()).extracting(PartitionImage::replicas)
+                .containsExactly(List.of(1, 2), List.of(2, 3), List.of(3, 1), List.of(1, 2));
+        assertThat(partitions.values()).allSatisfy(p -> {
+            assertThat(p.leader()).isEqualTo(p.replicas().get(0));
+            assertThat(p.isr()).isEqualTo(p.replicas());
+            assertThat(p.leaderEpoch()).isZero();
+            assertThat(p.partitionEpoch()).isZero();
+        });
+        assertThat(image.topic("t").orElseThrow().configs()).containsExactly(Map.entry("retention.ms", "1000"));
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldUseBrokerDefaultsWhenPartitionsOrReplicationFactorAreMinusOne() {
+        MetadataImage image = replay(MetadataImage.EMPTY,
+                threeBrokers.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("t", -1, -1))));
+
+        assertThat(image.topic("t").orElseThrow().partitions().values())
+                .extracting(PartitionImage::replicas).containsExactly(List.of(1, 2), List.of(2, 3));
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectInvalidTopicNames() {
+        for (String name : List.of("", ".", "..", "a/b", "spaces are bad", "x".repeat(250))) {
+            ApiError error = create(oneBroker, MetadataImage.EMPTY, topic(name, 1, 1));
+            assertThat(error.error()).as("name '%s'", name).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+            assertThat(error.message()).as("name '%s'", name).isNotBlank();
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectExistingAndCollidingTopics() {
+        MetadataImage image = replay(MetadataImage.EMPTY,
+                oneBroker.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("a.b", 1, 1))));
+
+        ApiError exists = create(oneBroker, image, topic("a.b", 1, 1));
+        ApiError collides = create(oneBroker, image, topic("a_b", 1, 1));
+
+        assertThat(exists).isEqualTo(new ApiError(Errors.TOPIC_ALREADY_EXISTS, "Topic 'a.b' already exists"));
+        assertThat(collides.error()).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+        assertThat(collides.message()).contains("'a_b' collides with existing topic 'a.b'");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectRepeatedNamesButCreateTheRestWhenOneRequestHasSeveral() {
+        ControllerResult<Map<String, ApiError>> result = oneBroker.handleCreateTopics(MetadataImage.EMPTY,
+                List.of(topic("dup", 1, 1), topic("ok", 1, 1), topic("dup", 1, 1), topic("x.y", 1, 1),
+                        topic("x_y", 1, 1)));
+
+        assertThat(result.response().get("dup").error()).isEqualTo(Errors.INVALID_REQUEST);
+        assertThat(result.response().get("ok")).isEqualTo(ApiError.NONE);
+        assertThat(result.response().get("x.y")).isEqualTo(ApiError.NONE);
+        assertThat(result.response().get("x_y").error()).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+        assertThat(replay(MetadataImage.EMPTY, result).topics()).containsOnlyKeys("ok", "x.y");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectInvalidPartitionCounts() {
+        for (int partitions : new int[] {0, -2, TopicControlManager.MAX_NEW_PARTITIONS_PER_TOPIC + 1}) {
+            ApiError error = create(oneBroker, MetadataImage.EMPTY, topic("t", partitions, 1));
+            assertThat(error.error()).as("%d partitions", partitions).isEqualTo(Errors.INVALID_PARTITIONS);
+            assertThat(error.message()).contains(String.valueOf(partitions));
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectInvalidReplicationFactors() {
+        ApiError tooLarge = create(oneBroker, MetadataImage.EMPTY, topic("t", 1, 3));
+        ApiError zero = create(oneBroker, MetadataImage.EMPTY, topic("t", 1, 0));
+        ApiError negative = create(oneBroker, MetadataImage.EMPTY, topic("t", 1, -2));
+
+        assertThat(tooLarge).isEqualTo(new ApiError(Errors.INVALID_REPLICATION_FACTOR,
+                "Replication factor 3 is larger than the 1 available broker(s)"));
+        assertThat(zero.error()).isEqualTo(Errors.INVALID_REPLICATION_FACTOR);
+        assertThat(zero.message()).contains("got 0");
+        assertThat(negative.error()).isEqualTo(Errors.INVALID_REPLICATION_FACTOR);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectUnknownInvalidAndNullConfigsNamingTheSetting() {
+        ApiError unknown = create(oneBroker, MetadataImage.EMPTY,
+                new NewTopic("t", 1, (short) 1, Map.of("no.such.setting", "1")));
+        ApiError invalid = create(oneBroker, MetadataImage.EMPTY,
+                new NewTopic("t", 1, (short) 1, Map.of("retention.ms", "soon")));
+        Map<String, String> nullValue = new HashMap<>();
+        nullValue.put("retention.ms", null);
+        ApiError missing = create(oneBroker, MetadataImage.EMPTY, new NewTopic("t", 1, (short) 1, nullValue));
+
+        assertThat(unknown.error()).isEqualTo(Errors.INVALID_CONFIG);
+        assertThat(unknown.message()).contains("no.such.setting");
+        assertThat(invalid.error()).isEqualTo(Errors.INVALID_CONFIG);
+        assertThat(invalid.message()).contains("retention.ms").contains("soon");
+        assertThat(missing.error()).isEqualTo(Errors.INVALID_CONFIG);
+        assertThat(missing.message()).contains("retention.ms");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldDeleteKnownTopicsAndReportUnknownOnes() {
+        MetadataImage image = replay(MetadataImage.EMPTY,
+                oneBroker.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("a", 1, 1))));
+
+        ControllerResult<Map<String, ApiError>> result = oneBroker.handleDeleteTopics(image, List.of("a", "b", "a"));
+
+        assertThat(result.response()).containsExactly(Map.entry("a", ApiError.NONE),
+                Map.entry("b", new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic 'b' does not exist")));
+        assertThat(result.records()).hasSize(1);
+        assertThat(replay(image, result).topics()).isEmpty();
+        assertThat(image.topics()).as("the given image is never changed").containsOnlyKeys("a");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldGrowPartitionsContinuingTheRotationAndRejectShrinking() {
+        MetadataImage image = replay(MetadataImage.EMPTY,
+                threeBrokers.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("t", 3, 2))));
+
+        ControllerResult<Map<String, ApiError>> shrink = threeBrokers.handleCreatePartitions(image,
+                Map.of("t", 2));
+        ControllerResult<Map<String, ApiError>> keep = threeBrokers.handleCreatePartitions(image, Map.of("t", 3));
+        ControllerResult<Map<String, ApiError>> unknown = threeBrokers.handleCreatePartitions(image,
+                Map.of("nope", 5));
+        ControllerResult<Map<String, ApiError>> grow = threeBrokers.handleCreatePartitions(image, Map.of("t", 5));
+
+        assertThat(shrink.response().get("t")).isEqualTo(new ApiError(Errors.INVALID_PARTITIONS,
+                "Topic t has 3 partitions, cannot reduce or keep the count: asked for 2"));
+        assertThat(keep.response().get("t").error()).isEqualTo(Errors.INVALID_PARTITIONS);
+        assertThat(shrink.records()).isEmpty();
+        assertThat(unknown.response().get("nope").error()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        assertThat(grow.response().get("t")).isEqualTo(ApiError.NONE);
+        assertThat(grow.records()).extracting(r -> ((PartitionRecord) r).replicas())
+                .containsExactly(List.of(1, 2), List.of(2, 3));
+        assertThat(replay(image, grow).topic("t").orElseThrow().partitions()).containsOnlyKeys(0, 1, 2, 3, 4);
+    }
+}
