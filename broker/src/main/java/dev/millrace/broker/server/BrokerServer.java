@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -17,6 +18,8 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.group.GroupCoordinator;
+import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
@@ -27,8 +30,9 @@ import dev.millrace.delay.TimerReaper;
 
 /**
  * One broker process: the metadata controller, the partition logs, log maintenance, the timing
- * wheel for delayed operations and the Kafka-protocol listener, started in dependency order and
- * closed in reverse.
+ * wheel for delayed operations, the consumer-group coordinator (over the internal
+ * {@code __consumer_offsets} topic, created at first start) and the Kafka-protocol listener,
+ * started in dependency order and closed in reverse.
  *
  * <pre>
  *  &lt;data.dir&gt;/meta.properties     cluster id and node id (ClusterIdentity)
@@ -49,6 +53,8 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorService requestExecutor;
     private Timer timer;
     private Controller controller;
+    private ExecutorService groupExecutor;
+    private GroupCoordinator groups;
     private PartitionManager partitions;
     private KafkaServer network;
     private InetSocketAddress boundAddress;
@@ -82,8 +88,16 @@ public final class BrokerServer implements AutoCloseable {
         controller = controllerFactory.create(config, new File(dataDir, "metadata"));
         controller.registerListener(partitions);
         controller.start();
+        InternalTopics.ensureOffsetsTopic(controller, config.offsetsTopicNumPartitions());
         timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
                 TimerReaper.DEFAULT_REAP_INTERVAL_MS);
+        groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
+        AtomicReference<Node> selfNode = new AtomicReference<>();
+        groups = new GroupCoordinator(GroupCoordinatorConfig.defaults()
+                .withInitialRebalanceDelayMs(config.groupInitialRebalanceDelayMs()),
+                InternalTopics.offsetsTopic(controller, partitions), InternalTopics.topicIds(controller),
+                selfNode::get, timer, dev.millrace.delay.Time.SYSTEM, groupExecutor);
+        groups.load();
         requestExecutor = Executors.newFixedThreadPool(config.numIoThreads(), r -> daemon(r, "millrace-request"));
         AtomicReference<RequestHandler> apis = new AtomicReference<>();
         RequestHandler handler = (context, request) -> {
@@ -95,13 +109,14 @@ public final class BrokerServer implements AutoCloseable {
         network = new KafkaServer(config.host(), config.port(), config.socketRequestMaxBytes(), handler,
                 KafkaApis.VERSIONS, requestExecutor);
         boundAddress = network.start();
+        selfNode.set(new Node(config.nodeId(), config.host(), boundAddress.getPort()));
         FetchPurgatory purgatory = new FetchPurgatory(timer);
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.host(),
                 boundAddress.getPort());
         apis.set(new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
                 config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
-                new TopicAdminHandler(controller, partitions)));
+                new TopicAdminHandler(controller, partitions), groups));
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
@@ -127,6 +142,11 @@ public final class BrokerServer implements AutoCloseable {
         if (requestExecutor != null) {
             requestExecutor.shutdown();
             awaitQuietly(requestExecutor);
+        }
+        closeQuietly("group coordinator", groups);
+        if (groupExecutor != null) {
+            groupExecutor.shutdown();
+            awaitQuietly(groupExecutor);
         }
         closeQuietly("timer", timer);
         closeQuietly("controller", controller);

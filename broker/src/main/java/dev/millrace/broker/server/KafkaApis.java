@@ -12,6 +12,16 @@ import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
@@ -22,6 +32,7 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 
+import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.network.ApiVersionTable;
 import dev.millrace.broker.network.RequestHandler;
 
@@ -46,6 +57,16 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_CONFIGS)
             .addAll(ApiKeys.ALTER_CONFIGS)
             .addAll(ApiKeys.INCREMENTAL_ALTER_CONFIGS)
+            .addAll(ApiKeys.FIND_COORDINATOR)
+            .addAll(ApiKeys.JOIN_GROUP)
+            .addAll(ApiKeys.SYNC_GROUP)
+            .addAll(ApiKeys.HEARTBEAT)
+            .addAll(ApiKeys.LEAVE_GROUP)
+            .addAll(ApiKeys.OFFSET_COMMIT)
+            .addAll(ApiKeys.OFFSET_FETCH)
+            .addAll(ApiKeys.DESCRIBE_GROUPS)
+            .addAll(ApiKeys.LIST_GROUPS)
+            .addAll(ApiKeys.DELETE_GROUPS)
             .build();
 
     private final MetadataHandler metadata;
@@ -53,9 +74,11 @@ public final class KafkaApis implements RequestHandler {
     private final FetchHandler fetch;
     private final ListOffsetsHandler listOffsets;
     private final TopicAdminHandler topicAdmin;
+    private final GroupCoordinator groups;
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
-              TopicAdminHandler topicAdmin) {
+              TopicAdminHandler topicAdmin, GroupCoordinator groups) {
+        this.groups = groups;
         this.metadata = metadata;
         this.produce = produce;
         this.fetch = fetch;
@@ -92,6 +115,27 @@ public final class KafkaApis implements RequestHandler {
                 return topicAdmin.alterConfigs((AlterConfigsRequest) request).thenApply(r -> r);
             case INCREMENTAL_ALTER_CONFIGS:
                 return topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request).thenApply(r -> r);
+            case FIND_COORDINATOR:
+                return groups.handleFindCoordinator((FindCoordinatorRequest) request, version).thenApply(r -> r);
+            case JOIN_GROUP:
+                return groups.handleJoinGroup((JoinGroupRequest) request, version, context.clientId(),
+                        context.clientAddress.toString()).thenApply(r -> r);
+            case SYNC_GROUP:
+                return groups.handleSyncGroup((SyncGroupRequest) request).thenApply(r -> r);
+            case HEARTBEAT:
+                return groups.handleHeartbeat((HeartbeatRequest) request).thenApply(r -> r);
+            case LEAVE_GROUP:
+                return groups.handleLeaveGroup((LeaveGroupRequest) request, version).thenApply(r -> r);
+            case OFFSET_COMMIT:
+                return groups.handleOffsetCommit((OffsetCommitRequest) request, version).thenApply(r -> r);
+            case OFFSET_FETCH:
+                return groups.handleOffsetFetch((OffsetFetchRequest) request, version).thenApply(r -> r);
+            case DESCRIBE_GROUPS:
+                return groups.handleDescribeGroups((DescribeGroupsRequest) request, version).thenApply(r -> r);
+            case LIST_GROUPS:
+                return groups.handleListGroups((ListGroupsRequest) request).thenApply(r -> r);
+            case DELETE_GROUPS:
+                return groups.handleDeleteGroups((DeleteGroupsRequest) request, version).thenApply(r -> r);
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));

@@ -1,0 +1,22 @@
+package dev.millrace.broker.group;
+
+import java.util.Objects;
+
+import dev.millrace.delay.Time;
+import dev.millrace.delay.Timer;
+
+/**
+ * What every {@link GroupShard} of one coordinator shares: settings, the offsets topic, the topic-id
+ * lookup, the timing wheel and the clock. Immutable; thread-safe as its parts are.
+ */
+record CoordinatorContext(GroupCoordinatorConfig config, OffsetsTopic offsetsTopic, TopicIds topicIds, Timer timer,
+                          Time time) {
+
+    CoordinatorContext {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(offsetsTopic, "offsetsTopic");
+        Objects.requireNonNull(topicIds, "topicIds");
+        Objects.requireNonNull(timer, "timer");
+        Objects.requireNonNull(time, "time");
+    }
+}

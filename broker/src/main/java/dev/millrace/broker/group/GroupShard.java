@@ -1,0 +1,294 @@
+package dev.millrace.broker.group;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The groups of one {@code __consumer_offsets} partition and everything that serves them: the group
+ * states, the committed offsets, the partition's log and the handlers of the group APIs. A shard is
+ * a single-threaded state machine: every read and change of its state runs as a task on its {@link
+ * SerialExecutor}, requests and timer expiries alike, so no lock guards the state and a rebalance
+ * never blocks a thread (a JoinGroup or SyncGroup that must wait parks its future in the member).
+ *
+ * <p>Persistence: committed offsets and deletions are appended to the partition's log first and
+ * applied to memory by {@link #replay} only once the append returned, the same path that {@link
+ * #load} uses on startup, so memory never runs ahead of the log. Group snapshots ({@link
+ * GroupRecord.GroupSnapshot}) are appended after each completed rebalance; at runtime the live
+ * {@link ClassicGroup} is the source of truth and the snapshot only serves the next load.
+ *
+ * <p>Lifecycle: requests before {@link #load} has finished get {@code COORDINATOR_LOAD_IN_PROGRESS};
+ * after {@link #close} they get {@code NOT_COORDINATOR}, and parked requests are answered with it.
+ *
+ * <p>Threading: thread-safe entry points ({@link #submit}, {@link #load}, {@link #close}); every
+ * other method must be called on the shard's executor.
+ */
+final class GroupShard {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupShard.class);
+    /** Deletions are appended in batches of about this size, below the default max.message.bytes. */
+    private static final int DELETE_BATCH_BYTES = 256 * 1024;
+
+    private final int partition;
+    private final CoordinatorContext context;
+    private final SerialExecutor executor;
+    private final Map<String, ClassicGroup> groups = new HashMap<>();
+    private final OffsetsStore offsets = new OffsetsStore();
+    private boolean loaded;
+    private boolean closed;
+
+    final Rebalancer rebalancer;
+    final JoinGroupHandler joinHandler;
+    final MembershipHandler membershipHandler;
+    final OffsetsHandler offsetsHandler;
+    final GroupAdminHandler adminHandler;
+
+    GroupShard(int partition, CoordinatorContext context, Executor delegate) {
+        this.partition = partition;
+        this.context = context;
+        this.executor = new SerialExecutor(delegate, "group shard " + OffsetsTopic.NAME + "-" + partition);
+        this.rebalancer = new Rebalancer(this);
+        this.joinHandler = new JoinGroupHandler(this, rebalancer);
+        this.membershipHandler = new MembershipHandler(this, rebalancer);
+        this.offsetsHandler = new OffsetsHandler(this, rebalancer);
+        this.adminHandler = new GroupAdminHandler(this);
+    }
+
+    int partition() {
+        return partition;
+    }
+
+    GroupCoordinatorConfig config() {
+        return context.config();
+    }
+
+    TopicIds topicIds() {
+        return context.topicIds();
+    }
+
+    long nowMs() {
+        return context.time().milliseconds();
+    }
+
+    Executor executor() {
+        return executor;
+    }
+
+    // ---- task entry
+
+    /**
+     * Runs {@code task} on the shard and returns the future it completes. If the shard cannot serve
+     * (loading, closed, its executor shut down) or the task throws, the future completes with {@code
+     * onError} applied to the matching error instead.
+     */
+    <T> CompletableFuture<T> submit(Function<Errors, T> onError, Consumer<CompletableFuture<T>> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            executor.execute(() -> runTask(result, onError, task));
+        } catch (RejectedExecutionException e) {
+            result.complete(onError.apply(Errors.COORDINATOR_NOT_AVAILABLE));
+        }
+        return result;
+    }
+
+    private <T> void runTask(CompletableFuture<T> result, Function<Errors, T> onError,
+                             Consumer<CompletableFuture<T>> task) {
+        if (closed) {
+            result.complete(onError.apply(Errors.NOT_COORDINATOR));
+            return;
+        }
+        if (!loaded) {
+            result.complete(onError.apply(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+            return;
+        }
+        try {
+            task.accept(result);
+        } catch (ApiException e) {
+            result.complete(onError.apply(Errors.forException(e)));
+        } catch (RuntimeException e) {
+            log.error("Unexpected error in {}", executor, e);
+            result.complete(onError.apply(Errors.UNKNOWN_SERVER_ERROR));
+        }
+    }
+
+    /** Schedules {@code action} on this shard after {@code delayMs}; see {@link GroupTimeout}. */
+    GroupTimeout schedule(String description, long delayMs, Consumer<GroupTimeout> action) {
+        GroupTimeout timeout = new GroupTimeout(description, Math.max(0, delayMs), executor, timer -> {
+            if (!closed) {
+                action.accept(timer);
+            }
+        });
+        context.timer().add(timeout);
+        return timeout;
+    }
+
+    // ---- groups
+
+    ClassicGroup group(String groupId) {
+        return groups.get(groupId);
+    }
+
+    Collection<ClassicGroup> groups() {
+        return groups.values();
+    }
+
+    ClassicGroup createGroup(String groupId) {
+        ClassicGroup group = new ClassicGroup(groupId, nowMs());
+        groups.put(groupId, group);
+        return group;
+    }
+
+    /** Forgets a group created for a request that did not end up using it. */
+    void maybeRemoveUnusedGroup(ClassicGroup group) {
+        if (group.isInState(GroupState.EMPTY) && !group.hasMembers() && group.pendingMemberCount() == 0
+                && group.generationId() == 0 && group.protocolType() == null && !offsets.hasOffsets(group.groupId())
+                && groups.get(group.groupId()) == group) {
+            groups.remove(group.groupId());
+        }
+    }
+
+    OffsetsStore offsets() {
+        return offsets;
+    }
+
+    // ---- persistence
+
+    /** Appends {@code records} as one batch, then applies them to memory. */
+    void appendAndReplay(List<GroupRecord> records) {
+        append(records);
+        records.forEach(this::replay);
+    }
+
+    /** Appends deletions in batches small enough for the log, applying each batch once written. */
+    void appendAndReplayInBatches(List<GroupRecord> records) {
+        List<GroupRecord> batch = new ArrayList<>();
+        int bytes = 0;
+        for (GroupRecord record : records) {
+            batch.add(record);
+            bytes += GroupRecordSerde.serializeKey(record).length + 64;
+            if (bytes >= DELETE_BATCH_BYTES) {
+                appendAndReplay(batch);
+                batch = new ArrayList<>();
+                bytes = 0;
+            }
+        }
+        if (!batch.isEmpty()) {
+            appendAndReplay(batch);
+        }
+    }
+
+    /** Appends {@code records} as one batch to this shard's partition; returns once the log has them. */
+    void append(List<GroupRecord> records) {
+        long nowMs = nowMs();
+        List<byte[]> keys = new ArrayList<>(records.size());
+        List<byte[]> values = new ArrayList<>(records.size());
+        int estimate = 128;
+        for (GroupRecord record : records) {
+            byte[] key = GroupRecordSerde.serializeKey(record);
+            byte[] value = GroupRecordSerde.serializeValue(record);
+            keys.add(key);
+            values.add(value);
+            estimate += key.length + (value == null ? 0 : value.length) + 32;
+        }
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(estimate), Compression.NONE,
+                TimestampType.CREATE_TIME, 0L);
+        for (int i = 0; i < keys.size(); i++) {
+            builder.append(nowMs, keys.get(i), values.get(i));
+        }
+        context.offsetsTopic().log(partition).appendAsLeader(builder.build(),
+                context.offsetsTopic().leaderEpoch(partition));
+    }
+
+    /** The error a client gets when an append of this shard failed. */
+    static Errors appendError(Throwable e) {
+        if (e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException) {
+            return Errors.INVALID_COMMIT_OFFSET_SIZE;
+        }
+        if (e instanceof KafkaStorageException) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        Errors error = Errors.forException(e);
+        return error == Errors.UNKNOWN_SERVER_ERROR ? Errors.COORDINATOR_NOT_AVAILABLE : error;
+    }
+
+    /**
+     * Applies one record of the log to memory. Offsets and tombstones apply as they are; a group
+     * snapshot (only replayed while loading) brings its group back Empty at its generation.
+     */
+    void replay(GroupRecord record) {
+        if (record instanceof GroupRecord.OffsetCommit offset) {
+            offsets.replay(offset);
+            return;
+        }
+        GroupRecord.GroupSnapshot snapshot = ((GroupRecord.GroupMetadata) record).value();
+        if (snapshot == null) {
+            ClassicGroup removed = groups.remove(record.groupId());
+            if (removed != null && !removed.isInState(GroupState.DEAD)) {
+                removed.transitionToDead(nowMs());
+            }
+            return;
+        }
+        groups.put(record.groupId(), ClassicGroup.restored(record.groupId(), snapshot.protocolType(),
+                snapshot.generationId(), snapshot.stateTimestampMs()));
+    }
+
+    // ---- lifecycle
+
+    /** Rebuilds the shard from its partition on the shard's executor; completes when it serves. */
+    CompletableFuture<Void> load() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                long startMs = context.time().hiResClockMs();
+                long count = GroupLoader.replay(context.offsetsTopic().log(partition), partition, this::replay);
+                for (String groupId : offsets.groupIds()) {
+                    groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, nowMs()));
+                }
+                loaded = true;
+                log.info("Loaded {} groups from {} records of {}-{} in {} ms", groups.size(), count,
+                        OffsetsTopic.NAME, partition, context.time().hiResClockMs() - startMs);
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        return done;
+    }
+
+    /** Stops serving: parked requests get NOT_COORDINATOR and timers are cancelled. */
+    CompletableFuture<Void> close() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                closed = true;
+                for (ClassicGroup group : groups.values()) {
+                    rebalancer.abandon(group, Errors.NOT_COORDINATOR);
+                }
+                done.complete(null);
+            });
+        } catch (RejectedExecutionException e) {
+            done.complete(null);
+        }
+        return done;
+    }
+}
