@@ -55,6 +55,7 @@ public final class BrokerServer implements AutoCloseable {
     private Controller controller;
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
+    private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private KafkaServer network;
     private InetSocketAddress boundAddress;
@@ -113,10 +114,11 @@ public final class BrokerServer implements AutoCloseable {
         FetchPurgatory purgatory = new FetchPurgatory(timer);
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.host(),
                 boundAddress.getPort());
-        apis.set(new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
+        kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
                 config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
-                new TopicAdminHandler(controller, partitions), groups));
+                new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions), groups);
+        apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
@@ -129,6 +131,11 @@ public final class BrokerServer implements AutoCloseable {
 
     public synchronized Controller controller() {
         return controller;
+    }
+
+    /** The request router, for its per-API request counts. */
+    public synchronized KafkaApis apis() {
+        return kafkaApis;
     }
 
     /** Stops accepting requests, then closes the controller, timer and logs (flushing and checkpointing them). */

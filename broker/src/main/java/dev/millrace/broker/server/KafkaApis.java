@@ -1,6 +1,9 @@
 package dev.millrace.broker.server;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -13,6 +16,7 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -57,6 +61,7 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_CONFIGS)
             .addAll(ApiKeys.ALTER_CONFIGS)
             .addAll(ApiKeys.INCREMENTAL_ALTER_CONFIGS)
+            .addAll(ApiKeys.DELETE_RECORDS)
             .addAll(ApiKeys.FIND_COORDINATOR)
             .addAll(ApiKeys.JOIN_GROUP)
             .addAll(ApiKeys.SYNC_GROUP)
@@ -74,11 +79,17 @@ public final class KafkaApis implements RequestHandler {
     private final FetchHandler fetch;
     private final ListOffsetsHandler listOffsets;
     private final TopicAdminHandler topicAdmin;
+    private final DeleteRecordsHandler deleteRecords;
     private final GroupCoordinator groups;
+    private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
-              TopicAdminHandler topicAdmin, GroupCoordinator groups) {
+              TopicAdminHandler topicAdmin, DeleteRecordsHandler deleteRecords, GroupCoordinator groups) {
+        this.deleteRecords = deleteRecords;
         this.groups = groups;
+        for (ApiKeys key : ApiKeys.values()) {
+            requestCounts.put(key, new LongAdder());
+        }
         this.metadata = metadata;
         this.produce = produce;
         this.fetch = fetch;
@@ -89,6 +100,7 @@ public final class KafkaApis implements RequestHandler {
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
         short version = context.apiVersion();
+        requestCounts.get(context.header.apiKey()).increment();
         switch (context.header.apiKey()) {
             case API_VERSIONS:
                 return done(apiVersions((ApiVersionsRequest) request));
@@ -115,6 +127,8 @@ public final class KafkaApis implements RequestHandler {
                 return topicAdmin.alterConfigs((AlterConfigsRequest) request).thenApply(r -> r);
             case INCREMENTAL_ALTER_CONFIGS:
                 return topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request).thenApply(r -> r);
+            case DELETE_RECORDS:
+                return done(deleteRecords.handle((DeleteRecordsRequest) request));
             case FIND_COORDINATOR:
                 return groups.handleFindCoordinator((FindCoordinatorRequest) request, version).thenApply(r -> r);
             case JOIN_GROUP:
@@ -140,6 +154,11 @@ public final class KafkaApis implements RequestHandler {
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));
         }
+    }
+
+    /** How many requests of {@code key} this broker has handled since it started. */
+    public long requestCount(ApiKeys key) {
+        return requestCounts.get(key).sum();
     }
 
     private static ApiVersionsResponse apiVersions(ApiVersionsRequest request) {

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -33,9 +34,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A broker in its own process, killed with SIGKILL while producers wait for acks=all, then restarted
- * on the same data: every acknowledged record is at its offset, the topic and its configs are
- * there, and the broker serves on. SIGTERM then stops it cleanly.
+ * A broker in its own process, killed with SIGKILL after producers got acks=all and a consumer group
+ * committed offsets, then restarted on the same data: every acknowledged record is at its offset, the
+ * topic, its configs and the committed offsets are there, and the broker serves on. SIGTERM then
+ * stops it cleanly.
  */
 @Timeout(240)
 class BrokerCrashIntegrationTest {
@@ -49,6 +51,7 @@ class BrokerCrashIntegrationTest {
         int port = BrokerIntegrationTest.freePort();
         int controllerPort = BrokerIntegrationTest.freePort();
         Map<TopicPartition, Map<Long, String>> acknowledged = new HashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> committed;
         try (BrokerProcess broker = BrokerProcess.start(dataDir, port, controllerPort)) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap()))) {
                 admin.createTopics(List.of(new NewTopic("durable", 3, (short) 1)
@@ -69,6 +72,7 @@ class BrokerCrashIntegrationTest {
                             .put(md.offset(), values.get(i));
                 }
             }
+            committed = commitOffsets(broker.bootstrap());
             broker.kill();
         }
         assertThat(acknowledged.values().stream().mapToInt(Map::size).sum()).isEqualTo(20_000);
@@ -82,6 +86,8 @@ class BrokerCrashIntegrationTest {
                 ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, "durable");
                 Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
                 assertThat(config.get("segment.bytes").value()).isEqualTo("65536");
+                assertThat(admin.listConsumerGroupOffsets("crash-g").partitionsToOffsetAndMetadata().get())
+                        .isEqualTo(committed);
             }
             try (KafkaConsumer<String, String> consumer = consumer(broker.bootstrap())) {
                 List<TopicPartition> tps = new ArrayList<>(acknowledged.keySet());
@@ -108,6 +114,32 @@ class BrokerCrashIntegrationTest {
         for (int p = 0; p < 3; p++) {
             assertThat(new File(dataDir.toFile(), "logs/durable-" + p + "/clean-shutdown")).exists();
         }
+    }
+
+    /** A group member commits a different offset per partition, as a consumer would after processing. */
+    private static Map<TopicPartition, OffsetAndMetadata> commitOffsets(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "crash-g");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of("durable"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (offsets.size() < 3 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    if (r.offset() == 100 + 7L * r.partition()) {
+                        offsets.put(tp, new OffsetAndMetadata(r.offset() + 1, "processed up to " + r.offset()));
+                    }
+                }
+            }
+            consumer.commitSync(offsets);
+        }
+        assertThat(offsets).hasSize(3);
+        return offsets;
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {

@@ -28,6 +28,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -270,6 +271,44 @@ class BrokerIntegrationTest {
             consumer.assign(Set.of(tp));
             consumer.seekToBeginning(Set.of(tp));
             assertThat(pollUntil(consumer, 2)).extracting(ConsumerRecord::value).containsExactly("before", "after");
+        }
+    }
+
+    @Test
+    void shouldDeleteRecordsBelowAnOffset() throws Exception {
+        try (KafkaProducer<String, String> producer = producer("all", "none")) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>("trim", 0, null, "v" + i)).get();
+            }
+        }
+        TopicPartition tp = new TopicPartition("trim", 0);
+        try (Admin admin = admin()) {
+            long low = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(6))).lowWatermarks().get(tp).get()
+                    .lowWatermark();
+            assertThat(low).isEqualTo(6);
+            assertCause(() -> admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(11))).all().get(),
+                    org.apache.kafka.common.errors.OffsetOutOfRangeException.class, "");
+        }
+        try (KafkaConsumer<String, String> consumer = consumer()) {
+            consumer.assign(Set.of(tp));
+            assertThat(consumer.beginningOffsets(Set.of(tp))).containsEntry(tp, 6L);
+            consumer.seek(tp, 2);
+            assertThat(pollUntil(consumer, 4)).extracting(ConsumerRecord::value).containsExactly("v6", "v7", "v8", "v9");
+        }
+    }
+
+    @Test
+    void shouldFailADefaultIdempotentProducerClearlyUntilIdempotenceExists() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            // the client finds no InitProducerId in ApiVersions and stops with UnsupportedVersionException
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>("idem", 0, null, "x")).get())
+                    .hasRootCauseInstanceOf(org.apache.kafka.common.errors.UnsupportedVersionException.class);
         }
     }
 
