@@ -1,0 +1,258 @@
+package dev.millrace.bench.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * One broker under test, running in a JVM of its own on 127.0.0.1 with its data in the
+ * comparison's work directory: Millrace from the build output, or a real Apache Kafka 4.4 KRaft
+ * single node (combined broker and controller) from the peer classpath. Both get the same JVM
+ * options ({@link BrokerComparison#BROKER_JVM}); stdout and stderr go to a log file.
+ */
+final class BrokerNode implements AutoCloseable {
+
+    static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
+
+    private final String name;
+    private final Process process;
+    private final int port;
+    private final Path log;
+    private final Cleanup cleanup;
+    private final List<String> command;
+    private Integer exitCode;
+
+    private BrokerNode(String name, Process process, int port, Path log, Cleanup cleanup, List<String> command) {
+        this.name = name;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+        this.cleanup = cleanup;
+        this.command = command;
+    }
+
+    /**
+     * Starts Millrace: {@code java <jvm> -Dsofa.middleware.log.disable=true -cp
+     * broker/target/millrace-broker.jar:broker/target/lib/* dev.millrace.broker.cli.Millrace server ...}.
+     */
+    static BrokerNode startMillrace(Path home, Path workDir, List<String> jvm, Cleanup cleanup)
+            throws IOException, InterruptedException {
+        Path jar = home.resolve("broker/target/millrace-broker.jar");
+        Path lib = home.resolve("broker/target/lib");
+        if (!Files.isRegularFile(jar) || !Files.isDirectory(lib)) {
+            throw new IllegalStateException(jar + " or " + lib + " not found; build first with: "
+                    + "mvn -B -q package -DskipTests");
+        }
+        int port = Cleanup.freePort();
+        int controllerPort = Cleanup.freePort();
+        Path data = Files.createDirectories(workDir.resolve("millrace-data"));
+        List<String> command = new ArrayList<>();
+        command.add(BrokerComparison.javaBinary());
+        command.addAll(jvm);
+        command.add("-Dsofa.middleware.log.disable=true");
+        command.add("-cp");
+        command.add(jar + ":" + lib + "/*");
+        command.add("dev.millrace.broker.cli.Millrace");
+        command.add("server");
+        command.addAll(List.of("--port", Integer.toString(port), "--data-dir", data.toString(),
+                "--set", "host=127.0.0.1",
+                "--set", "controller.host=127.0.0.1",
+                "--set", "controller.port=" + controllerPort,
+                "--set", "group.initial.rebalance.delay.ms=0"));
+        return launch("Millrace", command, port, workDir.resolve("millrace.log"), workDir, cleanup);
+    }
+
+    /**
+     * Formats a KRaft log directory with {@code kafka.tools.StorageTool format} and starts
+     * {@code kafka.Kafka server.properties}, both from the peer classpath.
+     */
+    static BrokerNode startKafka(String peerClasspath, Path workDir, List<String> jvm, int partitions,
+                                 Cleanup cleanup) throws IOException, InterruptedException {
+        int port = Cleanup.freePort();
+        int controllerPort = Cleanup.freePort();
+        Path data = Files.createDirectories(workDir.resolve("kafka-data"));
+        Path properties = workDir.resolve("kafka-server.properties");
+        Files.writeString(properties, String.join("\n",
+                "process.roles=broker,controller",
+                "node.id=1",
+                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                "log.dirs=" + data,
+                "num.partitions=" + partitions,
+                "offsets.topic.replication.factor=1",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0",
+                ""), StandardCharsets.UTF_8);
+
+        List<String> format = new ArrayList<>(List.of(BrokerComparison.javaBinary(), "-Xmx256m",
+                "-cp", peerClasspath, "kafka.tools.StorageTool", "format",
+                "--cluster-id", Uuid.randomUuid().toString(), "--config", properties.toString()));
+        Path formatLog = workDir.resolve("kafka-format.log");
+        Process formatting = new ProcessBuilder(format).redirectErrorStream(true)
+                .redirectOutput(formatLog.toFile()).start();
+        cleanup.track(formatting);
+        try {
+            if (!formatting.waitFor(120, TimeUnit.SECONDS)) {
+                Cleanup.stop(formatting, Duration.ofSeconds(5));
+                throw new IllegalStateException("kafka.tools.StorageTool format did not finish within 120 s");
+            }
+            if (formatting.exitValue() != 0) {
+                throw new IllegalStateException("kafka.tools.StorageTool format exited with "
+                        + formatting.exitValue() + ": " + String.join("\n", Cleanup.tail(formatLog, 20)));
+            }
+        } finally {
+            cleanup.untrack(formatting);
+        }
+
+        List<String> command = new ArrayList<>();
+        command.add(BrokerComparison.javaBinary());
+        command.addAll(jvm);
+        command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+        command.add("-cp");
+        command.add(peerClasspath);
+        command.add("kafka.Kafka");
+        command.add(properties.toString());
+        return launch("Kafka", command, port, workDir.resolve("kafka.log"), workDir, cleanup);
+    }
+
+    private static BrokerNode launch(String name, List<String> command, int port, Path log, Path workDir,
+                                     Cleanup cleanup) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        cleanup.track(process);
+        BrokerNode node = new BrokerNode(name, process, port, log, cleanup, command);
+        try {
+            Cleanup.awaitPort(process, port, STARTUP_TIMEOUT, name);
+        } catch (RuntimeException | InterruptedException e) {
+            node.printLogTail(30);
+            node.close();
+            throw e;
+        }
+        return node;
+    }
+
+    String name() {
+        return name;
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    Path log() {
+        return log;
+    }
+
+    List<String> command() {
+        return command;
+    }
+
+    /**
+     * Creates a topic with the Admin client (replication factor 1), retrying for up to a minute
+     * while the broker settles, and waits until every partition has a leader.
+     */
+    void createTopic(String topic, int partitions) throws InterruptedException {
+        Properties config = new Properties();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (Admin admin = Admin.create(config)) {
+            Exception last = null;
+            boolean created = false;
+            while (!created && System.nanoTime() < deadline) {
+                checkAlive();
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()
+                            .get(25, TimeUnit.SECONDS);
+                    created = true;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof TopicExistsException) {
+                        created = true;
+                    } else {
+                        last = e;
+                        Thread.sleep(500);
+                    }
+                } catch (TimeoutException e) {
+                    last = e;
+                }
+            }
+            if (!created) {
+                throw new IllegalStateException(name + ": could not create topic " + topic, last);
+            }
+            while (System.nanoTime() < deadline) {
+                checkAlive();
+                try {
+                    TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                            .get(10, TimeUnit.SECONDS).get(topic);
+                    if (description.partitions().size() == partitions && description.partitions().stream()
+                            .map(TopicPartitionInfo::leader).allMatch(l -> l != null && !l.isEmpty())) {
+                        return;
+                    }
+                } catch (ExecutionException | TimeoutException e) {
+                    last = e;
+                }
+                Thread.sleep(200);
+            }
+            throw new IllegalStateException(name + ": topic " + topic + " has no leader for every partition", last);
+        }
+    }
+
+    private void checkAlive() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException(name + " exited with code " + process.exitValue());
+        }
+    }
+
+    void printLogTail(int lines) {
+        System.out.println("  last lines of " + name + "'s log (" + log + "):");
+        for (String line : Cleanup.tail(log, lines)) {
+            System.out.println("    | " + line);
+        }
+    }
+
+    /** Stops the broker (SIGTERM, SIGKILL after {@link Cleanup#STOP_GRACE}); returns its exit code. */
+    int stop() {
+        if (exitCode == null) {
+            exitCode = Cleanup.stop(process, Cleanup.STOP_GRACE);
+            cleanup.untrack(process);
+        }
+        return exitCode;
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
