@@ -275,6 +275,29 @@ class BrokerIntegrationTest {
     }
 
     @Test
+    void shouldRefuseAcksAllWhenTheIsrIsBelowMinInsyncReplicas() throws Exception {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("strict", 1, (short) 1)
+                    .configs(Map.of("min.insync.replicas", "2")))).all().get();
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.RETRIES_CONFIG, "0");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>("strict", 0, null, "x")).get())
+                    .isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOf(org.apache.kafka.common.errors.NotEnoughReplicasException.class);
+        }
+        try (KafkaProducer<String, String> producer = producer("1", "none")) {
+            assertThat(producer.send(new ProducerRecord<>("strict", 0, null, "x")).get().offset()).isZero();
+        }
+    }
+
+    @Test
     void shouldDeleteRecordsBelowAnOffset() throws Exception {
         try (KafkaProducer<String, String> producer = producer("all", "none")) {
             for (int i = 0; i < 10; i++) {

@@ -136,6 +136,10 @@ class ConsumerGroupIntegrationTest {
                 assertThat(committed.get(new TopicPartition(TOPIC, p)).offset())
                         .isEqualTo(seen.get(p).size());
             }
+            assertThat(admin.listConsumerGroups().all().get()).extracting(g -> g.groupId()).contains("g");
+            var description = admin.describeConsumerGroups(List.of("g")).all().get().get("g");
+            assertThat(description.groupState()).isEqualTo(org.apache.kafka.common.GroupState.EMPTY);
+            assertThat(description.members()).isEmpty();
         }
     }
 
