@@ -101,16 +101,21 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         inFlight = true;
-        RequestHeader requestHeader = header;
+        RequestContext requestContext = context;
         AbstractRequest parsedRequest = request;
-        CompletableFuture.supplyAsync(() -> handler.handle(context, parsedRequest), requestExecutor)
+        CompletableFuture.supplyAsync(() -> handler.handle(requestContext, parsedRequest), requestExecutor)
                 .thenCompose(f -> f)
                 .whenComplete((response, error) -> ctx.executor().execute(
-                        () -> respond(ctx, requestHeader, parsedRequest, response, error)));
+                        () -> respond(ctx, requestContext, parsedRequest, response, error)));
     }
 
-    private void respond(ChannelHandlerContext ctx, RequestHeader header, AbstractRequest request,
+    /**
+     * Writes the response in the request's version, except for an ApiVersions request of a version
+     * this broker does not know, which is answered in version 0 (as Kafka does) so any client can read it.
+     */
+    private void respond(ChannelHandlerContext ctx, RequestContext context, AbstractRequest request,
                          AbstractResponse response, Throwable error) {
+        RequestHeader header = context.header;
         AbstractResponse toSend = response;
         if (error != null) {
             Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
@@ -123,7 +128,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             maybeProcessNext(ctx);
             return;
         }
-        SendRegion region = new SendRegion(toSend.toSend(header.toResponseHeader(), header.apiVersion()));
+        SendRegion region = new SendRegion(toSend.toSend(header.toResponseHeader(), context.apiVersion()));
         ctx.writeAndFlush(region).addListener(done -> {
             inFlight = false;
             if (done.isSuccess()) {

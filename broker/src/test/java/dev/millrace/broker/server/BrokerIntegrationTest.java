@@ -33,6 +33,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -294,6 +295,44 @@ class BrokerIntegrationTest {
         }
         try (KafkaProducer<String, String> producer = producer("1", "none")) {
             assertThat(producer.send(new ProducerRecord<>("strict", 0, null, "x")).get().offset()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCommitAsynchronouslyAndSeekToTheEnd() throws Exception {
+        try (KafkaProducer<String, String> producer = producer("all", "none")) {
+            for (int i = 0; i < 20; i++) {
+                producer.send(new ProducerRecord<>("async", 0, null, "v" + i)).get();
+            }
+        }
+        TopicPartition tp = new TopicPartition("async", 0);
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "async-g");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of("async"));
+            assertThat(pollUntil(consumer, 20)).hasSize(20);
+            java.util.concurrent.CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> done =
+                    new java.util.concurrent.CompletableFuture<>();
+            consumer.commitAsync(Map.of(tp, new OffsetAndMetadata(12, "async")), (offsets, error) -> {
+                if (error != null) {
+                    done.completeExceptionally(error);
+                } else {
+                    done.complete(offsets);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!done.isDone() && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(50));
+            }
+            assertThat(done.get()).containsKey(tp);
+            assertThat(consumer.committed(Set.of(tp)).get(tp).offset()).isEqualTo(12);
+            assertThat(consumer.committed(Set.of(tp)).get(tp).metadata()).isEqualTo("async");
+            consumer.seekToEnd(Set.of(tp));
+            assertThat(consumer.position(tp)).isEqualTo(20);
         }
     }
 

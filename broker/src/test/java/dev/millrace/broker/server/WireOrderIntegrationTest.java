@@ -126,6 +126,30 @@ class WireOrderIntegrationTest {
         assertThat(broker.apis().requestCount(ApiKeys.FETCH) - fetchesBefore).isEqualTo(1);
     }
 
+    @Test
+    void shouldAnswerAnApiVersionsRequestOfAnUnknownVersionWithUnsupportedVersionAndTheServedRange() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", broker.boundAddress().getPort())) {
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            // ApiVersions v99 as a newer client would send it before knowing what this broker serves:
+            // header v2 (api key, version, correlation id, null client id, no tagged fields), empty body
+            ByteBuffer header = ByteBuffer.allocate(11);
+            header.putShort(ApiKeys.API_VERSIONS.id).putShort((short) 99).putInt(42).putShort((short) -1)
+                    .put((byte) 0).flip();
+            out.writeInt(header.remaining());
+            out.write(header.array(), 0, header.remaining());
+            out.flush();
+            byte[] frame = new byte[in.readInt()];
+            in.readFully(frame);
+            ByteBuffer buffer = ByteBuffer.wrap(frame);
+            assertThat(ResponseHeader.parse(buffer, (short) 0).correlationId()).isEqualTo(42);
+            var response = org.apache.kafka.common.requests.ApiVersionsResponse.parse(new ByteBufferAccessor(buffer),
+                    (short) 0).data();
+            assertThat(response.errorCode()).isEqualTo(org.apache.kafka.common.protocol.Errors.UNSUPPORTED_VERSION.code());
+            assertThat(response.apiKeys().find(ApiKeys.PRODUCE.id).maxVersion()).isEqualTo((short) 12);
+        }
+    }
+
     private void awaitFetchParked(long fetchesBefore) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (broker.apis().requestCount(ApiKeys.FETCH) == fetchesBefore && System.nanoTime() < deadline) {
