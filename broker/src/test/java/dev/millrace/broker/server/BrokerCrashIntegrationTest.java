@@ -48,8 +48,8 @@ class BrokerCrashIntegrationTest {
     @Test
     void shouldKeepEveryAcknowledgedRecordAndTopicAcrossASigkill() throws Exception {
         Path dataDir = tmp.resolve("data");
-        int port = BrokerIntegrationTest.freePort();
-        int controllerPort = BrokerIntegrationTest.freePort();
+        int port = TestBrokers.freePort();
+        int controllerPort = TestBrokers.freePort();
         Map<TopicPartition, Map<Long, String>> acknowledged = new HashMap<>();
         Map<TopicPartition, OffsetAndMetadata> committed;
         try (BrokerProcess broker = BrokerProcess.start(dataDir, port, controllerPort)) {

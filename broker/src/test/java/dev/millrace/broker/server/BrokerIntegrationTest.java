@@ -7,7 +7,6 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -50,14 +49,12 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.millrace.broker.config.BrokerConfigLoader;
 
 /** A single broker on loopback driven by the real kafka-clients producer, consumer and Admin client. */
 @Timeout(120)
@@ -71,23 +68,14 @@ class BrokerIntegrationTest {
 
     @BeforeEach
     void startBroker() throws Exception {
-        broker = new BrokerServer(BrokerConfigLoader.fromMap(Map.of("host", "127.0.0.1", "port", "0",
-                "data.dir", dataDir.toString(), "controller.port", String.valueOf(freePort()),
-                "num.partitions", "2")), Time.SYSTEM);
-        broker.start();
-        bootstrap = "127.0.0.1:" + broker.boundAddress().getPort();
+        broker = TestBrokers.start(dataDir, Map.of("num.partitions", "2"));
+        bootstrap = TestBrokers.bootstrap(broker);
     }
 
     @AfterEach
     void stopBroker() {
         if (broker != null) {
             broker.close();
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 

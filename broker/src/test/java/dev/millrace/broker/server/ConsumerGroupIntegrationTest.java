@@ -33,14 +33,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.millrace.broker.config.BrokerConfigLoader;
 
 /**
  * A consumer group of three real KafkaConsumers (cooperative-sticky) reads 100,000 records while one
@@ -63,11 +61,8 @@ class ConsumerGroupIntegrationTest {
 
     @BeforeEach
     void startBroker() throws Exception {
-        broker = new BrokerServer(BrokerConfigLoader.fromMap(Map.of("host", "127.0.0.1", "port", "0",
-                "data.dir", dataDir.toString(), "controller.port", String.valueOf(BrokerIntegrationTest.freePort()),
-                "group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "5")), Time.SYSTEM);
-        broker.start();
-        bootstrap = "127.0.0.1:" + broker.boundAddress().getPort();
+        broker = TestBrokers.start(dataDir, Map.of("offsets.topic.num.partitions", "5"));
+        bootstrap = TestBrokers.bootstrap(broker);
     }
 
     @AfterEach

@@ -31,14 +31,12 @@ import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.millrace.broker.config.BrokerConfigLoader;
 
 /**
  * The wire contract seen from a raw socket: responses leave a connection in request order even when
@@ -55,10 +53,7 @@ class WireOrderIntegrationTest {
 
     @BeforeEach
     void startBroker() throws Exception {
-        broker = new BrokerServer(BrokerConfigLoader.fromMap(Map.of("host", "127.0.0.1", "port", "0",
-                "data.dir", dataDir.toString(), "controller.port", String.valueOf(BrokerIntegrationTest.freePort()),
-                "offsets.topic.num.partitions", "1")), Time.SYSTEM);
-        broker.start();
+        broker = TestBrokers.start(dataDir, Map.of());
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
             admin.createTopics(List.of(new NewTopic("quiet", 1, (short) 1))).all().get();
         }
@@ -70,7 +65,7 @@ class WireOrderIntegrationTest {
     }
 
     private String bootstrap() {
-        return "127.0.0.1:" + broker.boundAddress().getPort();
+        return TestBrokers.bootstrap(broker);
     }
 
     @Test
