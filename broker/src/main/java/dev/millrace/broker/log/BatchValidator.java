@@ -33,8 +33,12 @@ final class BatchValidator {
     private BatchValidator() {
     }
 
-    /** Batches that passed validation, in order, with their total record count. */
-    record ValidBatches(MemoryRecords records, List<MutableRecordBatch> batches, int recordCount) {
+    /**
+     * Batches that passed validation, in order, with their total record count and whether any has a
+     * producer id (so that appends without one skip the producer state entirely).
+     */
+    record ValidBatches(MemoryRecords records, List<MutableRecordBatch> batches, int recordCount,
+                        boolean hasProducerIds) {
     }
 
     /**
@@ -54,9 +58,11 @@ final class BatchValidator {
         List<MutableRecordBatch> batches = new ArrayList<>();
         int position = 0;
         int recordCount = 0;
+        boolean hasProducerIds = false;
         try {
             for (MutableRecordBatch batch : records.batches()) {
                 recordCount += validateBatch(batch, position, config, assignOffsets);
+                hasProducerIds |= batch.hasProducerId();
                 batches.add(batch);
                 position += batch.sizeInBytes();
             }
@@ -69,7 +75,7 @@ final class BatchValidator {
             throw new CorruptRecordException("Truncated batch at byte " + position + ": " + (total - position)
                     + " trailing bytes do not form a whole batch");
         }
-        return new ValidBatches(records, batches, recordCount);
+        return new ValidBatches(records, batches, recordCount, hasProducerIds);
     }
 
     private static int validateBatch(MutableRecordBatch batch, int position, LogConfig config,

@@ -16,7 +16,7 @@ import java.io.File;
  *    log-start-offset.checkpoint       first offset readers may ask for     (OffsetCheckpointFile)
  *    clean-shutdown                    present only from a clean close to the next open
  *    leader-epoch-checkpoint           reserved: leader epoch -> start offset (replication)
- *    00000000000000052119.snapshot     reserved: producer-state snapshot at that offset (idempotence)
+ *    00000000000000052119.snapshot     producer state as of that offset (ProducerStateSnapshotFile)
  *    00000000000000052119.txnindex     reserved: aborted-transaction index of that segment (transactions)
  *    *.deleted                         segment files waiting file.delete.delay.ms before removal
  *    *.cleaned, *.swap                 compaction output being written / being swapped in (LogCleaner)

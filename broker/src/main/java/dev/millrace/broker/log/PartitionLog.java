@@ -16,6 +16,7 @@ import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * writes them; {@link #appendAsFollower} keeps the offsets the batches carry. A rejected append
  * leaves the log unchanged. When {@code flush.messages} says so, the appender waits for an fsync
  * shared with concurrent appenders ({@link GroupCommit}).
+ *
+ * <p>Idempotent producers: batches with a producer id are checked against the
+ * {@link ProducerStateManager} (epoch fencing, sequence order, duplicates of the last 5 batches)
+ * before anything is written, and applied to it after. Its snapshots are taken when a segment
+ * rolls and at clean close; at open the newest valid one is loaded and the batches after it are
+ * replayed from the log. Appends without a producer id never touch the producer state.
  *
  * <p>Reads return a file-backed slice bounded by the published log end, so they never see a
  * half-written batch, and may run on any thread concurrently with the appender.
@@ -58,6 +65,7 @@ public final class PartitionLog implements AutoCloseable {
     private final OffsetCheckpointFile recoveryPointCheckpoint;
     private final OffsetCheckpointFile logStartOffsetCheckpoint;
     private final List<LogSegment> pendingDeletes = new ArrayList<>();
+    private final ProducerStateManager producerState;
     private volatile LogConfig config;
     private volatile LogOffsetMetadata logEnd;
     private volatile long logStartOffset;
@@ -77,14 +85,58 @@ public final class PartitionLog implements AutoCloseable {
         this.logStartOffsetCheckpoint = new OffsetCheckpointFile(new File(dir, LogFiles.LOG_START_OFFSET_CHECKPOINT));
         this.groupCommit = new GroupCommit(this::flushAll, loaded.recoveryPoint());
         this.lastFlushMs = time.milliseconds();
+        this.producerState = new ProducerStateManager(dir);
     }
 
     /**
      * Opens the log in {@code dir}, creating it if needed. After an unclean stop, segments from the
      * recovery point on are validated and a torn or corrupt tail is truncated (see {@link LogLoader}).
+     * The producer state is then loaded from the newest valid snapshot at or below the log end and
+     * brought up to the log end by replaying the batches after it (from the log start without one).
      */
     public static PartitionLog open(File dir, LogConfig config, Time time, Scheduler scheduler) throws IOException {
-        return new PartitionLog(dir, config, time, scheduler, LogLoader.load(dir, config, time));
+        PartitionLog partitionLog = new PartitionLog(dir, config, time, scheduler, LogLoader.load(dir, config, time));
+        try {
+            partitionLog.loadProducerState();
+        } catch (IOException | RuntimeException e) {
+            partitionLog.closeAsIfCrashed();
+            throw e;
+        }
+        return partitionLog;
+    }
+
+    /** Loads the newest usable producer-state snapshot and replays the batches after it. */
+    private void loadProducerState() throws IOException {
+        long end = logEnd.offset();
+        long next = producerState.loadSnapshot(logStartOffset, end);
+        long from = next;
+        int replayed = 0;
+        while (next < end) {
+            long before = next;
+            for (RecordBatch batch : read(next, 1 << 20, true).records().batches()) {
+                if (batch.lastOffset() >= next) {
+                    if (batch.hasProducerId()) {
+                        producerState.update(batch);
+                        replayed++;
+                    }
+                    next = batch.nextOffset();
+                }
+            }
+            if (next == before) {
+                log.warn("Stopped replaying producer state of {} at offset {}: no batch found before the log end {}",
+                        dir.getName(), next, end);
+                break;
+            }
+        }
+        if (from < end) {
+            log.info("Replayed offsets {}..{} of {} into the producer state ({} idempotent batches, {} producers)",
+                    from, end - 1, dir.getName(), replayed, producerState.producerCount());
+        }
+    }
+
+    /** The idempotent-producer state; only for use under the log's lock or in tests. */
+    ProducerStateManager producerState() {
+        return producerState;
     }
 
     public File dir() {
@@ -148,6 +200,10 @@ public final class PartitionLog implements AutoCloseable {
      * @throws org.apache.kafka.common.InvalidRecordException        wrong magic, bad record count, missing key
      * @throws org.apache.kafka.common.errors.RecordTooLargeException a batch above {@code max.message.bytes}
      * @throws KafkaStorageException                                  the log is offline or closed
+     * @throws org.apache.kafka.common.errors.InvalidProducerEpochException a producer batch from a fenced epoch
+     * @throws org.apache.kafka.common.errors.OutOfOrderSequenceException  a producer batch out of sequence
+     * @return what was written; for a retry of idempotent batches already in the log, nothing is
+     *         written and the original offsets come back with {@link LogAppendInfo#duplicate()} set
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
         LogConfig cfg = config;
@@ -155,9 +211,17 @@ public final class PartitionLog implements AutoCloseable {
         LogAppendInfo info;
         synchronized (lock) {
             checkWritable();
-            info = BatchValidator.assignOffsets(valid, logEnd.offset(), leaderEpoch, time.milliseconds(),
-                    cfg.timestampType());
-            write(info, records, cfg);
+            LogAppendInfo duplicate = valid.hasProducerIds() ? producerState.checkLeaderAppend(valid.batches()) : null;
+            if (duplicate != null) {
+                info = duplicate;
+            } else {
+                info = BatchValidator.assignOffsets(valid, logEnd.offset(), leaderEpoch, time.milliseconds(),
+                        cfg.timestampType());
+                write(info, records, cfg);
+                if (valid.hasProducerIds()) {
+                    producerState.update(valid.batches());
+                }
+            }
         }
         maybeAwaitFlush(info.lastOffset() + 1, cfg);
         return info;
@@ -165,7 +229,8 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Appends batches that already carry offsets (from a leader); they must start at or after the
-     * log end and increase.
+     * log end and increase. Producer batches are only checked for a fenced (lower) epoch: the leader
+     * checked their sequences, so duplicates and gaps are taken as the leader wrote them.
      */
     public LogAppendInfo appendAsFollower(MemoryRecords records) {
         LogConfig cfg = config;
@@ -174,7 +239,13 @@ public final class PartitionLog implements AutoCloseable {
         synchronized (lock) {
             checkWritable();
             info = BatchValidator.checkAssignedOffsets(valid, logEnd.offset());
+            if (valid.hasProducerIds()) {
+                producerState.checkFollowerAppend(valid.batches());
+            }
             write(info, records, cfg);
+            if (valid.hasProducerIds()) {
+                producerState.update(valid.batches());
+            }
         }
         maybeAwaitFlush(info.lastOffset() + 1, cfg);
         return info;
@@ -267,6 +338,7 @@ public final class PartitionLog implements AutoCloseable {
             return active;
         }
         active.onBecomeInactive();
+        producerState.takeSnapshot(newBaseOffset);
         LogSegment next = LogSegment.open(dir, newBaseOffset, config, time, false);
         segments.put(newBaseOffset, next);
         logEnd = new LogOffsetMetadata(logEnd.offset(), newBaseOffset, 0);
@@ -388,6 +460,7 @@ public final class PartitionLog implements AutoCloseable {
                     logStartOffset = newStart;
                     logStartOffsetCheckpoint.write(newStart);
                 }
+                producerState.onLogStartOffsetIncremented(logStartOffset);
             } catch (IOException e) {
                 throw takeOffline("deleting segments of " + dir + " for " + reason, e);
             }
@@ -511,6 +584,7 @@ public final class PartitionLog implements AutoCloseable {
                 if (offlineCause == null) {
                     flushAll();
                     groupCommit.markDurable(logEnd.offset());
+                    producerState.takeSnapshot(logEnd.offset());
                     for (LogSegment segment : segments.values()) {
                         segment.close();
                     }
