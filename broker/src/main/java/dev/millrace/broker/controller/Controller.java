@@ -8,9 +8,10 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.requests.ApiError;
 
 /**
- * The cluster metadata service: topics, partitions (replicas, leader, leader epoch, ISR) and topic
- * configs, kept as a replicated state machine. Each call validates on the leader, commits records
- * through the quorum and completes once they are applied; {@link #image()} then reflects them.
+ * The cluster metadata service: topics, partitions (replicas, leader, leader epoch, ISR), topic
+ * configs and producer-id blocks, kept as a replicated state machine. Each call validates on the
+ * leader, commits records through the quorum and completes once they are applied; {@link #image()}
+ * then reflects them.
  *
  * <p>Results are per entity ({@link ApiError} with Kafka's error code and a message that says what
  * was wrong), never one error for a whole batch. Thread-safe.
@@ -48,6 +49,15 @@ public interface Controller extends AutoCloseable {
      */
     CompletableFuture<Map<String, ApiError>> alterTopicConfigs(Map<String, TopicConfigChange> changes,
                                                                boolean validateOnly);
+
+    /**
+     * Allocates the next block of {@link ProducerIdBlock#BLOCK_SIZE} consecutive producer ids to a
+     * broker (Kafka's AllocateProducerIds). No id is ever in two blocks, also across restarts and
+     * leader changes. The future fails with
+     * {@link org.apache.kafka.common.errors.NotControllerException} when this node is not the active
+     * controller, or with another {@link org.apache.kafka.common.errors.ApiException}.
+     */
+    CompletableFuture<ProducerIdBlock> allocateProducerIds(int brokerId);
 
     /** A topic to create. */
     record NewTopic(String name, int numPartitions, short replicationFactor, Map<String, String> configs) {

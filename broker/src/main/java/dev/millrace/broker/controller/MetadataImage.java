@@ -9,12 +9,19 @@ import org.apache.kafka.common.Uuid;
 /**
  * An immutable view of the cluster metadata at one applied quorum index.
  *
- * @param appliedIndex the index of the last quorum log entry reflected here
- * @param topics       by name
+ * @param appliedIndex   the index of the last quorum log entry reflected here
+ * @param topics         by name
+ * @param nextProducerId the first producer id not yet allocated in a block; every id below it is
+ *                       taken ({@link MetadataRecord.ProducerIdsRecord}); starts at 0
  */
-public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics) {
+public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
+
+    /** An image in which no producer id has been allocated yet. */
+    public MetadataImage(long appliedIndex, Map<String, TopicImage> topics) {
+        this(appliedIndex, topics, 0);
+    }
 
     public Optional<TopicImage> topic(String name) {
         return Optional.ofNullable(topics.get(name));

@@ -11,6 +11,7 @@ import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
@@ -19,7 +20,8 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  * metadata state changes; the leader's control managers only compute records.
  *
  * <p>Replay is deterministic and checks the invariants a correct leader never breaks (a topic name
- * or id is unique, partitions and configs belong to an existing topic). A record that breaks one
+ * or id is unique, partitions and configs belong to an existing topic, the next producer id only
+ * grows so that no producer id is handed out twice). A record that breaks one
  * throws {@link IllegalStateException} naming the record and the state it met; the state machine
  * then stops applying ({@code setErrorAndRollback}) rather than diverge or skip the record.
  *
@@ -34,8 +36,10 @@ final class MetadataImageBuilder {
     private final Map<String, TopicImage> topics;
     private final Map<Uuid, String> namesById = new HashMap<>();
     private final Map<String, TopicChange> changed = new HashMap<>();
+    private long nextProducerId;
 
     MetadataImageBuilder(MetadataImage base) {
+        this.nextProducerId = base.nextProducerId();
         this.topics = new HashMap<>(base.topics());
         for (TopicImage topic : base.topics().values()) {
             namesById.put(topic.topicId(), topic.name());
@@ -51,6 +55,8 @@ final class MetadataImageBuilder {
             replay(r);
         } else if (record instanceof ConfigRecord r) {
             replay(r);
+        } else if (record instanceof ProducerIdsRecord r) {
+            replay(r);
         } else {
             throw new IllegalStateException("No replay for metadata record " + record);
         }
@@ -61,7 +67,16 @@ final class MetadataImageBuilder {
             topics.put(change.name, change.toImage());
         }
         changed.clear();
-        return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)));
+        return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId);
+    }
+
+    /** Every id below the record's next producer id is taken; the next producer id must grow. */
+    private void replay(ProducerIdsRecord record) {
+        if (record.nextProducerId() <= nextProducerId) {
+            throw new IllegalStateException("Cannot replay " + record + ": the next producer id is already "
+                    + nextProducerId + " and may only grow, or producer ids would be handed out twice");
+        }
+        nextProducerId = record.nextProducerId();
     }
 
     private void replay(TopicRecord record) {

@@ -56,4 +56,28 @@ public sealed interface MetadataRecord {
             Objects.requireNonNull(name, "name");
         }
     }
+
+    /**
+     * A producer-id block was allocated to a broker: every id below {@code nextProducerId} is taken
+     * and is never handed out again. Replay only ever moves the image's next producer id forwards
+     * ({@link MetadataImage#nextProducerId()}). A snapshot writes one such record, with broker id -1,
+     * to carry the next producer id.
+     *
+     * <pre>
+     *   ids:  0 ........................ nextProducerId - 1 | nextProducerId ........
+     *         +-----------------------------------------------+----------------------
+     *         | taken (handed out in blocks, never again)     | free
+     *         +-----------------------------------------------+----------------------
+     *
+     * body in {@link MetadataRecordSerde} (type 5, version 0, 12 bytes, big-endian):
+     *   +------------------+------------------------+
+     *   | brokerId (int32) | nextProducerId (int64) |
+     *   +------------------+------------------------+
+     * </pre>
+     *
+     * @param brokerId       the broker the block went to, or -1 in a snapshot
+     * @param nextProducerId the first id that is still free (the allocated block ends just below it)
+     */
+    record ProducerIdsRecord(int brokerId, long nextProducerId) implements MetadataRecord {
+    }
 }

@@ -14,6 +14,7 @@ import org.apache.kafka.common.Uuid;
 
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
@@ -40,7 +41,7 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *                   leader: int32, leaderEpoch: int32, partitionEpoch: int32
  *   3 REMOVE_TOPIC  topicId: uuid
  *   4 CONFIG        topic: string, name: string, value: nullable string
- *   5 PRODUCER_IDS  reserved for producer-id block allocation
+ *   5 PRODUCER_IDS  brokerId: int32, nextProducerId: int64
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
@@ -62,7 +63,6 @@ public final class MetadataRecordSerde {
     static final byte TYPE_PARTITION = 2;
     static final byte TYPE_REMOVE_TOPIC = 3;
     static final byte TYPE_CONFIG = 4;
-    /** Reserved for the record of an allocated producer-id block; not written yet. */
     static final byte TYPE_PRODUCER_IDS = 5;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
@@ -149,6 +149,10 @@ public final class MetadataRecordSerde {
             writeString(body, r.name());
             writeString(body, r.value());
             return TYPE_CONFIG;
+        } else if (record instanceof ProducerIdsRecord r) {
+            body.writeInt(r.brokerId());
+            body.writeLong(r.nextProducerId());
+            return TYPE_PRODUCER_IDS;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -202,6 +206,8 @@ public final class MetadataRecordSerde {
             case TYPE_CONFIG:
                 return new ConfigRecord(readString(body, "topic"), readString(body, "name"),
                         readNullableString(body, "value"));
+            case TYPE_PRODUCER_IDS:
+                return new ProducerIdsRecord(body.getInt(), body.getLong());
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }

@@ -15,12 +15,14 @@ import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 /**
  * Writes a {@link MetadataImage} to one snapshot file and reads it back. The image is stored as the
  * records that rebuild it from empty (per topic, by name: its {@link TopicRecord}, its
- * {@link ConfigRecord}s, its {@link PartitionRecord}s), in the batch format of
+ * {@link ConfigRecord}s, its {@link PartitionRecord}s; then, once any producer id was allocated, one
+ * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id), in the batch format of
  * {@link MetadataRecordSerde}, so loading a snapshot is the same replay as applying the log.
  * All integers are big-endian.
  *
@@ -120,6 +122,9 @@ final class MetadataSnapshotFile {
                 records.add(new PartitionRecord(topic.topicId(), p.partition(), p.replicas(), p.isr(), p.leader(),
                         p.leaderEpoch(), p.partitionEpoch()));
             }
+        }
+        if (image.nextProducerId() > 0) {
+            records.add(new ProducerIdsRecord(-1, image.nextProducerId()));
         }
         return records;
     }

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
 import org.slf4j.Logger;
@@ -42,7 +43,8 @@ import com.alipay.sofa.jraft.error.RaftError;
  * that fails because leadership was lost also gives NOT_CONTROLLER: the entry may still be
  * committed by the next leader, as in Kafka. A request not applied within {@code requestTimeout}
  * gives REQUEST_TIMED_OUT. Nothing is proposed for validate-only requests or when every entity
- * failed validation.
+ * failed validation. {@link #allocateProducerIds} has no entities: its future fails instead, with the
+ * kafka-clients exception of the same error ({@code NotControllerException}, {@code TimeoutException}).
  *
  * <p>Threading: thread-safe. A future completes on the event thread (after close, on the thread
  * that settled it; REQUEST_TIMED_OUT on the JDK's delay thread), and for a committed change only
@@ -59,6 +61,7 @@ public final class RaftController implements Controller {
     private final MetadataQuorum quorum;
     private final TopicControlManager topicControl;
     private final ConfigControlManager configControl;
+    private final ProducerIdControlManager producerIdControl = new ProducerIdControlManager();
     private final ExecutorService eventExecutor;
     private final Object queueLock = new Object();
 
@@ -159,11 +162,24 @@ public final class RaftController implements Controller {
                 image -> configControl.handleAlterConfigs(image, request));
     }
 
-    /*
-     * Producer-id blocks (for idempotent and transactional producers) will be allocated here as one
-     * more event: allocateProducerIds(brokerId) computing a ProducerIdsRecord (type 5, reserved in
-     * MetadataRecordSerde) from the image's next free id, the image growing a producer-id field.
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Runs as one event like the other requests: the block starts at the image's next producer
+     * id, and its {@link MetadataRecord.ProducerIdsRecord} is committed before the future completes.
+     * Failures complete the future exceptionally with kafka-clients' exceptions:
+     * {@link org.apache.kafka.common.errors.NotControllerException} (naming the leader when known)
+     * when this voter is not the active controller, is closed or lost leadership before the record
+     * was applied; {@link org.apache.kafka.common.errors.TimeoutException} after
+     * {@code requestTimeout}; {@link org.apache.kafka.common.errors.InvalidRequestException} for a
+     * negative broker id; {@link org.apache.kafka.common.errors.UnknownServerException} otherwise.
      */
+    @Override
+    public CompletableFuture<ProducerIdBlock> allocateProducerIds(int brokerId) {
+        return submitEvent("AllocateProducerIds", "broker " + brokerId, false,
+                image -> producerIdControl.handleAllocateProducerIds(image, brokerId),
+                (response, error, message) -> response.completeExceptionally(error.exception(message)));
+    }
 
     /** Stops the voter; pending and later requests get NOT_CONTROLLER. Idempotent. */
     @Override
@@ -183,17 +199,31 @@ public final class RaftController implements Controller {
     private CompletableFuture<Map<String, ApiError>> submit(String operation, Collection<String> entities,
             boolean validateOnly, Function<MetadataImage, ControllerResult<Map<String, ApiError>>> handler) {
         List<String> names = List.copyOf(entities);
-        CompletableFuture<Map<String, ApiError>> response = new CompletableFuture<>();
+        return submitEvent(operation, names.toString(), validateOnly, handler,
+                (response, error, message) -> response.complete(errors(names, error, message)));
+    }
+
+    /**
+     * Queues one event. {@code failure} tells the caller of an error that is not the handler's own
+     * response (not the controller, timed out, not applied, handler bug); {@code subject} names the
+     * request's entities in log lines.
+     */
+    private <T> CompletableFuture<T> submitEvent(String operation, String subject, boolean validateOnly,
+            Function<MetadataImage, ControllerResult<T>> handler, Failure<T> failure) {
+        CompletableFuture<T> response = new CompletableFuture<>();
         long timeoutMs = config.requestTimeout().toMillis();
-        response.completeOnTimeout(errors(names, Errors.REQUEST_TIMED_OUT,
-                operation + " was not applied within " + timeoutMs + " ms"), timeoutMs, TimeUnit.MILLISECONDS);
+        CompletableFuture<Void> timer = new CompletableFuture<Void>()
+                .completeOnTimeout(null, timeoutMs, TimeUnit.MILLISECONDS);
+        timer.thenRun(() -> failure.fail(response, Errors.REQUEST_TIMED_OUT,
+                operation + " was not applied within " + timeoutMs + " ms"));
+        response.whenComplete((value, error) -> timer.cancel(false));
         synchronized (queueLock) {
             queueTail = queueTail
-                    .thenComposeAsync(ignored -> runEvent(operation, names, validateOnly, handler, response),
-                            eventExecutor)
+                    .thenComposeAsync(ignored -> runEvent(operation, subject, validateOnly, handler, response,
+                            failure), eventExecutor)
                     .handle((ignored, error) -> {
                         if (error != null) {
-                            response.complete(errors(names, Errors.NOT_CONTROLLER, notControllerMessage()));
+                            failure.fail(response, Errors.NOT_CONTROLLER, notControllerMessage());
                         }
                         return null;
                     });
@@ -202,23 +232,26 @@ public final class RaftController implements Controller {
     }
 
     /** Runs one event on the event thread; the returned future completes when its proposal settled. */
-    private CompletableFuture<Void> runEvent(String operation, List<String> names, boolean validateOnly,
-            Function<MetadataImage, ControllerResult<Map<String, ApiError>>> handler,
-            CompletableFuture<Map<String, ApiError>> response) {
+    private <T> CompletableFuture<Void> runEvent(String operation, String subject, boolean validateOnly,
+            Function<MetadataImage, ControllerResult<T>> handler, CompletableFuture<T> response,
+            Failure<T> failure) {
         long term = stateMachine.leaderTerm();
         if (response.isDone()) {
             return CompletableFuture.completedFuture(null);
         }
         if (closed || term < 0) {
-            response.complete(errors(names, Errors.NOT_CONTROLLER, notControllerMessage()));
+            failure.fail(response, Errors.NOT_CONTROLLER, notControllerMessage());
             return CompletableFuture.completedFuture(null);
         }
-        ControllerResult<Map<String, ApiError>> result;
+        ControllerResult<T> result;
         try {
             result = handler.apply(stateMachine.image());
+        } catch (ApiException e) {
+            failure.fail(response, Errors.forException(e), e.getMessage());
+            return CompletableFuture.completedFuture(null);
         } catch (RuntimeException e) {
-            LOG.error("{}{} failed unexpectedly for {}", logPrefix, operation, names, e);
-            response.complete(errors(names, Errors.UNKNOWN_SERVER_ERROR, operation + " failed: " + e));
+            LOG.error("{}{} failed unexpectedly for {}", logPrefix, operation, subject, e);
+            failure.fail(response, Errors.UNKNOWN_SERVER_ERROR, operation + " failed: " + e);
             return CompletableFuture.completedFuture(null);
         }
         if (validateOnly || result.records().isEmpty()) {
@@ -227,24 +260,26 @@ public final class RaftController implements Controller {
         }
         ProposalClosure closure = new ProposalClosure();
         quorum.propose(MetadataRecordSerde.encode(result.records()), term, closure);
-        return closure.settled().thenAccept(status -> onProposalSettled(operation, names, status, result, response));
+        return closure.settled().thenAccept(status -> onProposalSettled(operation, subject, status, result,
+                response, failure));
     }
 
-    private void onProposalSettled(String operation, List<String> names, Status status,
-                                   ControllerResult<Map<String, ApiError>> result,
-                                   CompletableFuture<Map<String, ApiError>> response) {
-        Map<String, ApiError> outcome;
+    private <T> void onProposalSettled(String operation, String subject, Status status, ControllerResult<T> result,
+                                       CompletableFuture<T> response, Failure<T> failure) {
+        Runnable settle;
         if (status.isOk()) {
-            outcome = result.response();
+            settle = () -> response.complete(result.response());
         } else {
-            LOG.info("{}{} for {} was not applied: {}", logPrefix, operation, names, status);
-            outcome = errors(names, errorFor(status), operation + " was not applied: " + status.getErrorMsg()
-                    + (errorFor(status) == Errors.NOT_CONTROLLER ? "; " + notControllerMessage() : ""));
+            LOG.info("{}{} for {} was not applied: {}", logPrefix, operation, subject, status);
+            Errors error = errorFor(status);
+            String message = operation + " was not applied: " + status.getErrorMsg()
+                    + (error == Errors.NOT_CONTROLLER ? "; " + notControllerMessage() : "");
+            settle = () -> failure.fail(response, error, message);
         }
         try {
-            eventExecutor.execute(() -> response.complete(outcome));
+            eventExecutor.execute(settle);
         } catch (RejectedExecutionException e) {
-            response.complete(outcome);
+            settle.run();
         }
     }
 
@@ -286,5 +321,11 @@ public final class RaftController implements Controller {
             result.put(name, new ApiError(error, message));
         }
         return result;
+    }
+
+    /** Tells an event's caller of a failure that is not the event's computed response. */
+    @FunctionalInterface
+    private interface Failure<T> {
+        void fail(CompletableFuture<T> response, Errors error, String message);
     }
 }

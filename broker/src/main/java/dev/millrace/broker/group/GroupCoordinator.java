@@ -253,9 +253,11 @@ public final class GroupCoordinator implements AutoCloseable {
                         .setPort(node.port());
             }
             case TRANSACTION -> {
-                return coordinatorError(coordinator, Errors.COORDINATOR_NOT_AVAILABLE,
+                // not retriable on purpose: a transactional producer fails at initTransactions() with this
+                // message instead of retrying until max.block.ms
+                return coordinatorError(coordinator, Errors.INVALID_REQUEST,
                         "This broker has no transaction coordinator yet: transactional id " + key
-                                + " cannot be served");
+                                + " cannot be served (transactions are not supported yet)");
             }
             default -> {
                 return coordinatorError(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "This broker has no "

@@ -24,6 +24,7 @@ import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
@@ -117,7 +118,8 @@ public final class BrokerServer implements AutoCloseable {
         kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
                 config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
-                new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions), groups);
+                new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
+                new InitProducerIdHandler(new ProducerIdManager(controller, config.nodeId())), groups);
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);

@@ -31,6 +31,7 @@ import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -62,6 +63,7 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.ALTER_CONFIGS)
             .addAll(ApiKeys.INCREMENTAL_ALTER_CONFIGS)
             .addAll(ApiKeys.DELETE_RECORDS)
+            .addAll(ApiKeys.INIT_PRODUCER_ID)
             .addAll(ApiKeys.FIND_COORDINATOR)
             .addAll(ApiKeys.JOIN_GROUP)
             .addAll(ApiKeys.SYNC_GROUP)
@@ -80,12 +82,15 @@ public final class KafkaApis implements RequestHandler {
     private final ListOffsetsHandler listOffsets;
     private final TopicAdminHandler topicAdmin;
     private final DeleteRecordsHandler deleteRecords;
+    private final InitProducerIdHandler initProducerId;
     private final GroupCoordinator groups;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
-              TopicAdminHandler topicAdmin, DeleteRecordsHandler deleteRecords, GroupCoordinator groups) {
+              TopicAdminHandler topicAdmin, DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
+              GroupCoordinator groups) {
         this.deleteRecords = deleteRecords;
+        this.initProducerId = initProducerId;
         this.groups = groups;
         for (ApiKeys key : ApiKeys.values()) {
             requestCounts.put(key, new LongAdder());
@@ -129,6 +134,8 @@ public final class KafkaApis implements RequestHandler {
                 return topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request).thenApply(r -> r);
             case DELETE_RECORDS:
                 return done(deleteRecords.handle((DeleteRecordsRequest) request));
+            case INIT_PRODUCER_ID:
+                return initProducerId.handle((InitProducerIdRequest) request).thenApply(r -> r);
             case FIND_COORDINATOR:
                 return groups.handleFindCoordinator((FindCoordinatorRequest) request, version).thenApply(r -> r);
             case JOIN_GROUP:

@@ -30,9 +30,10 @@ import dev.millrace.broker.log.LogAppendInfo;
  * is acks=1 once {@code min.insync.replicas} is met; when the ISR is smaller than the topic's
  * {@code min.insync.replicas} the partition answers NOT_ENOUGH_REPLICAS.
  *
- * <p>Idempotent and transactional batches (a producer id on the batch) are answered with
- * UNSUPPORTED_VERSION until producer state exists (the exactly-once issue), so a client that asked
- * for them fails clearly instead of getting duplicates silently.
+ * <p>Idempotent batches (a producer id on the batch) go through the log's producer state: a retried
+ * batch is not written twice and is answered with its original offset; stale epochs and sequence
+ * gaps get INVALID_PRODUCER_EPOCH and OUT_OF_ORDER_SEQUENCE_NUMBER. Transactional batches are
+ * answered with UNSUPPORTED_VERSION until transactions exist, so they never land half-supported.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -69,9 +70,9 @@ final class ProduceHandler {
             Partition partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
             for (RecordBatch batch : records.batches()) {
-                if (batch.hasProducerId()) {
-                    throw new UnsupportedVersionException("Batch for " + tp + " carries producer id "
-                            + batch.producerId() + ": idempotent and transactional produce are not supported yet");
+                if (batch.isTransactional()) {
+                    throw new UnsupportedVersionException("Batch for " + tp + " of producer " + batch.producerId()
+                            + " is transactional: transactions are not supported yet");
                 }
             }
             if (acks == -1 && partition.isrSize() < partition.log().config().getInt("min.insync.replicas")) {

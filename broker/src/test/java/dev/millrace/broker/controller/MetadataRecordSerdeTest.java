@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
@@ -25,7 +26,9 @@ class MetadataRecordSerdeTest {
             new ConfigRecord("orders-é", "retention.ms", "1000"),
             new ConfigRecord("orders-é", "cleanup.policy", null),
             new PartitionRecord(ID, 7, List.of(1, 2, 3), List.of(1, 3), 1, 4, 9),
-            new RemoveTopicRecord(ID));
+            new RemoveTopicRecord(ID),
+            new ProducerIdsRecord(3, 2000),
+            new ProducerIdsRecord(-1, Long.MAX_VALUE));
 
     @Test
     @Timeout(10)
@@ -132,5 +135,23 @@ class MetadataRecordSerdeTest {
         assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(buf.array())))
                 .isInstanceOf(MetadataCodecException.class)
                 .hasMessageContaining("claims 2147483647 records");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWriteTheDocumentedLayoutAndReadItBackWhenEncodingAProducerIdsRecord() {
+        ProducerIdsRecord record = new ProducerIdsRecord(7, 0x0102_0304_0506_0708L);
+        byte[] bytes = MetadataRecordSerde.encode(List.of(record));
+
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        assertThat(buf.get()).as("batch version").isEqualTo((byte) 0);
+        assertThat(buf.getInt()).as("count").isEqualTo(1);
+        assertThat(buf.get()).as("type").isEqualTo(MetadataRecordSerde.TYPE_PRODUCER_IDS);
+        assertThat(buf.get()).as("record version").isEqualTo((byte) 0);
+        assertThat(buf.getInt()).as("body length").isEqualTo(4 + 8);
+        assertThat(buf.getInt()).as("brokerId").isEqualTo(7);
+        assertThat(buf.getLong()).as("nextProducerId").isEqualTo(0x0102_0304_0506_0708L);
+        assertThat(buf.hasRemaining()).isFalse();
+        assertThat(MetadataRecordSerde.decode(ByteBuffer.wrap(bytes))).containsExactly(record);
     }
 }

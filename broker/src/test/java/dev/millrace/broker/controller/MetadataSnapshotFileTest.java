@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 class MetadataSnapshotFileTest {
@@ -99,5 +100,28 @@ class MetadataSnapshotFileTest {
         assertThatThrownBy(() -> MetadataSnapshotFile.read(file))
                 .isInstanceOf(MetadataCodecException.class)
                 .hasMessageContaining("batch length");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldKeepTheNextProducerIdWhenWrittenAndRead() throws Exception {
+        MetadataImageBuilder builder = new MetadataImageBuilder(sampleImage());
+        builder.replay(new ProducerIdsRecord(1, 1000));
+        builder.replay(new ProducerIdsRecord(2, 2000));
+        MetadataImage image = builder.build(43);
+
+        MetadataImage read = MetadataSnapshotFile.read(MetadataSnapshotFile.write(dir, image));
+
+        assertThat(read).isEqualTo(image);
+        assertThat(read.nextProducerId()).isEqualTo(2000);
+        assertThat(MetadataSnapshotFile.toRecords(image)).filteredOn(ProducerIdsRecord.class::isInstance)
+                .containsExactly(new ProducerIdsRecord(-1, 2000));
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWriteNoProducerIdsRecordWhenNoIdWasAllocated() {
+        assertThat(sampleImage().nextProducerId()).isZero();
+        assertThat(MetadataSnapshotFile.toRecords(sampleImage())).noneMatch(ProducerIdsRecord.class::isInstance);
     }
 }

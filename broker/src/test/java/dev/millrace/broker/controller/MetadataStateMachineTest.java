@@ -15,6 +15,7 @@ import com.alipay.sofa.jraft.error.RaftError;
 
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
+import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 class MetadataStateMachineTest {
@@ -121,5 +122,50 @@ class MetadataStateMachineTest {
         assertThat(next).isNotDone();
         stateMachine.onLeaderStart(5);
         assertThat(next).isCompletedWithValue(5L);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldAdvanceTheNextProducerIdWhenProducerIdsRecordsAreApplied() {
+        assertThat(stateMachine.image().nextProducerId()).isZero();
+        ScriptedIterator iter = new ScriptedIterator(1)
+                .add(batch(new ProducerIdsRecord(1, 1000)), null)
+                .add(batch(new TopicRecord("t", ID), new ProducerIdsRecord(2, 2000)), null);
+
+        stateMachine.onApply(iter);
+
+        assertThat(iter.rollbackStatus()).isNull();
+        assertThat(stateMachine.image().appliedIndex()).isEqualTo(2);
+        assertThat(stateMachine.image().nextProducerId()).isEqualTo(2000);
+        assertThat(stateMachine.image().topics()).containsOnlyKeys("t");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldStopAndRollBackWhenProducerIdsRecordMovesTheNextIdBackwards() {
+        ScriptedIterator iter = new ScriptedIterator(1)
+                .add(batch(new ProducerIdsRecord(1, 2000)), null)
+                .add(batch(new TopicRecord("t", ID), new ProducerIdsRecord(2, 1000)), null);
+
+        stateMachine.onApply(iter);
+
+        assertThat(iter.rollbackIndex()).isEqualTo(2);
+        assertThat(iter.rollbackStatus().getRaftError()).isEqualTo(RaftError.ESTATEMACHINE);
+        assertThat(iter.rollbackStatus().getErrorMsg()).contains("next producer id is already 2000");
+        assertThat(stateMachine.image().nextProducerId()).isEqualTo(2000);
+        assertThat(stateMachine.image().topics()).as("the whole entry is rolled back").isEmpty();
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldStopAndRollBackWhenProducerIdsRecordDoesNotAdvanceTheNextId() {
+        ScriptedIterator iter = new ScriptedIterator(1)
+                .add(batch(new ProducerIdsRecord(1, 1000)), null)
+                .add(batch(new ProducerIdsRecord(1, 1000)), null);
+
+        stateMachine.onApply(iter);
+
+        assertThat(iter.rollbackIndex()).isEqualTo(2);
+        assertThat(stateMachine.image().nextProducerId()).isEqualTo(1000);
     }
 }

@@ -141,10 +141,10 @@ class GroupCoordinatorAdminTest {
         assertThat(old.node().id()).isEqualTo(CoordinatorHarness.NODE.id());
 
         Coordinator txn = find((short) 6, CoordinatorType.TRANSACTION, "tx-1").coordinators().get(0);
-        assertThat(txn.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
-        assertThat(txn.errorMessage()).contains("transaction", "tx-1");
+        assertThat(txn.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(txn.errorMessage()).contains("transaction", "tx-1", "not supported");
         assertThat(find((short) 2, CoordinatorType.TRANSACTION, "tx-1").error())
-                .isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+                .isEqualTo(Errors.INVALID_REQUEST);
     }
 
     @Test

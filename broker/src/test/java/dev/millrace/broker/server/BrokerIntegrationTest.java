@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -348,17 +349,34 @@ class BrokerIntegrationTest {
     }
 
     @Test
-    void shouldFailADefaultIdempotentProducerClearlyUntilIdempotenceExists() {
+    void shouldStoreWhatADefaultIdempotentProducerSendsExactlyOnceAndRefuseTransactionsClearly() throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "2");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
                 new StringSerializer())) {
-            // the client finds no InitProducerId in ApiVersions and stops with UnsupportedVersionException
-            assertThatThrownBy(() -> producer.send(new ProducerRecord<>("idem", 0, null, "x")).get())
-                    .hasRootCauseInstanceOf(org.apache.kafka.common.errors.UnsupportedVersionException.class);
+            List<Future<RecordMetadata>> sends = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                sends.add(producer.send(new ProducerRecord<>("idem", 0, null, "v" + i)));
+            }
+            for (int i = 0; i < sends.size(); i++) {
+                assertThat(sends.get(i).get().offset()).isEqualTo(i);
+            }
+        }
+        try (KafkaConsumer<String, String> consumer = consumer()) {
+            TopicPartition tp = new TopicPartition("idem", 0);
+            consumer.assign(Set.of(tp));
+            consumer.seekToBeginning(Set.of(tp));
+            List<ConsumerRecord<String, String>> got = pollUntil(consumer, 2000);
+            assertThat(got).hasSize(2000);
+            assertThat(got.get(1999).value()).isEqualTo("v1999");
+        }
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-1");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
+        try (KafkaProducer<String, String> transactional = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            assertThatThrownBy(transactional::initTransactions).isInstanceOf(org.apache.kafka.common.KafkaException.class)
+                    .hasMessageContaining("transactions are not supported yet");
         }
     }
 
