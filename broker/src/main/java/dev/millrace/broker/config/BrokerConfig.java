@@ -36,6 +36,16 @@ public final class BrokerConfig {
     @Max(65535)
     int port = 9092;
 
+    @Setting(name = "advertised.host", doc = "Host clients are told to connect to (Metadata, FindCoordinator); "
+            + "empty means the listener's host.")
+    String advertisedHost = "";
+
+    @Setting(name = "advertised.port", doc = "Port clients are told to connect to; 0 means the listener's bound "
+            + "port. Set it when clients reach the broker through a proxy or port mapping.")
+    @Min(0)
+    @Max(65535)
+    int advertisedPort = 0;
+
     @Setting(name = "data.dir", doc = "Directory holding the partition logs and the metadata quorum's state.")
     @NotBlank
     String dataDir = "data";
@@ -121,6 +131,16 @@ public final class BrokerConfig {
 
     public int port() {
         return port;
+    }
+
+    /** The host clients should use: {@code advertised.host}, or the listener's host when that is empty. */
+    public String advertisedHost() {
+        return advertisedHost.isBlank() ? host : advertisedHost;
+    }
+
+    /** The port clients should use: {@code advertised.port}, or {@code boundPort} when that is 0. */
+    public int advertisedPort(int boundPort) {
+        return advertisedPort == 0 ? boundPort : advertisedPort;
     }
 
     public File dataDir() {

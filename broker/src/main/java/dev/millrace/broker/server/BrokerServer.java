@@ -111,10 +111,10 @@ public final class BrokerServer implements AutoCloseable {
         network = new KafkaServer(config.host(), config.port(), config.socketRequestMaxBytes(), handler,
                 KafkaApis.VERSIONS, requestExecutor);
         boundAddress = network.start();
-        selfNode.set(new Node(config.nodeId(), config.host(), boundAddress.getPort()));
+        selfNode.set(new Node(config.nodeId(), config.advertisedHost(), config.advertisedPort(boundAddress.getPort())));
         FetchPurgatory purgatory = new FetchPurgatory(timer);
-        MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.host(),
-                boundAddress.getPort());
+        MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
+                config.advertisedPort(boundAddress.getPort()));
         kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
                 config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
