@@ -9,6 +9,9 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
+import dev.millrace.bench.delay.TimerBenchmark;
+import dev.millrace.bench.delay.TimerComparison;
+
 /**
  * Runs the Millrace benchmarks with JMH and prints each Millrace figure beside the raw limit of
  * this machine measured in the same run ({@link RawComparison}).
@@ -76,6 +79,13 @@ public final class BenchMain {
         System.out.println("Markdown, for bench/RESULTS.md:");
         System.out.println();
         System.out.print(comparison.markdownTable());
+        if (results.stream().anyMatch(r -> r.getParams().getBenchmark().startsWith(TimerBenchmark.class.getName()))) {
+            TimerComparison timers = TimerComparison.of(results);
+            System.out.println();
+            System.out.print(timers.plainTable());
+            System.out.println();
+            System.out.print(timers.markdownTable());
+        }
     }
 
     private static void usage() {

@@ -7,10 +7,8 @@ import java.util.concurrent.DelayQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.Consumer;
 
 /**
@@ -31,32 +29,44 @@ import java.util.function.Consumer;
  * whoever calls {@link #advanceClock} (usually a {@link TimerReaper}) and of the executor. Delays go
  * up to {@link TimerTask#MAX_DELAY_MS}; with the defaults (1 ms, 20 slots) 30 days take 8 levels.
  *
- * <p>Threading: thread-safe. {@link #add} takes the read lock, so adds from many threads proceed
- * together; moving the clock and flushing buckets takes the write lock, so no add sees a wheel
- * half-way through a tick. {@link TimerTask#cancel()} takes no timer lock, only the lock of the
- * task's bucket. Calls to {@link #advanceClock} are serialized with each other. Tasks are handed to
- * the executor after the locks are released, so a task may add, cancel or even advance the timer.
- * The executor is either the timer's own single daemon thread or one the caller supplies (for
- * instance {@code Runnable::run}, to run tasks on the advancing thread), which must accept tasks
- * until {@link #close()} and which the timer never shuts down.
+ * <p>Threading: thread-safe, with a {@link StampedLock} used as a read/write lock. {@link #add}
+ * takes it for reading, so adds from many threads proceed together. Moving the clock takes it for
+ * writing, so that no add sees a wheel half-way through a tick, but only for O(levels): flushing
+ * the due bucket and re-adding its tasks then happens under the read lock, beside adds. That is
+ * safe because the slot being flushed is the current tick at every level, which no add can target
+ * until the clock moves again, and only the flushing thread moves it: calls to {@link
+ * #advanceClock} are serialized with each other. {@link TimerTask#cancel()} takes no timer lock,
+ * only the monitor of the task's bucket. Each bucket counts its own tasks, so no counter is shared
+ * between threads and {@link #size()} sums the buckets, in O(wheelSize x levels). Tasks are handed
+ * to the executor after every lock is released (the lock is never re-entered), so a task may add,
+ * cancel, advance or close the timer. The executor is either the timer's own single daemon thread
+ * or one the caller supplies (for instance {@code Runnable::run}, to run tasks on the advancing
+ * thread), which must accept tasks until {@link #close()} and which the timer never shuts down.
+ *
+ * <p>On {@link #close()}: tasks still in the wheel are cancelled and never run; tasks already
+ * handed to the executor still run, and close() waits for them when the executor is the timer's
+ * own (unless called from that thread); {@link #add} then throws {@link IllegalStateException}
+ * and {@link #advanceClock} returns false, after waiting out its timeout as an idle timer would.
  */
 public final class SystemTimer implements Timer {
 
     public static final long DEFAULT_TICK_MS = 1;
     public static final int DEFAULT_WHEEL_SIZE = 20;
 
+    private static final TimerTask[] NO_TASKS = new TimerTask[0];
+
     private final long tickMs;
     private final Time time;
     private final Executor executor;
     private final TaskExecutor ownedExecutor;
     private final DelayQueue<TimerTaskList> queue = new DelayQueue<>();
-    private final LongAdder taskCounter = new LongAdder();
     private final TimingWheel wheel;
-    private final Lock readLock;
-    private final Lock writeLock;
+    /** Read: adds and flushes. Write: moving the clock, closing. Never held while a task runs. */
+    private final StampedLock lock = new StampedLock();
     private final ReentrantLock advanceLock = new ReentrantLock();
     private final Consumer<TimerTask> reinsert = this::reinsert;
-    /** Tasks found due during one advance, handed to the executor once the lock is released; guarded by the write lock. */
+    private final Consumer<TimerTask> drop = TimerTask::cancel;
+    /** Tasks found due during one advance, handed over once the locks are released; guarded by advanceLock. */
     private final List<TimerTask> expired = new ArrayList<>();
     private volatile boolean closed;
 
@@ -67,8 +77,8 @@ public final class SystemTimer implements Timer {
 
     /** A timer that runs tasks on its own daemon thread named {@code executorThreadName}. */
     public SystemTimer(String executorThreadName, long tickMs, int wheelSize, Time time) {
-        this(tickMs, wheelSize, time, new TaskExecutor(Objects.requireNonNull(executorThreadName, "executorThreadName")),
-                true);
+        this(tickMs, wheelSize, time,
+                new TaskExecutor(Objects.requireNonNull(executorThreadName, "executorThreadName")), true);
     }
 
     /** A timer that runs tasks on the caller's executor, which it never shuts down. */
@@ -87,17 +97,14 @@ public final class SystemTimer implements Timer {
         this.time = Objects.requireNonNull(time, "time");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.ownedExecutor = owned ? (TaskExecutor) executor : null;
-        this.wheel = new TimingWheel(tickMs, wheelSize, time.hiResClockMs(), taskCounter, queue, time);
-        ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-        this.readLock = lock.readLock();
-        this.writeLock = lock.writeLock();
+        this.wheel = new TimingWheel(tickMs, wheelSize, time.hiResClockMs(), queue, time);
     }
 
     @Override
     public void add(TimerTask task) {
         Objects.requireNonNull(task, "task");
         boolean due;
-        readLock.lock();
+        long stamp = lock.readLock();
         try {
             if (closed) {
                 throw new IllegalStateException("Timer is closed, cannot add " + task);
@@ -111,7 +118,7 @@ public final class SystemTimer implements Timer {
                 due = !wheel.add(task) && task.tryExpire();
             }
         } finally {
-            readLock.unlock();
+            lock.unlockRead(stamp);
         }
         if (due) {
             handOver(task);
@@ -120,9 +127,8 @@ public final class SystemTimer implements Timer {
 
     @Override
     public boolean advanceClock(long timeoutMs) throws InterruptedException {
-        if (closed) {
-            return false;
-        }
+        // no early return when closed: the queue is then empty, so a caller looping on this waits
+        // out its timeout like on an idle timer instead of spinning
         TimerTask[] due;
         advanceLock.lockInterruptibly();
         try {
@@ -134,30 +140,51 @@ public final class SystemTimer implements Timer {
         } finally {
             advanceLock.unlock();
         }
+        RejectedExecutionException rejected = null;
         for (TimerTask task : due) {
-            handOver(task);
+            try {
+                handOver(task);
+            } catch (RejectedExecutionException e) {
+                if (rejected == null) {
+                    rejected = e;
+                }
+            }
+        }
+        if (rejected != null) {
+            throw rejected;
         }
         return due.length > 0;
     }
 
-    /** Flushes {@code first} and every other bucket due by now; returns the tasks found due. */
+    /**
+     * Flushes {@code first} and every other bucket due by now; returns the tasks found due. The
+     * clock moves under the write lock, which takes O(levels); the flush then runs under the read
+     * lock, beside adds: at every level, the slot of the bucket being flushed is the current tick,
+     * which no add can target until the clock moves again, and only this thread moves it.
+     */
     private TimerTask[] expireFrom(TimerTaskList first) {
-        writeLock.lock();
-        try {
-            if (closed) {
-                first.flush(TimerTask::cancel);
-                return new TimerTask[0];
+        for (TimerTaskList bucket = first; bucket != null; bucket = queue.poll()) {
+            long stamp = lock.writeLock();
+            try {
+                if (!closed) {
+                    wheel.advanceClock(bucket.expirationMs());
+                }
+            } finally {
+                lock.unlockWrite(stamp);
             }
-            for (TimerTaskList bucket = first; bucket != null; bucket = queue.poll()) {
-                wheel.advanceClock(bucket.expirationMs());
-                bucket.flush(reinsert);
+            stamp = lock.readLock();
+            try {
+                bucket.flush(closed ? drop : reinsert);
+            } finally {
+                lock.unlockRead(stamp);
             }
-            TimerTask[] due = expired.toArray(new TimerTask[0]);
-            expired.clear();
-            return due;
-        } finally {
-            writeLock.unlock();
         }
+        if (expired.isEmpty()) {
+            return NO_TASKS;
+        }
+        TimerTask[] due = expired.toArray(NO_TASKS);
+        expired.clear();
+        return due;
     }
 
     /** A task from a flushed bucket: into a finer bucket, or due. Cancelled tasks are dropped. */
@@ -167,14 +194,15 @@ public final class SystemTimer implements Timer {
         }
     }
 
+    /** Runs the task on the executor; one the executor refuses is cancelled, and the refusal rethrown unless closed. */
     private void handOver(TimerTask task) {
         try {
             executor.execute(task::fire);
         } catch (RejectedExecutionException e) {
+            task.cancel();
             if (!closed) {
                 throw e;
             }
-            task.cancel();
         }
     }
 
@@ -184,12 +212,12 @@ public final class SystemTimer implements Timer {
 
     @Override
     public int size() {
-        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, taskCounter.sum()));
+        return (int) Math.min(Integer.MAX_VALUE, wheel.size());
     }
 
     @Override
     public void close() {
-        writeLock.lock();
+        long stamp = lock.writeLock();
         try {
             if (closed) {
                 return;
@@ -198,10 +226,10 @@ public final class SystemTimer implements Timer {
             List<TimerTaskList> buckets = new ArrayList<>(queue);
             queue.clear();
             for (TimerTaskList bucket : buckets) {
-                bucket.flush(TimerTask::cancel);
+                bucket.flush(drop);
             }
         } finally {
-            writeLock.unlock();
+            lock.unlockWrite(stamp);
         }
         if (ownedExecutor != null) {
             ownedExecutor.close();

@@ -24,10 +24,15 @@ public interface Timer extends AutoCloseable {
      * work. Zero or less does not wait.
      *
      * @return true if at least one task was handed to the executor
+     * @throws java.util.concurrent.RejectedExecutionException if the executor refused a due task;
+     *         every due task is still offered to it, and those refused are cancelled
      */
     boolean advanceClock(long timeoutMs) throws InterruptedException;
 
-    /** The number of tasks waiting in the wheel: added, not yet due, not cancelled. */
+    /**
+     * The number of tasks waiting: added, not yet due, not cancelled. Exact when nothing runs
+     * concurrently; meant for metrics and tests, not for hot paths.
+     */
     int size();
 
     /**

@@ -19,10 +19,12 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Invariants: a task is linked into at most one bucket of one timer, and only while it is
  * {@code PENDING} (or for a moment after a concurrent cancel, which unlinks it). {@link #run()} is
- * called at most once per add, never before {@link #expirationMs} and never after a {@link
- * #cancel()} that returned true. Adding a task that is pending moves it: it leaves its bucket in
- * O(1) and gets a new due time; a run already handed to the executor for the earlier add is then
- * skipped, unless the new due time has also passed by the time it starts.
+ * called at most once per add, never before the delay has passed and never after a {@link
+ * #cancel()} that returned true. It runs on the timer's executor, never on the thread that adds
+ * the task; an exception it throws is logged (through {@link System.Logger}) and dropped. Adding a
+ * task that is pending moves it: it leaves its bucket in O(1) and gets a new due time; a run
+ * already handed to the executor for the earlier add is then skipped, unless the new due time has
+ * also passed by the time it starts.
  *
  * <p>Threading: {@link #cancel()} and {@link #isCancelled()} may be called from any thread at any
  * time, also while the timer is expiring the task. A cancel racing with an add of the same task
@@ -57,7 +59,7 @@ public abstract class TimerTask implements Runnable {
     }
 
     private final long delayMs;
-    private volatile int state = NEW;
+    private volatile int state; // NEW, without a volatile write in the constructor
     private volatile TimerTaskList list;
 
     /** When the task is due, on the timer's monotonic clock, rounded up to the timer's tick. */

@@ -3,7 +3,6 @@ package dev.millrace.delay;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -17,10 +16,11 @@ import java.util.function.Consumer;
  *
  * <p>The bucket is {@link Delayed}: its expiration is the start of the tick it currently stands
  * for, and the timer's {@code DelayQueue} hands it out when the timer's clock reaches that time.
- * Invariants: every task linked here has {@code list == this}; the shared task counter counts
- * linked tasks; the expiration is {@link #NOT_SCHEDULED} from a flush until the next add, and the
- * wheel changes it only when it is not queued (a bucket is reused for a later tick only after it was
- * flushed), so the queue's order is never disturbed.
+ * Invariants: every task linked here has {@code list == this}, and {@code taskCount} counts them
+ * (a count per bucket rather than one per timer, so that threads adding and cancelling in
+ * different buckets share no counter); the expiration is {@link #NOT_SCHEDULED} from a flush
+ * until the next add, and the wheel changes it only when the bucket is not queued (a bucket is
+ * reused for a later tick only after it was flushed), so the queue's order is never disturbed.
  *
  * <p>Threading: thread-safe. Links change only under this object's monitor; {@link #flush} detaches
  * the whole list under the monitor and hands the tasks out after releasing it.
@@ -32,11 +32,11 @@ final class TimerTaskList implements Delayed {
 
     private final TimerTask root = new Sentinel();
     private final AtomicLong expirationMs = new AtomicLong(NOT_SCHEDULED);
-    private final LongAdder taskCounter;
     private final Time time;
+    /** Tasks linked here; guarded by this object's monitor. */
+    private int taskCount;
 
-    TimerTaskList(LongAdder taskCounter, Time time) {
-        this.taskCounter = taskCounter;
+    TimerTaskList(Time time) {
         this.time = time;
         root.next = root;
         root.prev = root;
@@ -56,7 +56,7 @@ final class TimerTaskList implements Delayed {
             task.prev = tail;
             tail.next = task;
             root.prev = task;
-            taskCounter.increment();
+            taskCount++;
         }
         if (task.isCancelled()) {
             // cancelled between being armed and being linked: its cancel may have missed the link
@@ -75,7 +75,7 @@ final class TimerTaskList implements Delayed {
         task.next = null;
         task.prev = null;
         task.releaseList();
-        taskCounter.decrement();
+        taskCount--;
     }
 
     /**
@@ -93,13 +93,11 @@ final class TimerTaskList implements Delayed {
             root.prev.next = null;
             root.next = root;
             root.prev = root;
-            int count = 0;
             for (TimerTask task = first; task != null; task = task.next) {
                 task.prev = null;
                 task.releaseList();
-                count++;
             }
-            taskCounter.add(-count);
+            taskCount = 0;
         }
         // the detached chain is private to this thread: no bucket owns it, and adds wait for the flush
         TimerTask task = first;
@@ -122,6 +120,11 @@ final class TimerTaskList implements Delayed {
 
     long expirationMs() {
         return expirationMs.get();
+    }
+
+    /** The number of tasks linked here. */
+    synchronized int size() {
+        return taskCount;
     }
 
     /** For tests: whether no task is linked. */

@@ -1,7 +1,6 @@
 package dev.millrace.delay;
 
 import java.util.concurrent.DelayQueue;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One level of a hierarchical timing wheel: {@code wheelSize} buckets of {@code tickMs} each, so
@@ -11,18 +10,16 @@ import java.util.concurrent.atomic.LongAdder;
  * finer wheels (or run), so a task is moved at most once per level over its life.
  *
  * <pre>
- *   tick 1 ms, wheel size 20; each level is created the first time a task needs it
+ *   tick 1 ms, wheel size 20; each level above 0 is created the first time a task needs it
  *
- *   level 2   tick 400 ms  span  8 s     [ 0 | 1 | 2 | ... | 19 ]
- *                                          one slot of level 2 = the whole span of level 1
- *   level 1   tick  20 ms  span 400 ms   [ 0 | 1 | 2 | ... | 19 ]
- *                                          one slot of level 1 = the whole span of level 0
- *   level 0   tick   1 ms  span 20 ms    [ 0 | 1 | 2 | ... | 19 ]
- *                                                |
- *             slot = (dueMs / tickMs) % wheelSize  v
- *                              ┌─▶ root ⇄ task ⇄ task ⇄ ... ─┐   TimerTaskList, keyed in the
- *                              └─────────────────────────────┘   timer's DelayQueue by the start
- *                                                                of its tick
+ *   level 2   tick 400 ms   span 8 s      [ 0 | 1 | 2 | ... | 19 ]   one slot = all of level 1
+ *   level 1   tick  20 ms   span 400 ms   [ 0 | 1 | 2 | ... | 19 ]   one slot = all of level 0
+ *   level 0   tick   1 ms   span 20 ms    [ 0 | 1 | 2 | ... | 19 ]
+ *                                                   │  slot = (dueMs / tickMs) % wheelSize
+ *                                                   ▼
+ *                         ┌─▶ root ⇄ task ⇄ task ⇄ ... ─┐   a TimerTaskList; while it holds
+ *                         └─────────────────────────────┘   tasks it waits in the timer's
+ *                                                           DelayQueue, keyed by its tick
  *
  *   levels needed for a delay D: the smallest L with tickMs * wheelSize^(L+1) > D;
  *   30 days at 1 ms x 20 takes levels 0..7 (level 7 spans 296 days)
@@ -37,8 +34,10 @@ import java.util.concurrent.atomic.LongAdder;
  * Long.MAX_VALUE}, so the top level always accepts and the wheel count stays bounded.
  *
  * <p>Threading: guarded by {@link SystemTimer}'s read/write lock. {@link #add} runs under the read
- * lock, from many threads at once: buckets synchronize themselves and the overflow wheel is created
- * once, under this wheel's monitor. {@link #advanceClock} runs under the write lock, alone.
+ * lock, from many threads at once (callers of {@code Timer.add}, and the thread re-adding the tasks
+ * of a flushed bucket): buckets synchronize themselves and the overflow wheel is created once, under
+ * this wheel's monitor. {@link #advanceClock} runs under the write lock, alone; {@code
+ * currentTimeMs} is therefore a plain field.
  */
 final class TimingWheel {
 
@@ -47,23 +46,20 @@ final class TimingWheel {
     private final long intervalMs;
     private final TimerTaskList[] buckets;
     private final DelayQueue<TimerTaskList> queue;
-    private final LongAdder taskCounter;
     private final Time time;
     private long currentTimeMs;
     private volatile TimingWheel overflowWheel;
 
-    TimingWheel(long tickMs, int wheelSize, long startMs, LongAdder taskCounter, DelayQueue<TimerTaskList> queue,
-            Time time) {
+    TimingWheel(long tickMs, int wheelSize, long startMs, DelayQueue<TimerTaskList> queue, Time time) {
         this.tickMs = tickMs;
         this.wheelSize = wheelSize;
         this.intervalMs = saturatedMultiply(tickMs, wheelSize);
         this.queue = queue;
-        this.taskCounter = taskCounter;
         this.time = time;
         this.currentTimeMs = startMs - Math.floorMod(startMs, tickMs);
         this.buckets = new TimerTaskList[wheelSize];
         for (int i = 0; i < wheelSize; i++) {
-            buckets[i] = new TimerTaskList(taskCounter, time);
+            buckets[i] = new TimerTaskList(time);
         }
     }
 
@@ -115,6 +111,16 @@ final class TimingWheel {
         return currentTimeMs;
     }
 
+    /** The number of tasks linked into this wheel and the wheels above it: O(wheelSize * levels). */
+    long size() {
+        long size = 0;
+        for (TimerTaskList bucket : buckets) {
+            size += bucket.size();
+        }
+        TimingWheel overflow = overflowWheel;
+        return overflow == null ? size : size + overflow.size();
+    }
+
     /** For tests: the number of levels from this one up, overflow wheels created so far included. */
     int levels() {
         TimingWheel overflow = overflowWheel;
@@ -127,7 +133,7 @@ final class TimingWheel {
             synchronized (this) {
                 overflow = overflowWheel;
                 if (overflow == null) {
-                    overflow = new TimingWheel(intervalMs, wheelSize, currentTimeMs, taskCounter, queue, time);
+                    overflow = new TimingWheel(intervalMs, wheelSize, currentTimeMs, queue, time);
                     overflowWheel = overflow;
                 }
             }

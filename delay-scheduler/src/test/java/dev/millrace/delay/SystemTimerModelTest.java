@@ -44,7 +44,8 @@ class SystemTimerModelTest {
         Random random = new Random(seed);
         long tickMs = new long[] {1, 1, 1, 2, 7, 10}[random.nextInt(6)];
         int wheelSize = new int[] {2, 3, 8, 20, 20, 64}[random.nextInt(6)];
-        MockTime time = new MockTime(TimeUnit.MILLISECONDS.toNanos(random.nextInt(1_000_000)) + random.nextInt(1_000_000));
+        long startNanos = TimeUnit.MILLISECONDS.toNanos(random.nextInt(1_000_000)) + random.nextInt(1_000_000);
+        MockTime time = new MockTime(startNanos);
         List<String> log = new ArrayList<>();
         List<Modelled> tasks = new ArrayList<>();
         try (SystemTimer timer = new SystemTimer(tickMs, wheelSize, time, Runnable::run)) {
@@ -133,7 +134,7 @@ class SystemTimerModelTest {
             super(name, delayMs, time, log);
         }
 
-        /** Added at {@code nowMs}: due at once for a delay of zero or less (the executor runs inline), else at the tick. */
+        /** Added at {@code nowMs}: runs at once for a delay of zero or less (inline executor), else at its tick. */
         void armed(long nowMs, long tickMs) {
             if (delayMs() <= 0) {
                 expectedRuns++;

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -312,11 +313,29 @@ class SystemTimerTest {
         assertThat(pending.isCancelled()).isTrue();
         assertThat(timer.size()).isZero();
         assertThat(timer.advanceClock(0)).isFalse();
+        assertThat(timer.advanceClock(1)).as("waits out the timeout, returns false").isFalse();
         assertThatThrownBy(() -> timer.add(task("late", 1)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
         advance(1000);
         assertThat(pending.runs).hasValue(0);
+    }
+
+    @Test
+    void shouldCancelTasksTheExecutorRefusesAndReportTheRefusal() {
+        timer = new SystemTimer(1, 20, time, command -> {
+            throw new RejectedExecutionException("full");
+        });
+        RecordingTask first = task("first", 10);
+        RecordingTask second = task("second", 10);
+        timer.add(first);
+        timer.add(second);
+        time.advanceMs(10);
+
+        assertThatThrownBy(() -> timer.advanceClock(0)).isInstanceOf(RejectedExecutionException.class);
+        assertThat(first.isCancelled()).isTrue();
+        assertThat(second.isCancelled()).as("offered too, despite the first refusal").isTrue();
+        assertThatThrownBy(() -> timer.add(task("now", 0))).isInstanceOf(RejectedExecutionException.class);
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,26 +13,25 @@ import org.junit.jupiter.api.Timeout;
 class TimerTaskListTest {
 
     private final MockTime time = new MockTime();
-    private final LongAdder counter = new LongAdder();
-    private final TimerTaskList bucket = new TimerTaskList(counter, time);
+    private final TimerTaskList bucket = new TimerTaskList(time);
     private final List<String> log = new ArrayList<>();
 
     @Test
     void shouldLinkAndUnlinkAnyTaskAndKeepTheCount() {
         List<RecordingTask> tasks = armedTasks(5);
         tasks.forEach(bucket::add);
-        assertThat(counter.sum()).isEqualTo(5);
+        assertThat(bucket.size()).isEqualTo(5);
 
         bucket.remove(tasks.get(2), false);
         bucket.remove(tasks.get(0), false);
         bucket.remove(tasks.get(4), false);
         bucket.remove(tasks.get(4), false);
-        assertThat(counter.sum()).isEqualTo(2);
+        assertThat(bucket.size()).isEqualTo(2);
         assertThat(tasks.get(2).list()).isNull();
 
         assertThat(flushNames()).containsExactly("t1", "t3");
         assertThat(bucket.isEmpty()).isTrue();
-        assertThat(counter.sum()).isZero();
+        assertThat(bucket.size()).isZero();
     }
 
     @Test
@@ -57,7 +55,7 @@ class TimerTaskListTest {
 
     @Test
     void shouldRefuseATaskLinkedIntoAnotherBucket() {
-        TimerTaskList other = new TimerTaskList(counter, time);
+        TimerTaskList other = new TimerTaskList(time);
         RecordingTask task = armedTasks(1).get(0);
         assertThat(other.add(task)).isTrue();
         assertThat(bucket.add(task)).isFalse();
@@ -75,7 +73,7 @@ class TimerTaskListTest {
 
         assertThat(task.cancel()).isTrue();
         assertThat(task.list()).isNull();
-        assertThat(counter.sum()).isZero();
+        assertThat(bucket.size()).isZero();
     }
 
     @Test
@@ -99,7 +97,7 @@ class TimerTaskListTest {
 
     @Test
     void shouldOrderBucketsByExpiration() {
-        TimerTaskList later = new TimerTaskList(counter, time);
+        TimerTaskList later = new TimerTaskList(time);
         bucket.setExpiration(10);
         later.setExpiration(20);
         assertThat(bucket.compareTo(later)).isNegative();
