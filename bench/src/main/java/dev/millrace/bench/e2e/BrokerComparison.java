@@ -29,9 +29,10 @@ import java.util.concurrent.TimeUnit;
  * for each broker in turn, never both at once, a tool JVM runs each scenario ({@link Scenario}):
  * produce with acks=1 and with acks=all unthrottled, produce at a fixed rate (acks=all) for
  * latency, its first tenth left out of the latency figures as the tool's warmup, and consume the
- * acks=1 topic with a consumer group. Every producer uses
- * {@code enable.idempotence=false} on both brokers, since Millrace does not take idempotent
- * producers yet. Before the measured runs each broker gets an unmeasured warmup run; before each
+ * acks=1 topic with a consumer group. Producers use {@code enable.idempotence=false} on both
+ * brokers, except the "idempotent" run (acks=all with {@code enable.idempotence=true}), so the
+ * other runs compare the same non-idempotent path as before idempotence existed. Before the
+ * measured runs each broker gets an unmeasured warmup run; before each
  * measured run the page cache is flushed ({@code sync}) so that one run's writeback does not land
  * in the next. The order alternates per scenario (the first scenario loads Millrace first, the
  * second Kafka first, and so on; {@code --kafka-first} swaps) so that neither broker always gets
@@ -383,7 +384,7 @@ public final class BrokerComparison {
         System.out.println("  broker JVMs (both): " + String.join(" ", BROKER_JVM) + "; tool JVMs: "
                 + String.join(" ", PerfTool.TOOL_JVM.subList(0, 3)));
         System.out.println("  topics: " + options.partitions() + " partition(s), replication factor 1; records of "
-                + options.recordSize() + " B; producers: enable.idempotence=false on both brokers");
+                + options.recordSize() + " B; producers: enable.idempotence=false except in the idempotent run");
         System.out.println("  order: alternating per run, starting with " + firstOrder().get(0) + "; warmup "
                 + String.format(Locale.ROOT, "%,d", options.warmupRecords()) + " records per broker; "
                 + "sync before each measured run");
@@ -434,7 +435,7 @@ public final class BrokerComparison {
         System.out.println("  --warmup-records N    unmeasured warmup per broker, 0 for none (default 100,000)");
         System.out.println("  --record-size B       bytes per record value (default 1024)");
         System.out.println("  --partitions N        partitions per topic, the same on both (default 1)");
-        System.out.println("  --runs LIST           of acks1,acksall,fixed,consume (default all; consume "
+        System.out.println("  --runs LIST           of acks1,acksall,idempotent,fixed,consume (default all; consume "
                 + "alone fills its topic first)");
         System.out.println("  --brokers LIST        of millrace,kafka (default both)");
         System.out.println("  --kafka-first         start the alternation with Kafka (default Millrace)");

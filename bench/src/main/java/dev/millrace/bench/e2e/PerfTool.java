@@ -28,16 +28,19 @@ final class PerfTool {
     private PerfTool() {
     }
 
-    /** ProducerPerformance's arguments; {@code warmup} records (0 for none) are left out of its steady state. */
+    /**
+     * ProducerPerformance's arguments; {@code warmup} records (0 for none) are left out of its steady
+     * state; {@code idempotence} sets the producer's enable.idempotence.
+     */
     static List<String> producerArgs(String bootstrap, String topic, long records, long warmup, int recordSize,
-                                     long throughput, String acks) {
+                                     long throughput, String acks, boolean idempotence) {
         List<String> args = new ArrayList<>(List.of(PRODUCER, "--bootstrap-server", bootstrap, "--topic", topic,
                 "--num-records", Long.toString(records)));
         if (warmup > 0) {
             args.addAll(List.of("--warmup-records", Long.toString(warmup)));
         }
         args.addAll(List.of("--record-size", Integer.toString(recordSize), "--throughput", Long.toString(throughput),
-                "--command-property", "acks=" + acks, "enable.idempotence=false"));
+                "--command-property", "acks=" + acks, "enable.idempotence=" + idempotence));
         return args;
     }
 

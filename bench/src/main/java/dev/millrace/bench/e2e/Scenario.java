@@ -17,6 +17,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
     enum Kind {
         ACKS_1("acks1"),
         ACKS_ALL("acksall"),
+        IDEMPOTENT("idempotent"),
         FIXED_RATE("fixed"),
         CONSUME("consume");
 
@@ -36,7 +37,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
                     return kind;
                 }
             }
-            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, fixed, consume)");
+            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, fixed, consume)");
         }
     }
 
@@ -50,6 +51,9 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
             case ACKS_ALL -> new Scenario(kind, String.format(Locale.ROOT,
                     "produce, acks=all, unthrottled: %,d records of %d B", records, recordSize),
                     "e2e-acksall", records, 0, -1, "all");
+            case IDEMPOTENT -> new Scenario(kind, String.format(Locale.ROOT,
+                    "produce, acks=all, enable.idempotence=true, unthrottled: %,d records of %d B", records,
+                    recordSize), "e2e-idempotent", records, 0, -1, "all");
             case FIXED_RATE -> new Scenario(kind, String.format(Locale.ROOT,
                     "produce, acks=all, fixed rate %,d records/s: %,d records of %d B, latency after the first %,d",
                     fixedRate, fixedRecords, recordSize, fixedRecords / 10), "e2e-fixed", fixedRecords,
@@ -78,7 +82,8 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
     }
 
     List<String> toolArgs(String bootstrap, int recordSize, String group) {
-        return producer() ? PerfTool.producerArgs(bootstrap, topic, records, warmup, recordSize, throughput, acks)
+        return producer() ? PerfTool.producerArgs(bootstrap, topic, records, warmup, recordSize, throughput, acks,
+                kind == Kind.IDEMPOTENT)
                 : PerfTool.consumerArgs(bootstrap, topic, records, group);
     }
 
