@@ -3,11 +3,6 @@ package dev.millrace.bench;
 import java.util.Collection;
 
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 import dev.millrace.bench.delay.TimerBenchmark;
 import dev.millrace.bench.delay.TimerComparison;
@@ -28,13 +23,12 @@ import dev.millrace.bench.delay.TimerComparison;
  */
 public final class BenchMain {
 
-    static final String[] FORK_JVM_ARGS = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"};
     private static final String ALL = "dev\\.millrace\\.bench\\.";
 
     private BenchMain() {
     }
 
-    public static void main(String[] args) throws RunnerException {
+    public static void main(String[] args) {
         boolean quick = false;
         String filter = ALL;
         for (String arg : args) {
@@ -51,27 +45,7 @@ public final class BenchMain {
                 filter = arg;
             }
         }
-        ChainedOptionsBuilder options = new OptionsBuilder()
-                .include(filter)
-                .forks(1)
-                .jvmArgs(FORK_JVM_ARGS)
-                .jvmArgsAppend("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"))
-                .shouldFailOnError(true);
-        if (quick) {
-            options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
-                    .measurementIterations(3).measurementTime(TimeValue.seconds(1));
-        } else {
-            options.warmupIterations(3).warmupTime(TimeValue.seconds(3))
-                    .measurementIterations(5).measurementTime(TimeValue.seconds(3));
-        }
-        Collection<RunResult> results;
-        try {
-            results = new Runner(options.build()).run();
-        } catch (RunnerException e) {
-            System.err.println("Benchmark run failed: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
+        Collection<RunResult> results = JmhRuns.run(filter, quick, 1);
         RawComparison comparison = RawComparison.of(results);
         System.out.println();
         System.out.print(comparison.plainTable());

@@ -3,11 +3,8 @@ package dev.millrace.bench.delay;
 import java.util.Collection;
 
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
+
+import dev.millrace.bench.JmhRuns;
 
 /**
  * Runs {@link TimerBenchmark} with JMH and prints the timing wheel's throughput beside
@@ -25,8 +22,6 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public final class TimerBenchMain {
 
-    private static final String[] FORK_JVM_ARGS = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"};
-
     private TimerBenchMain() {
     }
 
@@ -42,26 +37,8 @@ public final class TimerBenchMain {
                 System.exit(2);
             }
         }
-        ChainedOptionsBuilder options = new OptionsBuilder()
-                .include(TimerBenchmark.class.getName().replace(".", "\\.") + "\\.")
-                .forks(1)
-                .jvmArgs(FORK_JVM_ARGS)
-                .shouldFailOnError(true);
-        if (quick) {
-            options.warmupIterations(1).warmupTime(TimeValue.seconds(2))
-                    .measurementIterations(3).measurementTime(TimeValue.seconds(2));
-        } else {
-            options.warmupIterations(3).warmupTime(TimeValue.seconds(3))
-                    .measurementIterations(5).measurementTime(TimeValue.seconds(3));
-        }
-        Collection<RunResult> results;
-        try {
-            results = new Runner(options.build()).run();
-        } catch (RunnerException e) {
-            System.err.println("Benchmark run failed: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
+        Collection<RunResult> results = JmhRuns.run(TimerBenchmark.class.getName().replace(".", "\\.") + "\\.",
+                quick, 2);
         TimerComparison comparison = TimerComparison.of(results);
         System.out.println();
         System.out.print(comparison.plainTable());
