@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * acks=1 topic with a consumer group. Producers use {@code enable.idempotence=false} on both
  * brokers, except the "idempotent" run (acks=all with {@code enable.idempotence=true}), so the
  * other runs compare the same non-idempotent path as before idempotence existed. Before the
- * measured runs each broker gets an unmeasured warmup run; before each
+ * measured runs each broker gets an unmeasured warmup run of 1,000,000 records (with 100,000 the
+ * first seconds of each measured run were still warming up and set its p99); before each
  * measured run the page cache is flushed ({@code sync}) so that one run's writeback does not land
  * in the next. The order alternates per scenario (the first scenario loads Millrace first, the
  * second Kafka first, and so on; {@code --kafka-first} swaps) so that neither broker always gets
@@ -146,7 +147,7 @@ public final class BrokerComparison {
                     records != null ? records : quick ? 100_000 : 1_000_000,
                     fixedRecords != null ? fixedRecords : quick ? 30_000 : 300_000,
                     fixedRate,
-                    warmup != null ? warmup : quick ? 20_000 : 100_000,
+                    warmup != null ? warmup : quick ? 20_000 : 1_000_000,
                     recordSize, partitions, runs, brokers, kafkaFirst, home,
                     peerClasspath != null ? peerClasspath : home.resolve("bench/target/kafka-peer.classpath"),
                     keep);
@@ -432,7 +433,7 @@ public final class BrokerComparison {
         System.out.println("  --records N           records per unthrottled run and consume (default 1,000,000)");
         System.out.println("  --fixed-records N     records of the fixed-rate run (default 300,000)");
         System.out.println("  --fixed-rate R        records/s of the fixed-rate run (default 10,000)");
-        System.out.println("  --warmup-records N    unmeasured warmup per broker, 0 for none (default 100,000)");
+        System.out.println("  --warmup-records N    unmeasured warmup per broker, 0 for none (default 1,000,000)");
         System.out.println("  --record-size B       bytes per record value (default 1024)");
         System.out.println("  --partitions N        partitions per topic, the same on both (default 1)");
         System.out.println("  --runs LIST           of acks1,acksall,idempotent,fixed,consume (default all; consume "
