@@ -104,6 +104,7 @@ public final class LogConfig extends AbstractConfig {
     private final long deleteRetentionMs;
     private final TimestampType timestampType;
     private final long fileDeleteDelayMs;
+    private final int minInsyncReplicas;
 
     /**
      * @param props setting name to value, as strings or typed values; absent settings take their default
@@ -135,6 +136,7 @@ public final class LogConfig extends AbstractConfig {
         timestampType = getString(MESSAGE_TIMESTAMP_TYPE).equals("LogAppendTime")
                 ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
         fileDeleteDelayMs = getLong(FILE_DELETE_DELAY_MS);
+        minInsyncReplicas = getInt(MIN_INSYNC_REPLICAS);
     }
 
     /** The configuration with every setting at its default. */
@@ -203,5 +205,9 @@ public final class LogConfig extends AbstractConfig {
 
     public long fileDeleteDelayMs() {
         return fileDeleteDelayMs;
+    }
+
+    public int minInsyncReplicas() {
+        return minInsyncReplicas;
     }
 }

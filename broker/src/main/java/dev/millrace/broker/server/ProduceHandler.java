@@ -75,7 +75,7 @@ final class ProduceHandler {
                             + " is transactional: transactions are not supported yet");
                 }
             }
-            if (acks == -1 && partition.isrSize() < partition.log().config().getInt("min.insync.replicas")) {
+            if (acks == -1 && partition.isrSize() < partition.log().config().minInsyncReplicas()) {
                 throw new NotEnoughReplicasException("The ISR of " + tp + " has " + partition.isrSize()
                         + " replica(s), below min.insync.replicas");
             }
