@@ -78,6 +78,22 @@ public final class BrokerConfig {
     @Max(1000)
     int offsetsTopicNumPartitions = 50;
 
+    @Setting(name = "transaction.state.log.num.partitions", doc = "Partitions of the internal __transaction_state "
+            + "topic, where the transaction coordinator keeps each transactional id's state.")
+    @Min(1)
+    @Max(1000)
+    int transactionStateLogNumPartitions = 50;
+
+    @Setting(name = "transaction.max.timeout.ms", doc = "Largest transaction.timeout.ms a producer may ask for; "
+            + "a larger one fails InitProducerId with INVALID_TRANSACTION_TIMEOUT.")
+    @Min(1)
+    int transactionMaxTimeoutMs = 900_000;
+
+    @Setting(name = "transaction.abort.timed.out.transaction.cleanup.interval.ms", doc = "How often the "
+            + "transaction coordinator aborts transactions open longer than their timeout.")
+    @Min(1)
+    long transactionAbortTimedOutTransactionCleanupIntervalMs = 10_000;
+
     @Setting(name = "group.initial.rebalance.delay.ms", doc = "How long the first rebalance of an empty consumer "
             + "group waits for more members to join.")
     @Min(0)
@@ -169,6 +185,18 @@ public final class BrokerConfig {
 
     public int offsetsTopicNumPartitions() {
         return offsetsTopicNumPartitions;
+    }
+
+    public int transactionStateLogNumPartitions() {
+        return transactionStateLogNumPartitions;
+    }
+
+    public int transactionMaxTimeoutMs() {
+        return transactionMaxTimeoutMs;
+    }
+
+    public long transactionAbortTimedOutTransactionCleanupIntervalMs() {
+        return transactionAbortTimedOutTransactionCleanupIntervalMs;
     }
 
     public int groupInitialRebalanceDelayMs() {

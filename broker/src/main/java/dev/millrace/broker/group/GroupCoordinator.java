@@ -50,6 +50,8 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 import org.apache.kafka.common.utils.Utils;
 
@@ -160,14 +162,41 @@ public final class GroupCoordinator implements AutoCloseable {
 
     public CompletableFuture<OffsetFetchResponse> handleOffsetFetch(OffsetFetchRequest request, short apiVersion) {
         List<OffsetFetchRequestGroup> groups = request.groups();
+        boolean requireStable = request.requireStable();
         List<CompletableFuture<OffsetFetchResponseGroup>> parts = new ArrayList<>(groups.size());
         for (OffsetFetchRequestGroup group : groups) {
             GroupShard shard = shardFor(group.groupId());
             parts.add(shard.submit(error -> OffsetsHandler.groupError(group.groupId(), error),
-                    result -> result.complete(shard.offsetsHandler.fetch(group, apiVersion))));
+                    result -> result.complete(shard.offsetsHandler.fetch(group, apiVersion, requireStable))));
         }
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(ignored ->
                 OffsetFetchResponses.build(groups, parts.stream().map(CompletableFuture::join).toList(), apiVersion));
+    }
+
+    /** TxnOffsetCommit: offsets committed in a producer's transaction, pending until its marker. */
+    public CompletableFuture<TxnOffsetCommitResponse> handleTxnOffsetCommit(TxnOffsetCommitRequest request) {
+        GroupShard shard = shardFor(request.data().groupId());
+        return shard.submit(error -> new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(request.data(), error)),
+                result -> result.complete(new TxnOffsetCommitResponse(shard.txnOffsetsHandler.handle(request.data()))));
+    }
+
+    /**
+     * A transaction marker was written to {@code __consumer_offsets} partition {@code partition}:
+     * the producer's pending transactional offsets there take effect (commit) or are dropped (abort).
+     * Runs on the shard; the future completes when applied.
+     */
+    public CompletableFuture<Void> onTransactionMarker(int partition, long producerId, boolean commit) {
+        GroupShard shard = shards[partition];
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            shard.executor().execute(() -> {
+                shard.completeTransaction(producerId, commit);
+                done.complete(null);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            done.complete(null);
+        }
+        return done;
     }
 
     public CompletableFuture<DescribeGroupsResponse> handleDescribeGroups(DescribeGroupsRequest request,
@@ -215,7 +244,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 });
     }
 
-    /** FindCoordinator: this broker for groups; transactions and share groups are not served yet. */
+    /** FindCoordinator: this broker for groups and transactions; share groups are not served yet. */
     public CompletableFuture<FindCoordinatorResponse> handleFindCoordinator(FindCoordinatorRequest request,
                                                                             short apiVersion) {
         FindCoordinatorRequestData data = request.data();
@@ -253,11 +282,13 @@ public final class GroupCoordinator implements AutoCloseable {
                         .setPort(node.port());
             }
             case TRANSACTION -> {
-                // not retriable on purpose: a transactional producer fails at initTransactions() with this
-                // message instead of retrying until max.block.ms
-                return coordinatorError(coordinator, Errors.INVALID_REQUEST,
-                        "This broker has no transaction coordinator yet: transactional id " + key
-                                + " cannot be served (transactions are not supported yet)");
+                if (key == null || key.isEmpty()) {
+                    return coordinatorError(coordinator, Errors.INVALID_REQUEST,
+                            "The transactional id must not be empty");
+                }
+                Node node = localNode.get();
+                return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.id()).setHost(node.host())
+                        .setPort(node.port());
             }
             default -> {
                 return coordinatorError(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "This broker has no "

@@ -3,6 +3,7 @@ package dev.millrace.broker.group;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
@@ -35,6 +36,35 @@ final class GroupLoader {
      * @throws IllegalStateException if a record is corrupt
      */
     static long replay(PartitionLog partitionLog, int partition, Consumer<GroupRecord> replay) {
+        return replay(partitionLog, partition, new Replayer() {
+            @Override
+            public void record(GroupRecord record, long transactionalProducerId) {
+                replay.accept(record);
+            }
+
+            @Override
+            public void marker(long producerId, boolean commit) {
+            }
+        });
+    }
+
+    /** What a load does with the records: plain ones, those of a transaction, and transaction markers. */
+    interface Replayer {
+        /** A record; {@code transactionalProducerId} is the producer's id if it was written in a transaction, else -1. */
+        void record(GroupRecord record, long transactionalProducerId);
+
+        /** The end of {@code producerId}'s transaction on this partition. */
+        void marker(long producerId, boolean commit);
+    }
+
+    /**
+     * Feeds every record of {@code partitionLog} to {@code replayer}, in offset order, with the
+     * transaction markers in between.
+     *
+     * @return the number of records replayed
+     * @throws IllegalStateException if a record is corrupt
+     */
+    static long replay(PartitionLog partitionLog, int partition, Replayer replayer) {
         long endOffset = partitionLog.logEndOffset();
         long nextOffset = partitionLog.logStartOffset();
         long count = 0;
@@ -45,10 +75,18 @@ final class GroupLoader {
                 if (batch.lastOffset() < nextOffset) {
                     continue;
                 }
-                if (!batch.isControlBatch()) {
+                if (batch.isControlBatch()) {
+                    for (Record record : batch) {
+                        ControlRecordType type = ControlRecordType.parse(record.key());
+                        if (type == ControlRecordType.COMMIT || type == ControlRecordType.ABORT) {
+                            replayer.marker(batch.producerId(), type == ControlRecordType.COMMIT);
+                        }
+                    }
+                } else {
+                    long producerId = batch.isTransactional() ? batch.producerId() : -1;
                     for (Record record : batch) {
                         if (record.offset() >= nextOffset && record.offset() < endOffset) {
-                            count += replayOne(record, partition, replay);
+                            count += replayOne(record, partition, r -> replayer.record(r, producerId));
                         }
                     }
                 }

@@ -21,8 +21,11 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.log.AppendOrigin;
 
 /**
  * The groups of one {@code __consumer_offsets} partition and everything that serves them: the group
@@ -61,6 +64,7 @@ final class GroupShard {
     final JoinGroupHandler joinHandler;
     final MembershipHandler membershipHandler;
     final OffsetsHandler offsetsHandler;
+    final TxnOffsetsHandler txnOffsetsHandler;
     final GroupAdminHandler adminHandler;
 
     GroupShard(int partition, CoordinatorContext context, Executor delegate) {
@@ -71,6 +75,7 @@ final class GroupShard {
         this.joinHandler = new JoinGroupHandler(this, rebalancer);
         this.membershipHandler = new MembershipHandler(this, rebalancer);
         this.offsetsHandler = new OffsetsHandler(this, rebalancer);
+        this.txnOffsetsHandler = new TxnOffsetsHandler(this);
         this.adminHandler = new GroupAdminHandler(this);
     }
 
@@ -197,8 +202,30 @@ final class GroupShard {
         }
     }
 
+    /**
+     * Appends transactional offset commits in {@code producerId}'s transaction and holds them as
+     * pending until the transaction's marker ({@link #completeTransaction}).
+     *
+     * @throws org.apache.kafka.common.errors.InvalidProducerEpochException if the producer is fenced here
+     */
+    void appendTransactional(List<GroupRecord.OffsetCommit> records, long producerId, short producerEpoch) {
+        appendBatch(new ArrayList<>(records), producerId, producerEpoch);
+        for (GroupRecord.OffsetCommit record : records) {
+            offsets.replayPending(producerId, record);
+        }
+    }
+
+    /** A transaction marker reached this shard's partition: its pending offsets apply or vanish. */
+    void completeTransaction(long producerId, boolean commit) {
+        offsets.completeTransaction(producerId, commit);
+    }
+
     /** Appends {@code records} as one batch to this shard's partition; returns once the log has them. */
     void append(List<GroupRecord> records) {
+        appendBatch(records, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+    }
+
+    private void appendBatch(List<GroupRecord> records, long producerId, short producerEpoch) {
         long nowMs = nowMs();
         List<byte[]> keys = new ArrayList<>(records.size());
         List<byte[]> values = new ArrayList<>(records.size());
@@ -210,13 +237,15 @@ final class GroupShard {
             values.add(value);
             estimate += key.length + (value == null ? 0 : value.length) + 32;
         }
-        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(estimate), Compression.NONE,
-                TimestampType.CREATE_TIME, 0L);
+        boolean transactional = producerId != RecordBatch.NO_PRODUCER_ID;
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(estimate), RecordBatch.CURRENT_MAGIC_VALUE,
+                Compression.NONE, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producerId, producerEpoch,
+                RecordBatch.NO_SEQUENCE, transactional, RecordBatch.NO_PARTITION_LEADER_EPOCH);
         for (int i = 0; i < keys.size(); i++) {
             builder.append(nowMs, keys.get(i), values.get(i));
         }
         context.offsetsTopic().log(partition).appendAsLeader(builder.build(),
-                context.offsetsTopic().leaderEpoch(partition));
+                context.offsetsTopic().leaderEpoch(partition), AppendOrigin.COORDINATOR);
     }
 
     /** The error a client gets when an append of this shard failed. */
@@ -260,7 +289,22 @@ final class GroupShard {
         executor.execute(() -> {
             try {
                 long startMs = context.time().hiResClockMs();
-                long count = GroupLoader.replay(context.offsetsTopic().log(partition), partition, this::replay);
+                long count = GroupLoader.replay(context.offsetsTopic().log(partition), partition,
+                        new GroupLoader.Replayer() {
+                            @Override
+                            public void record(GroupRecord record, long transactionalProducerId) {
+                                if (transactionalProducerId >= 0 && record instanceof GroupRecord.OffsetCommit offset) {
+                                    offsets.replayPending(transactionalProducerId, offset);
+                                } else {
+                                    replay(record);
+                                }
+                            }
+
+                            @Override
+                            public void marker(long producerId, boolean commit) {
+                                offsets.completeTransaction(producerId, commit);
+                            }
+                        });
                 for (String groupId : offsets.groupIds()) {
                     groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, nowMs()));
                 }

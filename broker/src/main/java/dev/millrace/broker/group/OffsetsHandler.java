@@ -166,6 +166,15 @@ final class OffsetsHandler {
 
     /** The committed offsets of one group: all of them when {@code request.topics()} is null. */
     OffsetFetchResponseGroup fetch(OffsetFetchRequestGroup request, short apiVersion) {
+        return fetch(request, apiVersion, false);
+    }
+
+    /**
+     * Like {@link #fetch(OffsetFetchRequestGroup, short)}; with {@code requireStable} (read-committed
+     * consumers, KIP-447) a partition whose offset an open transaction is committing answers
+     * UNSTABLE_OFFSET_COMMIT, which the client retries, instead of an offset that may change.
+     */
+    OffsetFetchResponseGroup fetch(OffsetFetchRequestGroup request, short apiVersion, boolean requireStable) {
         String groupId = request.groupId();
         if (groupId == null) {
             return groupError(groupId, Errors.INVALID_GROUP_ID);
@@ -175,6 +184,9 @@ final class OffsetsHandler {
         OffsetsStore offsets = shard.offsets();
         if (request.topics() == null) {
             Map<String, OffsetFetchResponseTopics> byTopic = new LinkedHashMap<>();
+            if (requireStable && offsets.hasPending(groupId)) {
+                return groupError(groupId, Errors.UNSTABLE_OFFSET_COMMIT);
+            }
             for (Map.Entry<TopicPartition, CommittedOffset> e : offsets.all(groupId).entrySet()) {
                 String name = e.getKey().topic();
                 Optional<Uuid> topicId = byId ? shard.topicIds().idOf(name) : Optional.of(Uuid.ZERO_UUID);
@@ -194,6 +206,9 @@ final class OffsetsHandler {
             for (int index : topic.partitionIndexes()) {
                 if (name == null) {
                     outTopic.partitions().add(partition(index, null).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                } else if (requireStable && offsets.hasPending(groupId, new TopicPartition(name, index))) {
+                    outTopic.partitions().add(partition(index, null)
+                            .setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()));
                 } else {
                     outTopic.partitions().add(partition(index, offsets.get(groupId, new TopicPartition(name, index))));
                 }

@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>flush the log, so every segment the pass rewrites lies below the recovery point and is never
  *       re-validated with the contiguity rule of non-compacted logs;</li>
- *   <li>scan all inactive segments (the active one is never cleaned) into a map from key to the
- *       offset of its latest record;</li>
+ *   <li>scan the inactive segments (the active one is never cleaned) that lie below the first
+ *       unstable offset (no open transaction's data is compacted) into a map from key to the offset
+ *       of its latest record; batches of aborted transactions are left out of the map and dropped
+ *       from the output, transaction markers are always kept, and the cleaned segment keeps the
+ *       aborted-transaction index entries of the segments it replaces;</li>
  *   <li>group consecutive segments whose cleaned data fits one segment, and rewrite each group into
  *       {@code <base>.log.cleaned}, keeping a record only if it is the latest for its key. A
  *       tombstone (null value) survives until {@code delete.retention.ms} after the first pass that
@@ -69,7 +72,7 @@ public final class LogCleaner {
         if (!config.compact()) {
             return Result.SKIPPED;
         }
-        List<LogSegment> cleanable = partitionLog.inactiveSegments();
+        List<LogSegment> cleanable = stableSegments(partitionLog, partitionLog.inactiveSegments());
         if (cleanable.isEmpty()) {
             return Result.SKIPPED;
         }
@@ -80,8 +83,10 @@ public final class LogCleaner {
             return Result.SKIPPED;
         }
         partitionLog.flush();
-        Map<ByteBuffer, Long> latest = buildOffsetMap(cleanable);
-        LatestValueFilter filter = new LatestValueFilter(latest, nowMs, config.deleteRetentionMs());
+        AbortedRanges aborted = new AbortedRanges(partitionLog.collectAbortedTransactions(
+                cleanable.get(0).baseOffset(), cleanableEnd));
+        Map<ByteBuffer, Long> latest = buildOffsetMap(cleanable, aborted);
+        LatestValueFilter filter = new LatestValueFilter(latest, aborted, nowMs, config.deleteRetentionMs());
         long bytesBefore = 0;
         long bytesAfter = 0;
         int groups = 0;
@@ -107,11 +112,27 @@ public final class LogCleaner {
         return new Result(cleanable.size(), groups, bytesBefore, bytesAfter);
     }
 
-    private static Map<ByteBuffer, Long> buildOffsetMap(List<LogSegment> segments) {
+    /**
+     * The leading inactive segments that lie wholly below the first unstable offset: data of an open
+     * transaction is not compacted, since whether it counts is not decided yet.
+     */
+    private static List<LogSegment> stableSegments(PartitionLog partitionLog, List<LogSegment> inactive) {
+        long firstUnstable = partitionLog.firstUnstableOffset();
+        if (firstUnstable < 0) {
+            return inactive;
+        }
+        int stable = 0;
+        while (stable < inactive.size() && partitionLog.nextSegmentBaseOffset(inactive.get(stable)) <= firstUnstable) {
+            stable++;
+        }
+        return inactive.subList(0, stable);
+    }
+
+    private static Map<ByteBuffer, Long> buildOffsetMap(List<LogSegment> segments, AbortedRanges aborted) {
         Map<ByteBuffer, Long> latest = new HashMap<>();
         for (LogSegment segment : segments) {
             for (FileChannelRecordBatch batch : segment.records().batches()) {
-                if (batch.isControlBatch()) {
+                if (batch.isControlBatch() || aborted.contains(batch)) {
                     continue;
                 }
                 for (Record record : batch) {
@@ -177,6 +198,9 @@ public final class LogCleaner {
         try {
             for (LogSegment segment : group) {
                 copyRetained(segment, cleaned, filter, config);
+                for (AbortedTxn txn : segment.txnIndex().entries()) {
+                    cleaned.txnIndex().append(txn);
+                }
             }
             cleaned.onBecomeInactive();
             cleaned.flush();
@@ -229,21 +253,26 @@ public final class LogCleaner {
      */
     private static final class LatestValueFilter extends RecordFilter {
         private final Map<ByteBuffer, Long> latest;
+        private final AbortedRanges aborted;
         private long nextTombstoneHorizonMs = Long.MAX_VALUE;
 
-        LatestValueFilter(Map<ByteBuffer, Long> latest, long nowMs, long deleteRetentionMs) {
+        LatestValueFilter(Map<ByteBuffer, Long> latest, AbortedRanges aborted, long nowMs, long deleteRetentionMs) {
             super(nowMs, deleteRetentionMs);
             this.latest = latest;
+            this.aborted = aborted;
         }
 
         @Override
         protected BatchRetentionResult checkBatchRetention(RecordBatch batch) {
+            if (aborted.contains(batch)) {
+                return new BatchRetentionResult(BatchRetention.DELETE, false);
+            }
             return new BatchRetentionResult(BatchRetention.DELETE_EMPTY, false);
         }
 
         @Override
         protected boolean shouldRetainRecord(RecordBatch batch, Record record) {
-            if (!record.hasKey()) {
+            if (batch.isControlBatch() || !record.hasKey()) {
                 return true;
             }
             Long latestOffset = latest.get(record.key());
@@ -259,6 +288,35 @@ public final class LogCleaner {
                 nextTombstoneHorizonMs = Math.min(nextTombstoneHorizonMs, horizon);
             }
             return true;
+        }
+    }
+
+    /**
+     * Data batches of aborted transactions: never visible to read-committed consumers, so compaction
+     * drops them and does not let them hide an older committed value of their keys. Markers are kept.
+     */
+    private static final class AbortedRanges {
+        private final Map<Long, List<AbortedTxn>> byProducer = new HashMap<>();
+
+        AbortedRanges(List<AbortedTxn> txns) {
+            for (AbortedTxn txn : txns) {
+                byProducer.computeIfAbsent(txn.producerId(), id -> new java.util.ArrayList<>()).add(txn);
+            }
+        }
+
+        boolean contains(RecordBatch batch) {
+            if (!batch.isTransactional() || batch.isControlBatch()) {
+                return false;
+            }
+            List<AbortedTxn> txns = byProducer.get(batch.producerId());
+            if (txns != null) {
+                for (AbortedTxn txn : txns) {
+                    if (batch.baseOffset() >= txn.firstOffset() && batch.lastOffset() < txn.lastOffset()) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
     }
 }

@@ -17,7 +17,7 @@ import java.io.File;
  *    clean-shutdown                    present only from a clean close to the next open
  *    leader-epoch-checkpoint           reserved: leader epoch -> start offset (replication)
  *    00000000000000052119.snapshot     producer state as of that offset (ProducerStateSnapshotFile)
- *    00000000000000052119.txnindex     reserved: aborted-transaction index of that segment (transactions)
+ *    00000000000000052119.txnindex     aborted transactions with their marker in that segment (TransactionIndex)
  *    *.deleted                         segment files waiting file.delete.delay.ms before removal
  *    *.cleaned, *.swap                 compaction output being written / being swapped in (LogCleaner)
  * </pre>
@@ -56,6 +56,10 @@ public final class LogFiles {
 
     static File timeIndexFile(File dir, long baseOffset) {
         return new File(dir, filenamePrefix(baseOffset) + TIME_INDEX_SUFFIX);
+    }
+
+    static File txnIndexFile(File dir, long baseOffset) {
+        return new File(dir, filenamePrefix(baseOffset) + TXN_INDEX_SUFFIX);
     }
 
     /** The base offset in a file name such as {@code 00000000000000000042.log.swap}. */

@@ -183,13 +183,14 @@ final class LogLoader {
                 }
                 long offset = LogFiles.offsetFromFileName(name);
                 boolean segmentFile = name.endsWith(LogFiles.LOG_SUFFIX) || name.endsWith(LogFiles.INDEX_SUFFIX)
-                        || name.endsWith(LogFiles.TIME_INDEX_SUFFIX);
+                        || name.endsWith(LogFiles.TIME_INDEX_SUFFIX) || name.endsWith(LogFiles.TXN_INDEX_SUFFIX);
                 if (segmentFile && offset >= base && offset <= Math.max(base, last)) {
                     log.info("Deleting {}: replaced by compacted segment {}", file, swap);
                     Files.delete(file.toPath());
                 }
             }
-            for (String suffix : List.of(LogFiles.LOG_SUFFIX, LogFiles.INDEX_SUFFIX, LogFiles.TIME_INDEX_SUFFIX)) {
+            for (String suffix : List.of(LogFiles.LOG_SUFFIX, LogFiles.INDEX_SUFFIX, LogFiles.TIME_INDEX_SUFFIX,
+                    LogFiles.TXN_INDEX_SUFFIX)) {
                 File swapped = new File(dir, LogFiles.filenamePrefix(base) + suffix + LogFiles.SWAP_SUFFIX);
                 if (swapped.exists()) {
                     Files.move(swapped.toPath(), LogFiles.withSuffix(swapped, LogFiles.SWAP_SUFFIX, "").toPath());

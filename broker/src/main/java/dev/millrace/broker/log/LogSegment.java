@@ -19,12 +19,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One segment of a partition log: the batches from {@code baseOffset} up to the next segment's base
- * offset, in {@code <baseOffset>.log}, with its {@link OffsetIndex} and {@link TimeIndex}.
+ * offset, in {@code <baseOffset>.log}, with its {@link OffsetIndex}, {@link TimeIndex} and
+ * {@link TransactionIndex}.
  *
  * <pre>
  *  00000000000000001000.log        [batch][batch][batch]...   RecordBatch v2, back to back
  *  00000000000000001000.index      offsets -> positions, one entry per index.interval.bytes
  *  00000000000000001000.timeindex  max timestamp so far -> offset
+ *  00000000000000001000.txnindex   aborted transactions whose abort marker is in this segment
  * </pre>
  *
  * <p>Threading: appends, truncation, recovery and roll-related calls come from the log's single
@@ -38,6 +40,7 @@ final class LogSegment implements Closeable {
     private final FileRecords records;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
+    private final TransactionIndex txnIndex;
     private final long baseOffset;
     private final int indexIntervalBytes;
     private final long createdMs;
@@ -46,11 +49,12 @@ final class LogSegment implements Closeable {
     private volatile long offsetOfMaxTimestampSoFar;
     private volatile long rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
 
-    LogSegment(FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex, long baseOffset,
-               int indexIntervalBytes, long createdMs) {
+    LogSegment(FileRecords records, OffsetIndex offsetIndex, TimeIndex timeIndex, TransactionIndex txnIndex,
+               long baseOffset, int indexIntervalBytes, long createdMs) {
         this.records = records;
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
+        this.txnIndex = txnIndex;
         this.baseOffset = baseOffset;
         this.indexIntervalBytes = indexIntervalBytes;
         this.createdMs = createdMs;
@@ -77,7 +81,9 @@ final class LogSegment implements Closeable {
                 suffix), baseOffset, config.segmentIndexBytes());
         TimeIndex timeIndex = new TimeIndex(LogFiles.withSuffix(LogFiles.timeIndexFile(dir, baseOffset), "", suffix),
                 baseOffset, config.segmentIndexBytes());
-        return new LogSegment(records, offsetIndex, timeIndex, baseOffset, config.indexIntervalBytes(),
+        TransactionIndex txnIndex = new TransactionIndex(LogFiles.withSuffix(LogFiles.txnIndexFile(dir, baseOffset),
+                "", suffix));
+        return new LogSegment(records, offsetIndex, timeIndex, txnIndex, baseOffset, config.indexIntervalBytes(),
                 time.milliseconds());
     }
 
@@ -103,6 +109,10 @@ final class LogSegment implements Closeable {
 
     TimeIndex timeIndex() {
         return timeIndex;
+    }
+
+    TransactionIndex txnIndex() {
+        return txnIndex;
     }
 
     long maxTimestampSoFar() {
@@ -261,6 +271,7 @@ final class LogSegment implements Closeable {
         if (truncated > 0) {
             records.truncateTo(validBytes);
         }
+        txnIndex.truncateTo(expectedNext);
         return truncated;
     }
 
@@ -301,13 +312,15 @@ final class LogSegment implements Closeable {
         records.flush();
         offsetIndex.flush();
         timeIndex.flush();
+        txnIndex.flush();
     }
 
-    /** Renames all three files by appending {@code suffix} (e.g. {@code .deleted}). */
+    /** Renames all four files by appending {@code suffix} (e.g. {@code .deleted}). */
     void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
         records.renameTo(LogFiles.withSuffix(records.file(), oldSuffix, newSuffix));
         offsetIndex.renameTo(LogFiles.withSuffix(offsetIndex.file(), oldSuffix, newSuffix));
         timeIndex.renameTo(LogFiles.withSuffix(timeIndex.file(), oldSuffix, newSuffix));
+        txnIndex.renameTo(LogFiles.withSuffix(txnIndex.file(), oldSuffix, newSuffix));
     }
 
     @Override
@@ -317,6 +330,7 @@ final class LogSegment implements Closeable {
         }
         offsetIndex.close();
         timeIndex.close();
+        txnIndex.close();
         records.close();
     }
 
@@ -324,12 +338,14 @@ final class LogSegment implements Closeable {
     void closeHandles() throws IOException {
         offsetIndex.closeWithoutTrim();
         timeIndex.closeWithoutTrim();
+        txnIndex.close();
         records.channel().close();
     }
 
     void closeAndDelete() throws IOException {
         offsetIndex.closeAndDelete();
         timeIndex.closeAndDelete();
+        txnIndex.closeAndDelete();
         records.close();
         Files.deleteIfExists(records.file().toPath());
     }

@@ -14,6 +14,7 @@ import java.util.function.BiPredicate;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -71,6 +72,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long logStartOffset;
     private volatile long lastFlushMs;
     private volatile boolean closed;
+    /** First offset of the oldest open transaction, or -1; published after each append under the lock. */
+    private volatile long firstUnstableOffset = -1;
     private volatile Throwable offlineCause;
 
     private PartitionLog(File dir, LogConfig config, Time time, Scheduler scheduler, LogLoader.LoadedLog loaded) {
@@ -116,7 +119,10 @@ public final class PartitionLog implements AutoCloseable {
             for (RecordBatch batch : read(next, 1 << 20, true).records().batches()) {
                 if (batch.lastOffset() >= next) {
                     if (batch.hasProducerId()) {
-                        producerState.update(batch);
+                        ProducerStateManager.CompletedTxn txn = producerState.update(batch);
+                        if (txn != null && txn.aborted()) {
+                            indexAbortedIfMissing(txn);
+                        }
                         replayed++;
                     }
                     next = batch.nextOffset();
@@ -128,6 +134,7 @@ public final class PartitionLog implements AutoCloseable {
                 break;
             }
         }
+        publishFirstUnstableOffset();
         if (from < end) {
             log.info("Replayed offsets {}..{} of {} into the producer state ({} idempotent batches, {} producers)",
                     from, end - 1, dir.getName(), replayed, producerState.producerCount());
@@ -206,12 +213,21 @@ public final class PartitionLog implements AutoCloseable {
      *         written and the original offsets come back with {@link LogAppendInfo#duplicate()} set
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+        return appendAsLeader(records, leaderEpoch, AppendOrigin.CLIENT);
+    }
+
+    /**
+     * Appends as the partition leader on behalf of {@code origin}; see {@link AppendOrigin} for what
+     * the coordinators may write that clients may not (transaction markers).
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch, AppendOrigin origin) {
         LogConfig cfg = config;
         BatchValidator.ValidBatches valid = BatchValidator.validate(records, cfg, true);
         LogAppendInfo info;
         synchronized (lock) {
             checkWritable();
-            LogAppendInfo duplicate = valid.hasProducerIds() ? producerState.checkLeaderAppend(valid.batches()) : null;
+            LogAppendInfo duplicate = valid.hasProducerIds()
+                    ? producerState.checkLeaderAppend(valid.batches(), origin) : null;
             if (duplicate != null) {
                 info = duplicate;
             } else {
@@ -219,7 +235,7 @@ public final class PartitionLog implements AutoCloseable {
                         cfg.timestampType());
                 write(info, records, cfg);
                 if (valid.hasProducerIds()) {
-                    producerState.update(valid.batches());
+                    applyProducerState(valid.batches());
                 }
             }
         }
@@ -244,11 +260,94 @@ public final class PartitionLog implements AutoCloseable {
             }
             write(info, records, cfg);
             if (valid.hasProducerIds()) {
-                producerState.update(valid.batches());
+                applyProducerState(valid.batches());
             }
         }
         maybeAwaitFlush(info.lastOffset() + 1, cfg);
         return info;
+    }
+
+    /** Applies written batches to the producer state and indexes the transactions they aborted. */
+    private void applyProducerState(List<? extends RecordBatch> batches) {
+        for (ProducerStateManager.CompletedTxn txn : producerState.update(batches)) {
+            if (txn.aborted()) {
+                indexAborted(segments.lastEntry().getValue(), txn);
+            }
+        }
+        publishFirstUnstableOffset();
+    }
+
+    private void publishFirstUnstableOffset() {
+        firstUnstableOffset = producerState.firstUnstableOffset().orElse(-1);
+    }
+
+    private void indexAborted(LogSegment segment, ProducerStateManager.CompletedTxn txn) {
+        long fuo = producerState.firstUnstableOffset().orElse(txn.markerOffset() + 1);
+        try {
+            segment.txnIndex().append(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.markerOffset(),
+                    Math.min(fuo, txn.markerOffset() + 1)));
+        } catch (IOException e) {
+            throw takeOffline("indexing the aborted transaction of producer " + txn.producerId() + " at offset "
+                    + txn.markerOffset() + " in " + segment.txnIndex().file(), e);
+        }
+    }
+
+    /** During replay: re-adds an abort that the segment's index lost (it was not flushed before a crash). */
+    private void indexAbortedIfMissing(ProducerStateManager.CompletedTxn txn) {
+        LogSegment segment = segments.floorEntry(txn.markerOffset()).getValue();
+        if (segment.txnIndex().lastMarkerOffset() < txn.markerOffset()) {
+            indexAborted(segment, txn);
+        }
+    }
+
+    /**
+     * The first offset of the oldest open transaction on this partition, or -1 if none is open. The
+     * last stable offset is this (when set) capped by the high watermark.
+     */
+    public long firstUnstableOffset() {
+        return firstUnstableOffset;
+    }
+
+    /**
+     * The aborted transactions that overlap {@code [fetchOffset, upperBound)}, in marker order: what a
+     * read-committed consumer needs to drop aborted batches from a fetch starting at {@code fetchOffset}
+     * and bounded by {@code upperBound} (the last stable offset).
+     */
+    public List<AbortedTxn> collectAbortedTransactions(long fetchOffset, long upperBound) {
+        List<AbortedTxn> out = new ArrayList<>();
+        Long from = segments.floorKey(fetchOffset);
+        for (LogSegment segment : segments.tailMap(from == null ? segments.firstKey() : from).values()) {
+            if (segment.txnIndex().collect(fetchOffset, upperBound, out)) {
+                break;
+            }
+        }
+        return out;
+    }
+
+    /** The open transactions by first offset with their producer ids (a snapshot, for describing producers). */
+    public Map<Long, Long> openTransactions() {
+        synchronized (lock) {
+            return producerState.openTransactions();
+        }
+    }
+
+    /** What this partition knows of each producer (for DescribeProducers). */
+    public List<ProducerSnapshot> producers() {
+        synchronized (lock) {
+            List<ProducerSnapshot> out = new ArrayList<>();
+            for (ProducerStateEntry entry : producerState.entries()) {
+                ProducerStateEntry.BatchMetadata last = entry.batches().isEmpty() ? null
+                        : entry.batches().stream().reduce((a, b) -> b).orElse(null);
+                out.add(new ProducerSnapshot(entry.producerId(), entry.producerEpoch(), entry.lastSequence(),
+                        last == null ? -1 : last.maxTimestamp(), entry.currentTxnFirstOffset()));
+            }
+            return out;
+        }
+    }
+
+    /** One producer as a partition knows it. */
+    public record ProducerSnapshot(long producerId, short epoch, int lastSequence, long lastTimestamp,
+                                   long currentTxnFirstOffset) {
     }
 
     private void write(LogAppendInfo info, MemoryRecords records, LogConfig cfg) {
@@ -374,6 +473,28 @@ public final class PartitionLog implements AutoCloseable {
             entry = segments.higherEntry(entry.getKey());
         }
         return new FetchDataInfo(end, MemoryRecords.EMPTY);
+    }
+
+    /**
+     * Like {@link #read(long, int, boolean)}, but returns only whole batches that end below
+     * {@code maxOffset} (exclusive): a read-committed fetch passes the last stable offset.
+     */
+    public FetchDataInfo read(long startOffset, int maxBytes, boolean minOneBatch, long maxOffset) {
+        FetchDataInfo info = read(startOffset, maxBytes, minOneBatch);
+        if (startOffset >= maxOffset) {
+            return new FetchDataInfo(info.fetchOffsetMetadata(), MemoryRecords.EMPTY);
+        }
+        if (!(info.records() instanceof FileRecords fileRecords)) {
+            return info;
+        }
+        int keep = 0;
+        for (RecordBatch batch : fileRecords.batches()) {
+            if (batch.lastOffset() >= maxOffset) {
+                return new FetchDataInfo(info.fetchOffsetMetadata(), fileRecords.slice(0, keep));
+            }
+            keep += batch.sizeInBytes();
+        }
+        return info;
     }
 
     /** The first record at or after the log start whose timestamp is at least {@code timestamp}. */

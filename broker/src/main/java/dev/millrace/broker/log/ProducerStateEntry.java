@@ -9,7 +9,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 /**
  * What the log remembers about one idempotent producer: its current epoch and the metadata of its
  * most recent batches (at most {@link #MAX_BATCHES}), oldest first, enough to recognise a retried
- * batch and to know the next expected sequence.
+ * batch and to know the next expected sequence; for a transactional producer also the first offset
+ * of its open transaction on this partition (which holds back the last stable offset).
  *
  * <p>Invariants: every remembered batch has the current epoch (an epoch change forgets the older
  * batches); batches are in append order, so the last one holds the producer's last sequence.
@@ -33,6 +34,7 @@ final class ProducerStateEntry {
 
     private final long producerId;
     private short producerEpoch;
+    private long currentTxnFirstOffset = -1;
     private final ArrayDeque<BatchMetadata> batches = new ArrayDeque<>(MAX_BATCHES + 1);
 
     ProducerStateEntry(long producerId, short producerEpoch) {
@@ -46,6 +48,23 @@ final class ProducerStateEntry {
 
     short producerEpoch() {
         return producerEpoch;
+    }
+
+    /** The first offset of this producer's open transaction on the partition, or -1 if none is open. */
+    long currentTxnFirstOffset() {
+        return currentTxnFirstOffset;
+    }
+
+    void currentTxnFirstOffset(long offset) {
+        this.currentTxnFirstOffset = offset;
+    }
+
+    /** Takes a newer epoch (from a transaction marker) and forgets the batches of the old one. */
+    void bumpEpoch(short epoch) {
+        if (epoch != producerEpoch) {
+            producerEpoch = epoch;
+            batches.clear();
+        }
     }
 
     /** The remembered batches, oldest first. */
@@ -92,7 +111,8 @@ final class ProducerStateEntry {
 
     @Override
     public String toString() {
-        return "ProducerStateEntry(producerId=" + producerId + ", epoch=" + producerEpoch + ", batches=" + batches
+        return "ProducerStateEntry(producerId=" + producerId + ", epoch=" + producerEpoch + ", txnFirstOffset="
+                + currentTxnFirstOffset + ", batches=" + batches
                 + ")";
     }
 }

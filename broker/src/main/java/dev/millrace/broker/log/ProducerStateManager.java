@@ -7,11 +7,15 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +40,15 @@ import org.slf4j.LoggerFactory;
  *       retention or a lost snapshot, and refusing it would wedge the producer (as Kafka does since
  *       2.x). Duplicates of batches older than the known state are then not detected.</li>
  * </ul>
- * A follower append ({@link #checkFollowerAppend}) is only checked for a lower epoch: the leader has
+ * Transactions: a transactional data batch opens a transaction for its producer if none is open
+ * (its base offset becomes the transaction's first offset); a control batch (commit or abort marker,
+ * written only by the coordinators, see {@link AppendOrigin}) closes it and may carry a newer epoch,
+ * which fences the producer's older epochs on this partition. The smallest first offset of the open
+ * transactions is the partition's first unstable offset ({@link #firstUnstableOffset}), which
+ * bounds the last stable offset that read-committed consumers may read up to. Coordinator batches
+ * (markers, transactional offset commits) carry no sequence and skip the sequence rules.
+ *
+ * <p>A follower append ({@link #checkFollowerAppend}) is only checked for a lower epoch: the leader has
  * already checked sequences and its log is the truth. Replaying the log at load checks nothing.
  * Checks never change the state; {@link #update} applies batches once they are written.
  *
@@ -55,6 +67,12 @@ final class ProducerStateManager {
 
     private final File dir;
     private final Map<Long, ProducerStateEntry> producers = new HashMap<>();
+    /** First offset of each open transaction -> its producer id. */
+    private final TreeMap<Long, Long> openTransactions = new TreeMap<>();
+
+    /** A transaction that a marker closed on this partition. */
+    record CompletedTxn(long producerId, long firstOffset, long markerOffset, boolean aborted) {
+    }
 
     /** The epoch and last sequence a producer reaches within an append that is being checked. */
     private record Pending(short epoch, int lastSequence) {
@@ -79,7 +97,7 @@ final class ProducerStateManager {
      * @return null if the batches are to be written; if every batch is a duplicate, what the
      *         original append wrote ({@link LogAppendInfo#duplicate()} set, no records or bytes)
      */
-    LogAppendInfo checkLeaderAppend(List<? extends RecordBatch> batches) {
+    LogAppendInfo checkLeaderAppend(List<? extends RecordBatch> batches, AppendOrigin origin) {
         Map<Long, Pending> pending = null;
         ProducerStateEntry.BatchMetadata firstDuplicate = null;
         ProducerStateEntry.BatchMetadata lastDuplicate = null;
@@ -92,8 +110,19 @@ final class ProducerStateManager {
                 continue;
             }
             long producerId = batch.producerId();
-            requireSequence(batch);
             ProducerStateEntry entry = producers.get(producerId);
+            if (origin == AppendOrigin.COORDINATOR) {
+                fresh++;
+                if (entry != null && batch.producerEpoch() < entry.producerEpoch()) {
+                    throw fenced(producerId, batch.producerEpoch(), entry.producerEpoch());
+                }
+                continue;
+            }
+            if (batch.isControlBatch()) {
+                throw new InvalidRecordException("Batch at base offset " + batch.baseOffset() + " of producer "
+                        + producerId + " is a control batch; only transaction coordinators write markers");
+            }
+            requireSequence(batch);
             Pending earlier = pending == null ? null : pending.get(producerId);
             if (earlier == null && entry != null) {
                 ProducerStateEntry.BatchMetadata duplicate = entry.findDuplicate(batch.producerEpoch(),
@@ -180,20 +209,80 @@ final class ProducerStateManager {
                 + ", which is older than its current epoch " + currentEpoch + ": the producer is fenced");
     }
 
-    /** Applies written batches (which carry their offsets); batches without a producer id are skipped. */
-    void update(Iterable<? extends RecordBatch> batches) {
+    /**
+     * Applies written batches (which carry their offsets); batches without a producer id are skipped.
+     *
+     * @return the transactions that markers among the batches closed, in marker order (often empty)
+     */
+    List<CompletedTxn> update(Iterable<? extends RecordBatch> batches) {
+        List<CompletedTxn> completed = List.of();
         for (RecordBatch batch : batches) {
             if (batch.hasProducerId()) {
-                update(batch);
+                CompletedTxn txn = update(batch);
+                if (txn != null) {
+                    if (completed.isEmpty()) {
+                        completed = new java.util.ArrayList<>(1);
+                    }
+                    completed.add(txn);
+                }
             }
         }
+        return completed;
     }
 
-    /** Applies one written batch with a producer id, unchecked (log replay, and after checks passed). */
-    void update(RecordBatch batch) {
+    /**
+     * Applies one written batch with a producer id, unchecked (log replay, and after checks passed).
+     *
+     * @return the transaction the batch closed if it is a marker closing an open one, else null
+     */
+    CompletedTxn update(RecordBatch batch) {
         short epoch = batch.producerEpoch();
-        producers.computeIfAbsent(batch.producerId(), id -> new ProducerStateEntry(id, epoch))
-                .add(epoch, ProducerStateEntry.BatchMetadata.of(batch));
+        long producerId = batch.producerId();
+        ProducerStateEntry entry = producers.computeIfAbsent(producerId, id -> new ProducerStateEntry(id, epoch));
+        if (batch.isControlBatch()) {
+            if (epoch > entry.producerEpoch()) {
+                entry.bumpEpoch(epoch);
+            }
+            long first = entry.currentTxnFirstOffset();
+            if (first < 0) {
+                return null;
+            }
+            entry.currentTxnFirstOffset(-1);
+            openTransactions.remove(first);
+            return new CompletedTxn(producerId, first, batch.baseOffset(), isAbort(batch));
+        }
+        if (batch.baseSequence() >= 0) {
+            entry.add(epoch, ProducerStateEntry.BatchMetadata.of(batch));
+        } else if (epoch > entry.producerEpoch()) {
+            entry.bumpEpoch(epoch);
+        }
+        if (batch.isTransactional() && entry.currentTxnFirstOffset() < 0) {
+            entry.currentTxnFirstOffset(batch.baseOffset());
+            openTransactions.put(batch.baseOffset(), producerId);
+        }
+        return null;
+    }
+
+    private static boolean isAbort(RecordBatch batch) {
+        for (Record record : batch) {
+            return ControlRecordType.parse(record.key()) == ControlRecordType.ABORT;
+        }
+        return false;
+    }
+
+    /** The first offset of the oldest open transaction, if any is open. */
+    OptionalLong firstUnstableOffset() {
+        return openTransactions.isEmpty() ? OptionalLong.empty() : OptionalLong.of(openTransactions.firstKey());
+    }
+
+    /** Producer id of each open transaction by its first offset, oldest first (a copy). */
+    Map<Long, Long> openTransactions() {
+        return new TreeMap<>(openTransactions);
+    }
+
+    /** Every producer's entry (for describing producers); must not be modified. */
+    java.util.Collection<ProducerStateEntry> entries() {
+        return java.util.Collections.unmodifiableCollection(producers.values());
     }
 
     /** Writes the state as of {@code offset} and deletes all but the newest snapshots. */
@@ -229,6 +318,7 @@ final class ProducerStateManager {
      */
     long loadSnapshot(long logStartOffset, long logEndOffset) throws IOException {
         producers.clear();
+        openTransactions.clear();
         TreeSet<Long> offsets = snapshotOffsets();
         for (Iterator<Long> it = offsets.iterator(); it.hasNext(); ) {
             long offset = it.next();
@@ -243,11 +333,15 @@ final class ProducerStateManager {
             try {
                 for (ProducerStateEntry entry : ProducerStateSnapshotFile.read(file, offset)) {
                     producers.put(entry.producerId(), entry);
+                    if (entry.currentTxnFirstOffset() >= 0) {
+                        openTransactions.put(entry.currentTxnFirstOffset(), entry.producerId());
+                    }
                 }
                 log.info("Loaded the state of {} producer(s) of {} from {}", producers.size(), dir.getName(), file);
                 return offset;
             } catch (IOException e) {
                 producers.clear();
+                openTransactions.clear();
                 log.warn("Ignoring producer-state snapshot {}: {}; trying an older snapshot or the log", file,
                         e.getMessage());
                 deleteSnapshot(offset, "it cannot be read");
@@ -260,7 +354,7 @@ final class ProducerStateManager {
 
     /** Forgets producers whose last batch is below the new log start, and snapshots below it. */
     void onLogStartOffsetIncremented(long logStartOffset) throws IOException {
-        producers.values().removeIf(entry -> entry.lastOffset() < logStartOffset);
+        producers.values().removeIf(entry -> entry.lastOffset() < logStartOffset && entry.currentTxnFirstOffset() < 0);
         for (long offset : snapshotOffsets().headSet(logStartOffset)) {
             deleteSnapshot(offset, "below the log start " + logStartOffset);
         }

@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  *  byte 0  +----------------+
- *          | version  int16 |  = 1
+ *          | version  int16 |  = 2 (version 1, without txnFirstOffset, is read as unreadable: the log replays)
  *       2  +----------------+
  *          | crc      int32 |  CRC-32C of every byte from 6 to the end of the file
  *       6  +----------------+
@@ -26,11 +26,12 @@ import java.util.zip.CRC32C;
  *      14  +----------------+
  *          | count    int32 |  number of producers N
  *      18  +----------------+------------------------------------------------------------+
- *          | N times: producerId int64 | epoch int16 | batchCount int32 (0..5)          |
+ *          | N times: producerId int64 | epoch int16 | txnFirstOffset int64 (-1: none)  |
+ *          |          batchCount int32 (0..5)                                           |
  *          |   batchCount times: firstSequence int32 | lastSequence int32 |              |
  *          |                     firstOffset int64 | lastOffset int64 | maxTimestamp int64 |
  *          +-----------------------------------------------------------------------------+
- *          14 bytes per producer plus 32 bytes per remembered batch (oldest batch first)
+ *          22 bytes per producer plus 32 bytes per remembered batch (oldest batch first)
  * </pre>
  *
  * <p>A snapshot is written to {@code <offset>.snapshot.tmp} and renamed into place, so a reader sees
@@ -42,10 +43,10 @@ import java.util.zip.CRC32C;
  */
 final class ProducerStateSnapshotFile {
 
-    static final short VERSION = 1;
+    static final short VERSION = 2;
     private static final int HEADER_BYTES = 18;
     private static final int CRC_START = 6;
-    private static final int PRODUCER_BYTES = 14;
+    private static final int PRODUCER_BYTES = 22;
     private static final int BATCH_BYTES = 32;
 
     private ProducerStateSnapshotFile() {
@@ -68,7 +69,8 @@ final class ProducerStateSnapshotFile {
         ByteBuffer buffer = ByteBuffer.allocate(size);
         buffer.putShort(VERSION).putInt(0).putLong(offset).putInt(entries.size());
         for (ProducerStateEntry entry : entries) {
-            buffer.putLong(entry.producerId()).putShort(entry.producerEpoch()).putInt(entry.batches().size());
+            buffer.putLong(entry.producerId()).putShort(entry.producerEpoch()).putLong(entry.currentTxnFirstOffset())
+                    .putInt(entry.batches().size());
             for (ProducerStateEntry.BatchMetadata batch : entry.batches()) {
                 buffer.putInt(batch.firstSequence()).putInt(batch.lastSequence()).putLong(batch.firstOffset())
                         .putLong(batch.lastOffset()).putLong(batch.maxTimestamp());
@@ -128,12 +130,14 @@ final class ProducerStateSnapshotFile {
     private static ProducerStateEntry readEntry(ByteBuffer buffer, File file) throws IOException {
         long producerId = buffer.getLong();
         short epoch = buffer.getShort();
+        long txnFirstOffset = buffer.getLong();
         int batchCount = buffer.getInt();
         if (batchCount < 0 || batchCount > ProducerStateEntry.MAX_BATCHES) {
             throw new IOException("Snapshot " + file + " gives producer " + producerId + " " + batchCount
                     + " batches, expected 0.." + ProducerStateEntry.MAX_BATCHES);
         }
         ProducerStateEntry entry = new ProducerStateEntry(producerId, epoch);
+        entry.currentTxnFirstOffset(txnFirstOffset < 0 ? -1 : txnFirstOffset);
         for (int b = 0; b < batchCount; b++) {
             entry.add(epoch, new ProducerStateEntry.BatchMetadata(buffer.getInt(), buffer.getInt(),
                     buffer.getLong(), buffer.getLong(), buffer.getLong()));

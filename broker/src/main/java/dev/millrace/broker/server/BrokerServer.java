@@ -25,6 +25,7 @@ import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.txn.ProducerIdManager;
+import dev.millrace.broker.txn.TransactionCoordinator;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
@@ -58,6 +59,7 @@ public final class BrokerServer implements AutoCloseable {
     private GroupCoordinator groups;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
+    private TransactionCoordinator transactions;
     private KafkaServer network;
     private InetSocketAddress boundAddress;
     private boolean closed;
@@ -91,6 +93,7 @@ public final class BrokerServer implements AutoCloseable {
         controller.registerListener(partitions);
         controller.start();
         InternalTopics.ensureOffsetsTopic(controller, config.offsetsTopicNumPartitions());
+        InternalTopics.ensureTransactionStateTopic(controller, config.transactionStateLogNumPartitions());
         timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
                 TimerReaper.DEFAULT_REAP_INTERVAL_MS);
         groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
@@ -113,13 +116,20 @@ public final class BrokerServer implements AutoCloseable {
         boundAddress = network.start();
         selfNode.set(new Node(config.nodeId(), config.advertisedHost(), config.advertisedPort(boundAddress.getPort())));
         FetchPurgatory purgatory = new FetchPurgatory(timer);
+        ProducerIdManager producerIds = new ProducerIdManager(controller, config.nodeId());
+        transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
+                config.transactionAbortTimedOutTransactionCleanupIntervalMs()),
+                InternalTopics.transactionStateTopic(controller, partitions), producerIds,
+                new LocalTxnMarkerWriter(partitions, purgatory, groups, time), dev.millrace.delay.Time.SYSTEM, timer);
+        transactions.load().get(60, TimeUnit.SECONDS);
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 config.advertisedPort(boundAddress.getPort()));
         kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
-                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory),
+                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, transactions),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
-                new InitProducerIdHandler(new ProducerIdManager(controller, config.nodeId())), groups);
+                new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
+                InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
@@ -133,6 +143,11 @@ public final class BrokerServer implements AutoCloseable {
 
     public synchronized Controller controller() {
         return controller;
+    }
+
+    /** The partitions this broker hosts (for tests and tools that look at logs directly). */
+    public synchronized PartitionManager partitionManager() {
+        return partitions;
     }
 
     /** The request router, for its per-API request counts. */
@@ -152,6 +167,7 @@ public final class BrokerServer implements AutoCloseable {
             requestExecutor.shutdown();
             awaitQuietly(requestExecutor);
         }
+        closeQuietly("transaction coordinator", transactions);
         closeQuietly("group coordinator", groups);
         if (groupExecutor != null) {
             groupExecutor.shutdown();

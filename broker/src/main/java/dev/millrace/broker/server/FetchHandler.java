@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.requests.FetchResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.log.AbortedTxn;
 import dev.millrace.broker.log.FetchDataInfo;
 
 /**
@@ -27,7 +29,11 @@ import dev.millrace.broker.log.FetchDataInfo;
  * first partition with data gets its first batch whole even above the limits (KIP-74), so a batch
  * larger than the limits never stalls a consumer. Fetch sessions (KIP-227) are not kept: every
  * response carries session id 0, which tells the client to send full requests. With one replica
- * the high watermark and the last stable offset are the log end offset.
+ * the high watermark is the log end offset.
+ *
+ * <p>Isolation: read_uncommitted reads up to the high watermark. read_committed reads only whole
+ * batches below the last stable offset (nothing of an open transaction) and gets the aborted
+ * transactions that overlap the returned range, so the client drops their batches.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -75,7 +81,7 @@ final class FetchHandler {
             for (FetchRequestData.FetchPartition p : topic.partitions()) {
                 TopicPartition tp = new TopicPartition(topic.topic(), p.partition());
                 FetchResponseData.PartitionData out = readPartition(tp, p, Math.min(remaining, p.partitionMaxBytes()),
-                        total == 0);
+                        total == 0, data.isolationLevel() == IsolationLevel.READ_COMMITTED.id());
                 int bytes = out.records() == null ? 0 : out.records().sizeInBytes();
                 total += bytes;
                 remaining = Math.max(0, remaining - bytes);
@@ -88,7 +94,7 @@ final class FetchHandler {
     }
 
     private FetchResponseData.PartitionData readPartition(TopicPartition tp, FetchRequestData.FetchPartition p,
-                                                          int maxBytes, boolean minOneBatch) {
+                                                          int maxBytes, boolean minOneBatch, boolean readCommitted) {
         FetchResponseData.PartitionData out = new FetchResponseData.PartitionData().setPartitionIndex(p.partition())
                 .setRecords(MemoryRecords.EMPTY);
         try {
@@ -101,8 +107,22 @@ final class FetchHandler {
                 throw new OffsetOutOfRangeException("Fetch offset " + p.fetchOffset() + " of " + tp
                         + " is above the high watermark " + highWatermark);
             }
-            FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch);
-            out.setRecords(info.records());
+            if (readCommitted) {
+                long lastStable = partition.lastStableOffset();
+                FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch, lastStable);
+                out.setRecords(info.records()).setLastStableOffset(lastStable);
+                if (info.records().sizeInBytes() > 0) {
+                    List<FetchResponseData.AbortedTransaction> aborted = new ArrayList<>();
+                    for (AbortedTxn txn : partition.log().collectAbortedTransactions(p.fetchOffset(), lastStable)) {
+                        aborted.add(new FetchResponseData.AbortedTransaction().setProducerId(txn.producerId())
+                                .setFirstOffset(txn.firstOffset()));
+                    }
+                    out.setAbortedTransactions(aborted);
+                }
+            } else {
+                FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch);
+                out.setRecords(info.records());
+            }
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {

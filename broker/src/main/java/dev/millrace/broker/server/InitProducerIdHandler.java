@@ -11,11 +11,10 @@ import org.apache.kafka.common.requests.InitProducerIdResponse;
 import dev.millrace.broker.txn.ProducerIdManager;
 
 /**
- * InitProducerId for idempotent producers: a fresh producer id (from a block allocated through the
- * metadata quorum) with epoch 0. A producer that asks again with its current id gets a fresh id,
- * which resets its sequences just as an epoch bump would. Requests with a transactional id are
- * answered with TRANSACTIONAL_ID_NOT_FOUND until the transaction coordinator exists, so a
- * transactional producer fails at {@code initTransactions()} instead of writing.
+ * InitProducerId for idempotent producers (no transactional id; those go to the transaction
+ * coordinator): a fresh producer id (from a block allocated through the metadata quorum) with
+ * epoch 0. A producer that asks again with its current id gets a fresh id, which resets its
+ * sequences just as an epoch bump would.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -28,11 +27,6 @@ final class InitProducerIdHandler {
     }
 
     CompletableFuture<InitProducerIdResponse> handle(InitProducerIdRequest request) {
-        if (request.data().transactionalId() != null) {
-            return CompletableFuture.completedFuture(new InitProducerIdResponse(new InitProducerIdResponseData()
-                    .setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code())
-                    .setProducerId(RecordBatch.NO_PRODUCER_ID).setProducerEpoch(RecordBatch.NO_PRODUCER_EPOCH)));
-        }
         return producerIds.nextProducerId().handle((id, error) -> {
             InitProducerIdResponseData data = new InitProducerIdResponseData();
             if (error != null) {

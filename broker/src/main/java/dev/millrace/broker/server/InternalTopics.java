@@ -16,11 +16,13 @@ import dev.millrace.broker.group.OffsetsTopic;
 import dev.millrace.broker.group.TopicIds;
 import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.log.PartitionLog;
+import dev.millrace.broker.txn.TransactionStateTopic;
 
 /**
  * The broker's internal topics and the views the coordinators need of them. {@code __consumer_offsets}
- * is created at first start, compacted, with {@code offsets.topic.num.partitions} partitions and
- * 100 MiB segments (as Kafka does); its partition count never changes afterwards.
+ * and {@code __transaction_state} are created at first start, compacted, with
+ * {@code offsets.topic.num.partitions} and {@code transaction.state.log.num.partitions} partitions
+ * and 100 MiB segments (as Kafka does); their partition counts never change afterwards.
  */
 final class InternalTopics {
 
@@ -29,14 +31,23 @@ final class InternalTopics {
 
     /** Creates {@code __consumer_offsets} unless it exists; waits for the metadata to apply. */
     static void ensureOffsetsTopic(Controller controller, int partitions) throws Exception {
-        if (controller.image().topic(OffsetsTopic.NAME).isPresent()) {
+        ensureCompactedTopic(controller, OffsetsTopic.NAME, partitions);
+    }
+
+    /** Creates {@code __transaction_state} unless it exists; waits for the metadata to apply. */
+    static void ensureTransactionStateTopic(Controller controller, int partitions) throws Exception {
+        ensureCompactedTopic(controller, TransactionStateTopic.NAME, partitions);
+    }
+
+    private static void ensureCompactedTopic(Controller controller, String name, int partitions) throws Exception {
+        if (controller.image().topic(name).isPresent()) {
             return;
         }
-        NewTopic topic = new NewTopic(OffsetsTopic.NAME, partitions, (short) 1, Map.of(
+        NewTopic topic = new NewTopic(name, partitions, (short) 1, Map.of(
                 LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
                 LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
         ApiError result = controller.createTopics(List.of(topic), false).get(30, TimeUnit.SECONDS)
-                .get(OffsetsTopic.NAME);
+                .get(name);
         if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
             throw result.exception();
         }
@@ -53,12 +64,31 @@ final class InternalTopics {
 
             @Override
             public PartitionLog log(int partition) {
-                return partitions.partition(new TopicPartition(OffsetsTopic.NAME, partition))
-                        .orElseThrow(() -> new IllegalStateException(OffsetsTopic.NAME + "-" + partition
-                                + " has no local log"))
-                        .log();
+                return localLog(partitions, OffsetsTopic.NAME, partition);
             }
         };
+    }
+
+    /** {@code __transaction_state} as the transaction coordinator sees it. */
+    static TransactionStateTopic transactionStateTopic(Controller controller, PartitionManager partitions) {
+        int count = controller.image().topic(TransactionStateTopic.NAME).orElseThrow().partitions().size();
+        return new TransactionStateTopic() {
+            @Override
+            public int partitionCount() {
+                return count;
+            }
+
+            @Override
+            public PartitionLog log(int partition) {
+                return localLog(partitions, TransactionStateTopic.NAME, partition);
+            }
+        };
+    }
+
+    private static PartitionLog localLog(PartitionManager partitions, String topic, int partition) {
+        return partitions.partition(new TopicPartition(topic, partition))
+                .orElseThrow(() -> new IllegalStateException(topic + "-" + partition + " has no local log"))
+                .log();
     }
 
     /** Topic names and ids from the latest metadata image. */

@@ -11,7 +11,14 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
@@ -49,7 +56,11 @@ import dev.millrace.broker.network.RequestHandler;
  */
 public final class KafkaApis implements RequestHandler {
 
-    /** APIs and versions served. Produce and Fetch stop at 12, the last versions that name topics. */
+    /**
+     * APIs and versions served. Produce and Fetch stop at 12, the last versions that name topics;
+     * AddPartitionsToTxn at 3 (later versions are broker-to-broker), EndTxn at 4 and TxnOffsetCommit
+     * at 5, so clients run transaction version 1 (no epoch bump per transaction).
+     */
     public static final ApiVersionTable VERSIONS = new ApiVersionTable.Builder()
             .addAll(ApiKeys.API_VERSIONS)
             .add(ApiKeys.METADATA, 0, ApiKeys.METADATA.latestVersion())
@@ -74,6 +85,13 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_GROUPS)
             .addAll(ApiKeys.LIST_GROUPS)
             .addAll(ApiKeys.DELETE_GROUPS)
+            .add(ApiKeys.ADD_PARTITIONS_TO_TXN, 0, 3)
+            .addAll(ApiKeys.ADD_OFFSETS_TO_TXN)
+            .add(ApiKeys.END_TXN, 0, 4)
+            .add(ApiKeys.TXN_OFFSET_COMMIT, 0, 5)
+            .addAll(ApiKeys.DESCRIBE_TRANSACTIONS)
+            .addAll(ApiKeys.LIST_TRANSACTIONS)
+            .addAll(ApiKeys.DESCRIBE_PRODUCERS)
             .build();
 
     private final MetadataHandler metadata;
@@ -84,11 +102,13 @@ public final class KafkaApis implements RequestHandler {
     private final DeleteRecordsHandler deleteRecords;
     private final InitProducerIdHandler initProducerId;
     private final GroupCoordinator groups;
+    private final TransactionHandler transactions;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
               TopicAdminHandler topicAdmin, DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
-              GroupCoordinator groups) {
+              GroupCoordinator groups, TransactionHandler transactions) {
+        this.transactions = transactions;
         this.deleteRecords = deleteRecords;
         this.initProducerId = initProducerId;
         this.groups = groups;
@@ -134,8 +154,25 @@ public final class KafkaApis implements RequestHandler {
                 return topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request).thenApply(r -> r);
             case DELETE_RECORDS:
                 return done(deleteRecords.handle((DeleteRecordsRequest) request));
-            case INIT_PRODUCER_ID:
-                return initProducerId.handle((InitProducerIdRequest) request).thenApply(r -> r);
+            case INIT_PRODUCER_ID: {
+                InitProducerIdRequest init = (InitProducerIdRequest) request;
+                return (init.data().transactionalId() == null ? initProducerId.handle(init)
+                        : transactions.initProducerId(init)).thenApply(r -> r);
+            }
+            case ADD_PARTITIONS_TO_TXN:
+                return transactions.addPartitions((AddPartitionsToTxnRequest) request).thenApply(r -> r);
+            case ADD_OFFSETS_TO_TXN:
+                return transactions.addOffsets((AddOffsetsToTxnRequest) request).thenApply(r -> r);
+            case END_TXN:
+                return transactions.endTxn((EndTxnRequest) request).thenApply(r -> r);
+            case TXN_OFFSET_COMMIT:
+                return groups.handleTxnOffsetCommit((TxnOffsetCommitRequest) request).thenApply(r -> r);
+            case DESCRIBE_TRANSACTIONS:
+                return done(transactions.describeTransactions((DescribeTransactionsRequest) request));
+            case LIST_TRANSACTIONS:
+                return done(transactions.listTransactions((ListTransactionsRequest) request));
+            case DESCRIBE_PRODUCERS:
+                return done(transactions.describeProducers((DescribeProducersRequest) request));
             case FIND_COORDINATOR:
                 return groups.handleFindCoordinator((FindCoordinatorRequest) request, version).thenApply(r -> r);
             case JOIN_GROUP:

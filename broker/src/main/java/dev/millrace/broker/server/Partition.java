@@ -56,9 +56,14 @@ public final class Partition {
         return log.logEndOffset();
     }
 
-    /** Offsets below this hold no open transaction; until transactions exist, the high watermark. */
+    /**
+     * Offsets below this hold no open transaction: the first offset of the oldest open transaction
+     * when there is one, capped by the high watermark. Read-committed consumers read only below it.
+     */
     public long lastStableOffset() {
-        return highWatermark();
+        long highWatermark = highWatermark();
+        long firstUnstable = log.firstUnstableOffset();
+        return firstUnstable < 0 ? highWatermark : Math.min(firstUnstable, highWatermark);
     }
 
     void updateState(PartitionImage newState) {

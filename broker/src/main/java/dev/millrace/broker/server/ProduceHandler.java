@@ -6,7 +6,8 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
@@ -21,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.log.LogAppendInfo;
+import dev.millrace.broker.txn.TransactionCoordinator;
 
 /**
  * Produce: appends each partition's batches to its log as leader and answers per partition.
@@ -32,8 +34,13 @@ import dev.millrace.broker.log.LogAppendInfo;
  *
  * <p>Idempotent batches (a producer id on the batch) go through the log's producer state: a retried
  * batch is not written twice and is answered with its original offset; stale epochs and sequence
- * gaps get INVALID_PRODUCER_EPOCH and OUT_OF_ORDER_SEQUENCE_NUMBER. Transactional batches are
- * answered with UNSUPPORTED_VERSION until transactions exist, so they never land half-supported.
+ * gaps get INVALID_PRODUCER_EPOCH and OUT_OF_ORDER_SEQUENCE_NUMBER.
+ *
+ * <p>Transactional batches are written only for a partition that the producer (transactional id,
+ * producer id and epoch of the request) has added to its open transaction at the transaction
+ * coordinator; otherwise INVALID_TXN_STATE, or PRODUCER_FENCED for a producer whose epoch was
+ * bumped by a newer producer with its transactional id (a zombie). This keeps a batch from opening a transaction that no coordinator will
+ * ever close, which would hold back the last stable offset for good.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -43,10 +50,12 @@ final class ProduceHandler {
 
     private final PartitionManager partitions;
     private final FetchPurgatory purgatory;
+    private final TransactionCoordinator transactions;
 
-    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory) {
+    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, TransactionCoordinator transactions) {
         this.partitions = partitions;
         this.purgatory = purgatory;
+        this.transactions = transactions;
     }
 
     ProduceResponse handle(ProduceRequest request) {
@@ -56,23 +65,36 @@ final class ProduceHandler {
                     .setTopicId(topic.topicId());
             for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
                 TopicPartition tp = new TopicPartition(topic.name(), data.index());
-                topicResponse.partitionResponses().add(append(tp, (MemoryRecords) data.records(), request.acks()));
+                topicResponse.partitionResponses().add(append(tp, (MemoryRecords) data.records(), request.acks(),
+                        request.transactionalId()));
             }
             response.responses().add(topicResponse);
         }
         return new ProduceResponse(response);
     }
 
-    private PartitionProduceResponse append(TopicPartition tp, MemoryRecords records, short acks) {
+    private PartitionProduceResponse append(TopicPartition tp, MemoryRecords records, short acks,
+                                            String transactionalId) {
         PartitionProduceResponse out = new PartitionProduceResponse().setIndex(tp.partition())
                 .setBaseOffset(-1).setLogAppendTimeMs(RecordBatch.NO_TIMESTAMP).setLogStartOffset(-1);
         try {
             Partition partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
             for (RecordBatch batch : records.batches()) {
-                if (batch.isTransactional()) {
-                    throw new UnsupportedVersionException("Batch for " + tp + " of producer " + batch.producerId()
-                            + " is transactional: transactions are not supported yet");
+                if (!batch.isTransactional()) {
+                    continue;
+                }
+                Errors verdict = transactions.verifyTransactionalBatch(transactionalId, batch.producerId(),
+                        batch.producerEpoch(), tp);
+                if (verdict == Errors.PRODUCER_FENCED) {
+                    throw new ProducerFencedException("Producer " + batch.producerId() + " (transactional id "
+                            + transactionalId + ") sent epoch " + batch.producerEpoch() + " for " + tp
+                            + ", but a newer producer with that transactional id has fenced it");
+                }
+                if (verdict != Errors.NONE) {
+                    throw new InvalidTxnStateException("Transactional batch for " + tp + " of producer "
+                            + batch.producerId() + " (transactional id " + transactionalId + ", epoch "
+                            + batch.producerEpoch() + "): the partition is not in that producer's open transaction");
                 }
             }
             if (acks == -1 && partition.isrSize() < partition.log().config().minInsyncReplicas()) {

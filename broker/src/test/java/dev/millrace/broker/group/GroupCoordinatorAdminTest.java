@@ -124,7 +124,7 @@ class GroupCoordinatorAdminTest {
     }
 
     @Test
-    void shouldFindThisBrokerForGroupsAndNoTransactionCoordinator() throws IOException {
+    void shouldFindThisBrokerForGroupsAndTransactions() throws IOException {
         h = CoordinatorHarness.withoutDelay(dir);
 
         List<Coordinator> batched = find((short) 6, CoordinatorType.GROUP, "g1", "g2").coordinators();
@@ -141,10 +141,11 @@ class GroupCoordinatorAdminTest {
         assertThat(old.node().id()).isEqualTo(CoordinatorHarness.NODE.id());
 
         Coordinator txn = find((short) 6, CoordinatorType.TRANSACTION, "tx-1").coordinators().get(0);
-        assertThat(txn.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
-        assertThat(txn.errorMessage()).contains("transaction", "tx-1", "not supported");
-        assertThat(find((short) 2, CoordinatorType.TRANSACTION, "tx-1").error())
-                .isEqualTo(Errors.INVALID_REQUEST);
+        assertThat(txn.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(txn.nodeId()).isEqualTo(CoordinatorHarness.NODE.id());
+        Coordinator empty = find((short) 6, CoordinatorType.TRANSACTION, "").coordinators().get(0);
+        assertThat(empty.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(empty.errorMessage()).contains("transactional id must not be empty");
     }
 
     @Test

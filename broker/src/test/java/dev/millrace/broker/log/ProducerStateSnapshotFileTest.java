@@ -32,6 +32,7 @@ class ProducerStateSnapshotFileTest {
                     5_000L + i));
         }
         ProducerStateEntry second = new ProducerStateEntry(Long.MAX_VALUE, Short.MAX_VALUE);
+        second.currentTxnFirstOffset(299L);
         second.add(Short.MAX_VALUE, new ProducerStateEntry.BatchMetadata(Integer.MAX_VALUE, 0, 300L, 301L, -1L));
         return List.of(first, second);
     }
@@ -46,13 +47,15 @@ class ProducerStateSnapshotFileTest {
     void shouldReadBackWhatItWrote() throws IOException {
         File file = written();
         assertThat(file.getName()).isEqualTo("00000000000000000400.snapshot");
-        assertThat(file.length()).isEqualTo(18 + 2 * 14 + 6 * 32);
+        assertThat(file.length()).isEqualTo(18 + 2 * 22 + 6 * 32);
         List<ProducerStateEntry> read = ProducerStateSnapshotFile.read(file, 400L);
         assertThat(read).hasSize(2);
         assertThat(read.get(0).producerId()).isEqualTo(7L);
         assertThat(read.get(0).producerEpoch()).isEqualTo((short) 3);
         assertThat(read.get(0).batches()).containsExactlyElementsOf(twoProducers().get(0).batches());
         assertThat(read.get(1).batches()).containsExactlyElementsOf(twoProducers().get(1).batches());
+        assertThat(read.get(0).currentTxnFirstOffset()).as("no open transaction").isEqualTo(-1L);
+        assertThat(read.get(1).currentTxnFirstOffset()).as("open transaction's first offset").isEqualTo(299L);
         assertThat(new File(file.getPath() + ".tmp")).doesNotExist();
     }
 

@@ -103,6 +103,7 @@ class ConsumerGroupIntegrationTest {
             total.awaitAtLeast(2 * RECORDS / 3);
             Member d = new Member("d", seen, total);
             running.add(pool.submit(d));
+            assertThat(d.firstAssignment.await(60, TimeUnit.SECONDS)).as("d joined the group").isTrue();
             total.awaitAtLeast(RECORDS);
             for (Member m : List.of(a, b, d)) {
                 m.stop();
@@ -168,6 +169,7 @@ class ConsumerGroupIntegrationTest {
         private final Progress total;
         private final AtomicBoolean stopped = new AtomicBoolean();
         private final AtomicInteger assignments = new AtomicInteger();
+        private final java.util.concurrent.CountDownLatch firstAssignment = new java.util.concurrent.CountDownLatch(1);
 
         Member(String name, Map<Integer, List<Long>> seen, Progress total) {
             this.name = name;
@@ -201,6 +203,7 @@ class ConsumerGroupIntegrationTest {
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                         assignments.incrementAndGet();
+                        firstAssignment.countDown();
                     }
                 });
                 while (!stopped.get()) {

@@ -1,0 +1,218 @@
+package dev.millrace.broker.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
+import org.apache.kafka.common.message.EndTxnResponseData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.ListTransactionsRequestData;
+import org.apache.kafka.common.message.ListTransactionsResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
+import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeProducersResponse;
+import org.apache.kafka.common.requests.DescribeTransactionsRequest;
+import org.apache.kafka.common.requests.DescribeTransactionsResponse;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.EndTxnResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
+import org.apache.kafka.common.requests.ListTransactionsResponse;
+import org.apache.kafka.common.utils.Utils;
+
+import dev.millrace.broker.group.OffsetsTopic;
+import dev.millrace.broker.log.PartitionLog;
+import dev.millrace.broker.txn.TransactionCoordinator;
+import dev.millrace.broker.txn.TransactionMetadata;
+import dev.millrace.broker.txn.TransactionState;
+
+/**
+ * The transaction APIs, translated between Kafka's messages and the {@link TransactionCoordinator}:
+ * InitProducerId with a transactional id, AddPartitionsToTxn (v0-3, the client versions),
+ * AddOffsetsToTxn, EndTxn, and the admin APIs DescribeTransactions, ListTransactions and
+ * DescribeProducers (the latter from the partitions' producer state).
+ *
+ * <p>AddPartitionsToTxn with a partition this broker does not host answers that partition
+ * UNKNOWN_TOPIC_OR_PARTITION and the others OPERATION_NOT_ATTEMPTED, adding none, as Kafka does.
+ *
+ * <p>Thread-safe; called on request threads.
+ */
+final class TransactionHandler {
+
+    private final TransactionCoordinator coordinator;
+    private final PartitionManager partitions;
+    private final int offsetsPartitionCount;
+
+    TransactionHandler(TransactionCoordinator coordinator, PartitionManager partitions, int offsetsPartitionCount) {
+        this.coordinator = coordinator;
+        this.partitions = partitions;
+        this.offsetsPartitionCount = offsetsPartitionCount;
+    }
+
+    CompletableFuture<InitProducerIdResponse> initProducerId(InitProducerIdRequest request) {
+        var data = request.data();
+        return coordinator.initProducerId(data.transactionalId(), data.transactionTimeoutMs(), data.producerId(),
+                data.producerEpoch()).thenApply(r -> new InitProducerIdResponse(new InitProducerIdResponseData()
+                .setErrorCode(r.error().code()).setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch())));
+    }
+
+    CompletableFuture<AddPartitionsToTxnResponse> addPartitions(AddPartitionsToTxnRequest request) {
+        AddPartitionsToTxnRequestData data = request.data();
+        List<TopicPartition> requested = AddPartitionsToTxnRequest.getPartitions(data.v3AndBelowTopics());
+        Map<TopicPartition, Errors> unknown = new HashMap<>();
+        for (TopicPartition tp : requested) {
+            if (partitions.partition(tp).isEmpty()) {
+                unknown.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            Map<TopicPartition, Errors> errors = new HashMap<>();
+            requested.forEach(tp -> errors.put(tp, unknown.getOrDefault(tp, Errors.OPERATION_NOT_ATTEMPTED)));
+            return CompletableFuture.completedFuture(addPartitionsResponse(errors));
+        }
+        return coordinator.addPartitions(data.v3AndBelowTransactionalId(), data.v3AndBelowProducerId(),
+                data.v3AndBelowProducerEpoch(), requested).thenApply(error -> {
+                    Map<TopicPartition, Errors> errors = new HashMap<>();
+                    requested.forEach(tp -> errors.put(tp, error));
+                    return addPartitionsResponse(errors);
+                });
+    }
+
+    private static AddPartitionsToTxnResponse addPartitionsResponse(Map<TopicPartition, Errors> errors) {
+        return new AddPartitionsToTxnResponse(new AddPartitionsToTxnResponseData().setResultsByTopicV3AndBelow(
+                AddPartitionsToTxnResponse.resultForTransaction(AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID, errors)
+                        .topicResults()));
+    }
+
+    CompletableFuture<AddOffsetsToTxnResponse> addOffsets(AddOffsetsToTxnRequest request) {
+        var data = request.data();
+        if (data.groupId() == null || data.groupId().isEmpty()) {
+            return CompletableFuture.completedFuture(new AddOffsetsToTxnResponse(new AddOffsetsToTxnResponseData()
+                    .setErrorCode(Errors.INVALID_GROUP_ID.code())));
+        }
+        TopicPartition offsetsPartition = new TopicPartition(OffsetsTopic.NAME,
+                Utils.abs(data.groupId().hashCode()) % offsetsPartitionCount);
+        return coordinator.addPartitions(data.transactionalId(), data.producerId(), data.producerEpoch(),
+                List.of(offsetsPartition)).thenApply(error -> new AddOffsetsToTxnResponse(
+                new AddOffsetsToTxnResponseData().setErrorCode(error.code())));
+    }
+
+    CompletableFuture<EndTxnResponse> endTxn(EndTxnRequest request) {
+        var data = request.data();
+        return coordinator.endTransaction(data.transactionalId(), data.producerId(), data.producerEpoch(),
+                data.committed()).thenApply(error -> new EndTxnResponse(new EndTxnResponseData()
+                .setErrorCode(error.code()).setProducerId(data.producerId()).setProducerEpoch(data.producerEpoch())));
+    }
+
+    DescribeTransactionsResponse describeTransactions(DescribeTransactionsRequest request) {
+        List<String> ids = request.data().transactionalIds();
+        Map<String, TransactionMetadata> found = coordinator.describe(ids);
+        DescribeTransactionsResponseData response = new DescribeTransactionsResponseData();
+        for (String id : ids) {
+            TransactionMetadata txn = found.get(id);
+            var out = new DescribeTransactionsResponseData.TransactionState().setTransactionalId(id);
+            if (!coordinator.isLoaded()) {
+                out.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
+            } else if (txn == null) {
+                out.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
+            } else {
+                out.setTransactionState(txn.state().kafkaName()).setTransactionTimeoutMs(txn.timeoutMs())
+                        .setTransactionStartTimeMs(txn.txnStartMs()).setProducerId(txn.producerId())
+                        .setProducerEpoch(txn.producerEpoch());
+                Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
+                for (TopicPartition tp : txn.partitions()) {
+                    byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+                }
+                byTopic.forEach((topic, indexes) -> out.topics().add(
+                        new DescribeTransactionsResponseData.TopicData().setTopic(topic).setPartitions(indexes)));
+            }
+            response.transactionStates().add(out);
+        }
+        return new DescribeTransactionsResponse(response);
+    }
+
+    ListTransactionsResponse listTransactions(ListTransactionsRequest request) {
+        ListTransactionsRequestData data = request.data();
+        ListTransactionsResponseData response = new ListTransactionsResponseData();
+        if (!coordinator.isLoaded()) {
+            return new ListTransactionsResponse(response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code()));
+        }
+        Pattern pattern = null;
+        if (data.transactionalIdPattern() != null && !data.transactionalIdPattern().isEmpty()) {
+            try {
+                pattern = Pattern.compile(data.transactionalIdPattern());
+            } catch (PatternSyntaxException e) {
+                return new ListTransactionsResponse(response.setErrorCode(Errors.INVALID_REGULAR_EXPRESSION.code()));
+            }
+        }
+        Set<String> known = new java.util.HashSet<>();
+        for (TransactionState state : TransactionState.values()) {
+            known.add(state.kafkaName());
+        }
+        List<String> unknownStates = new ArrayList<>();
+        for (String filter : data.stateFilters()) {
+            if (!known.contains(filter)) {
+                unknownStates.add(filter);
+            }
+        }
+        response.setUnknownStateFilters(unknownStates);
+        long now = System.currentTimeMillis();
+        for (TransactionMetadata txn : coordinator.list()) {
+            boolean stateOk = data.stateFilters().isEmpty() || data.stateFilters().contains(txn.state().kafkaName());
+            boolean producerOk = data.producerIdFilters().isEmpty()
+                    || data.producerIdFilters().contains(txn.producerId());
+            boolean durationOk = data.durationFilter() < 0
+                    || txn.state() == TransactionState.ONGOING && now - txn.txnStartMs() >= data.durationFilter();
+            boolean idOk = pattern == null || pattern.matcher(txn.transactionalId()).matches();
+            if (stateOk && producerOk && durationOk && idOk) {
+                response.transactionStates().add(new ListTransactionsResponseData.TransactionState()
+                        .setTransactionalId(txn.transactionalId()).setProducerId(txn.producerId())
+                        .setTransactionState(txn.state().kafkaName()));
+            }
+        }
+        return new ListTransactionsResponse(response);
+    }
+
+    DescribeProducersResponse describeProducers(DescribeProducersRequest request) {
+        DescribeProducersResponseData response = new DescribeProducersResponseData();
+        for (DescribeProducersRequestData.TopicRequest topic : request.data().topics()) {
+            var outTopic = new DescribeProducersResponseData.TopicResponse().setName(topic.name());
+            for (int index : topic.partitionIndexes()) {
+                var outPartition = new DescribeProducersResponseData.PartitionResponse().setPartitionIndex(index);
+                var partition = partitions.partition(new TopicPartition(topic.name(), index));
+                if (partition.isEmpty()) {
+                    outPartition.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                            .setErrorMessage("This broker does not host " + topic.name() + "-" + index);
+                } else {
+                    for (PartitionLog.ProducerSnapshot producer : partition.get().log().producers()) {
+                        outPartition.activeProducers().add(new DescribeProducersResponseData.ProducerState()
+                                .setProducerId(producer.producerId()).setProducerEpoch(producer.epoch())
+                                .setLastSequence(producer.lastSequence()).setLastTimestamp(producer.lastTimestamp())
+                                .setCoordinatorEpoch(0).setCurrentTxnStartOffset(producer.currentTxnFirstOffset()));
+                    }
+                }
+                outTopic.partitions().add(outPartition);
+            }
+            response.topics().add(outTopic);
+        }
+        return new DescribeProducersResponse(response);
+    }
+}
