@@ -240,7 +240,7 @@ final class GroupShard {
         boolean transactional = producerId != RecordBatch.NO_PRODUCER_ID;
         MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(estimate), RecordBatch.CURRENT_MAGIC_VALUE,
                 Compression.NONE, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producerId, producerEpoch,
-                RecordBatch.NO_SEQUENCE, transactional, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+                transactional ? 0 : RecordBatch.NO_SEQUENCE, transactional, RecordBatch.NO_PARTITION_LEADER_EPOCH);
         for (int i = 0; i < keys.size(); i++) {
             builder.append(nowMs, keys.get(i), values.get(i));
         }

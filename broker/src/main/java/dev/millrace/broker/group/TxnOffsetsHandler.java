@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * TxnOffsetCommit: offsets committed inside a producer's transaction (what
  * {@code sendOffsetsToTransaction} sends). They are written to the group's partition as a
- * transactional batch of the producer (id and epoch, no sequence) and stay pending until the
+ * transactional batch of the producer (its id and epoch; sequence 0, which the log does not check
+ * for coordinator writes) and stay pending until the
  * transaction coordinator's marker reaches the partition ({@link GroupCoordinator#onTransactionMarker}).
  *
  * <p>Group checks: with a generation (consumer group metadata passed by the producer, v3+) the

@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * which fences the producer's older epochs on this partition. The smallest first offset of the open
  * transactions is the partition's first unstable offset ({@link #firstUnstableOffset}), which
  * bounds the last stable offset that read-committed consumers may read up to. Coordinator batches
- * (markers, transactional offset commits) carry no sequence and skip the sequence rules.
+ * (markers, transactional offset commits) skip the sequence rules (their sequences mean nothing).
  *
  * <p>A follower append ({@link #checkFollowerAppend}) is only checked for a lower epoch: the leader has
  * already checked sequences and its log is the truth. Replaying the log at load checks nothing.

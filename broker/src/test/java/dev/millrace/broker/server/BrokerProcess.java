@@ -22,6 +22,12 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     static BrokerProcess start(Path dataDir, int port, int controllerPort) throws IOException, InterruptedException {
+        return start(dataDir, port, controllerPort, List.of());
+    }
+
+    /** Like {@link #start(Path, int, int)}, with {@code settings} ({@code name=value}) passed as {@code --set}. */
+    static BrokerProcess start(Path dataDir, int port, int controllerPort, List<String> settings)
+            throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-Dsofa.middleware.log.disable=true",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
@@ -29,6 +35,10 @@ final class BrokerProcess implements AutoCloseable {
                 "--port", String.valueOf(port), "--data-dir", dataDir.toString(),
                 "--set", "host=127.0.0.1", "--set", "controller.port=" + controllerPort,
                 "--set", "group.initial.rebalance.delay.ms=0"));
+        for (String setting : settings) {
+            command.add("--set");
+            command.add(setting);
+        }
         File output = dataDir.resolveSibling(dataDir.getFileName() + "-broker.out").toFile();
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(output)).start();
