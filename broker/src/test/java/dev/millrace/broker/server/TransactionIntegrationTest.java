@@ -51,7 +51,7 @@ class TransactionIntegrationTest {
 
     @BeforeEach
     void start() throws Exception {
-        broker = TestBrokers.start(dataDir, Map.of());
+        broker = TestBrokers.start(dataDir, Map.of("transaction.abort.timed.out.transaction.cleanup.interval.ms", "100"));
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get();
         }
@@ -173,6 +173,34 @@ class TransactionIntegrationTest {
             assertThat(admin.describeTransactions(List.of("tx-admin")).description("tx-admin").get().state())
                     .isEqualTo(org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT);
         }
+    }
+
+    @Test
+    void theCoordinatorAbortsATransactionOpenLongerThanItsTimeoutAndFencesItsProducer() throws Exception {
+        Properties p = producerProps("tx-timeout");
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "300");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "too-slow")).get();
+            Partition p0 = broker.partitionManager().partition(new TopicPartition(TOPIC, 0)).orElseThrow();
+            assertThat(p0.lastStableOffset()).isZero();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (p0.lastStableOffset() < p0.highWatermark() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(p0.lastStableOffset()).as("the abort marker closed the transaction")
+                    .isEqualTo(p0.highWatermark()).isEqualTo(2);
+            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(producer::commitTransaction);
+            List<Throwable> chain = new ArrayList<>();
+            for (Throwable t = thrown; t != null; t = t.getCause()) {
+                chain.add(t);
+            }
+            assertThat(chain).as("causes of " + thrown).anyMatch(ProducerFencedException.class::isInstance);
+        }
+        assertThat(readAll("read_committed", 0)).isEmpty();
+        assertThat(readAll("read_uncommitted", 1)).containsExactly("too-slow");
     }
 
     @Test
