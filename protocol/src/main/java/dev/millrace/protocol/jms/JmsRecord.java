@@ -38,7 +38,7 @@ public final class JmsRecord {
         this.headers = Collections.unmodifiableList(copy);
     }
 
-    /** The parts of a record read by a Kafka consumer; a negative timestamp (Kafka's "no timestamp", -1) becomes null. */
+    /** The parts of a record read by a Kafka consumer; a negative timestamp (Kafka's "none", -1) becomes null. */
     public static JmsRecord of(ConsumerRecord<byte[], byte[]> record) {
         long ts = record.timestamp();
         return new JmsRecord(record.key(), record.value(), ts < 0 ? null : ts,

@@ -153,56 +153,12 @@ public final class JmsRecordCodec {
                         "the header appears more than once");
             }
             byte[] value = header.value() == null ? new byte[0] : header.value();
-            if (key.startsWith(JmsHeaders.PROPERTY_PREFIX)) {
-                String name = key.substring(JmsHeaders.PROPERTY_PREFIX.length());
-                String problem = JmsIdentifiers.invalidPropertyNameReason(name);
-                if (problem == null && GROUP_ID.equals(name)) {
-                    problem = "JMSXGroupID must be the record key, not a property header";
-                }
-                if (problem != null) {
-                    throw new JmsRecordFormatException(key, JmsRecordFormatException.NO_OFFSET, problem);
-                }
-                b.property(name, TypedValueCodec.decodeProperty(key, value));
-                continue;
-            }
-            switch (key) {
-                case JmsHeaders.BODY_TYPE:
-                    bodyType = BodyType.fromMarker(value);
-                    break;
-                case JmsHeaders.MESSAGE_ID:
-                    b.messageId(utf8(key, value));
-                    break;
-                case JmsHeaders.CORRELATION_ID:
-                    rejectBoth(seen, key, JmsHeaders.CORRELATION_ID_BYTES);
-                    b.correlationId(utf8(key, value));
-                    break;
-                case JmsHeaders.CORRELATION_ID_BYTES:
-                    rejectBoth(seen, key, JmsHeaders.CORRELATION_ID);
-                    b.correlationIdBytes(value);
-                    break;
-                case JmsHeaders.TYPE:
-                    b.type(utf8(key, value));
-                    break;
-                case JmsHeaders.DELIVERY_MODE:
-                    b.deliveryMode(boundedByte(key, value, JmsMessageData.NON_PERSISTENT, JmsMessageData.PERSISTENT));
-                    break;
-                case JmsHeaders.PRIORITY:
-                    b.priority(boundedByte(key, value, 0, 9));
-                    break;
-                case JmsHeaders.EXPIRATION:
-                    b.expiration(int64(key, value));
-                    break;
-                case JmsHeaders.DELIVERY_TIME:
-                    b.deliveryTime(int64(key, value));
-                    break;
-                case JmsHeaders.DESTINATION:
-                    b.destination(JmsDestination.decode(key, value));
-                    break;
-                case JmsHeaders.REPLY_TO:
-                    b.replyTo(JmsDestination.decode(key, value));
-                    break;
-                default:
-                    break; // a newer writer's header: ignored, see class doc
+            if (key.equals(JmsHeaders.BODY_TYPE)) {
+                bodyType = BodyType.fromMarker(value);
+            } else if (key.startsWith(JmsHeaders.PROPERTY_PREFIX)) {
+                decodeProperty(b, key, value);
+            } else {
+                decodeHeaderField(b, key, value, seen);
             }
         }
         if (record.key() != null) {
@@ -210,6 +166,57 @@ public final class JmsRecordCodec {
         }
         b.body(bodyType, record.value());
         return b.build();
+    }
+
+    private static void decodeProperty(JmsMessageData.Builder b, String key, byte[] value) {
+        String name = key.substring(JmsHeaders.PROPERTY_PREFIX.length());
+        String problem = JmsIdentifiers.invalidPropertyNameReason(name);
+        if (problem == null && GROUP_ID.equals(name)) {
+            problem = "JMSXGroupID must be the record key, not a property header";
+        }
+        if (problem != null) {
+            throw new JmsRecordFormatException(key, JmsRecordFormatException.NO_OFFSET, problem);
+        }
+        b.property(name, TypedValueCodec.decodeProperty(key, value));
+    }
+
+    private static void decodeHeaderField(JmsMessageData.Builder b, String key, byte[] value, Set<String> seen) {
+        switch (key) {
+            case JmsHeaders.MESSAGE_ID:
+                b.messageId(utf8(key, value));
+                break;
+            case JmsHeaders.CORRELATION_ID:
+                rejectBoth(seen, key, JmsHeaders.CORRELATION_ID_BYTES);
+                b.correlationId(utf8(key, value));
+                break;
+            case JmsHeaders.CORRELATION_ID_BYTES:
+                rejectBoth(seen, key, JmsHeaders.CORRELATION_ID);
+                b.correlationIdBytes(value);
+                break;
+            case JmsHeaders.TYPE:
+                b.type(utf8(key, value));
+                break;
+            case JmsHeaders.DELIVERY_MODE:
+                b.deliveryMode(boundedByte(key, value, JmsMessageData.NON_PERSISTENT, JmsMessageData.PERSISTENT));
+                break;
+            case JmsHeaders.PRIORITY:
+                b.priority(boundedByte(key, value, 0, 9));
+                break;
+            case JmsHeaders.EXPIRATION:
+                b.expiration(int64(key, value));
+                break;
+            case JmsHeaders.DELIVERY_TIME:
+                b.deliveryTime(int64(key, value));
+                break;
+            case JmsHeaders.DESTINATION:
+                b.destination(JmsDestination.decode(key, value));
+                break;
+            case JmsHeaders.REPLY_TO:
+                b.replyTo(JmsDestination.decode(key, value));
+                break;
+            default:
+                break; // a newer writer's header: ignored, see class doc
+        }
     }
 
     private static void addUtf8(List<Header> headers, String key, String value) {

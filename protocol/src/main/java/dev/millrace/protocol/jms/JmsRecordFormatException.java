@@ -4,8 +4,8 @@ package dev.millrace.protocol.jms;
  * A record, or one of its headers, does not follow the JMS record mapping.
  *
  * <p>Every instance names the part of the record that is wrong ({@link #field()}: a header key such as
- * {@code jms.priority}, or {@link #KEY} / {@link #VALUE}) and the byte offset inside that part's bytes at which decoding
- * failed ({@link #offset()}), so that a bad record written by another client can be found and explained without a
+ * {@code jms.priority}, or {@link #KEY} / {@link #VALUE}) and the byte offset inside that part's bytes at which
+ * decoding failed ({@link #offset()}), so that a bad record written by another client can be found and explained without a
  * debugger. An offset of {@link #NO_OFFSET} means the problem is not inside the bytes (for example an invalid property
  * name in a header key, or a duplicated header).
  *

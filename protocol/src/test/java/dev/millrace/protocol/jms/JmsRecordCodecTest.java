@@ -213,7 +213,8 @@ class JmsRecordCodecTest {
 
     @Test
     void shouldReportInvalidUtf8InStringHeaderWithOffset() {
-        JmsRecordFormatException e = decodeFailure(new RecordHeader("jms.type", new byte[] {'a', 'b', 'c', (byte) 0x80}));
+        byte[] bad = {'a', 'b', 'c', (byte) 0x80};
+        JmsRecordFormatException e = decodeFailure(new RecordHeader("jms.type", bad));
         assertThat(e.field()).isEqualTo("jms.type");
         assertThat(e.offset()).isEqualTo(3);
     }

@@ -129,7 +129,8 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
                 return -1;
             }
             if (!(v instanceof byte[])) {
-                throw new MessageFormatException("a " + ValueConversions.typeName(v) + " value cannot be read as byte[]");
+                throw new MessageFormatException("a " + ValueConversions.typeName(v)
+                        + " value cannot be read as byte[]");
             }
             if (((byte[]) v).length == 0) {
                 position++;
