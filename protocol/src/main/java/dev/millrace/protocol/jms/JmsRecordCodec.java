@@ -59,6 +59,18 @@ import org.apache.kafka.common.header.Header;
  * UTF-8 value. For properties: {@code jms.prop.NAME} headers with a type tag, e.g. an int 7 is
  * {@code 05 00 00 00 07}.
  *
+ * <p><b>Worked example.</b> A TextMessage with text {@code hi}, JMSPriority 7, JMSXGroupID {@code g1}, an int
+ * property {@code count = 7} and JMSTimestamp 1000 (every other field at its default) is this record (bytes in hex):
+ *
+ * <pre>
+ * key        67 31                          "g1"
+ * value      68 69                          "hi"
+ * timestamp  1000
+ * headers    jms.body.type   74 65 78 74    "text"
+ *            jms.priority    07
+ *            jms.prop.count  05 00 00 00 07 tag 0x05 (int), then 7 as int32
+ * </pre>
+ *
  * <p><b>Not in the record:</b> JMSRedelivered and JMSXDeliveryCount, which the consumer side sets from the delivery
  * count of the share group or subscription, and {@code jms.prop.JMSXGroupID}, refused because the group travels in
  * the key.

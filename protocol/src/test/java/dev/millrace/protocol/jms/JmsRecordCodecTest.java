@@ -80,6 +80,21 @@ class JmsRecordCodecTest {
     }
 
     @Test
+    void shouldProduceTheWorkedExampleOfTheClassDoc() {
+        JmsMessageData data = JmsMessageData.builder().body(BodyType.TEXT, BodyCodec.encodeText("hi")).priority(7)
+                .groupId("g1").property("count", 7).timestamp(1000).build();
+        JmsRecord r = JmsRecordCodec.encode(data);
+        assertThat(r.key()).containsExactly(0x67, 0x31);
+        assertThat(r.value()).containsExactly(0x68, 0x69);
+        assertThat(r.timestamp()).isEqualTo(1000L);
+        assertThat(r.headers()).extracting(Header::key).containsExactly("jms.body.type", "jms.priority",
+                "jms.prop.count");
+        assertThat(r.headers().get(0).value()).containsExactly(0x74, 0x65, 0x78, 0x74);
+        assertThat(r.headers().get(1).value()).containsExactly(0x07);
+        assertThat(r.headers().get(2).value()).containsExactly(0x05, 0, 0, 0, 0x07);
+    }
+
+    @Test
     void shouldLeaveOutHeadersWhoseValueIsTheDefault() {
         JmsMessageData data = JmsMessageData.builder().body(BodyType.TEXT, BodyCodec.encodeText("hi"))
                 .timestamp(5).build();
