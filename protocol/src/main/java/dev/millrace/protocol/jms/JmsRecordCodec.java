@@ -76,8 +76,10 @@ import org.apache.kafka.common.header.Header;
  * the key.
  *
  * <p><b>Errors.</b> Decoding is strict for everything under {@code jms.}: a wrong length, an unknown tag, invalid
- * UTF-8, an out-of-range priority or a repeated header throws {@link JmsRecordFormatException} naming the header and
- * the byte offset. Unknown {@code jms.} headers and headers outside the prefix are ignored.
+ * UTF-8, an out-of-range priority, a repeated header or a value on a body-less {@code message} record throws
+ * {@link JmsRecordFormatException} naming the header (or the record value) and the byte offset. Unknown {@code jms.}
+ * headers and headers outside the prefix are ignored. Bodies are decoded separately ({@link BodyCodec}), by the
+ * reader that needs them.
  *
  * <p>Stateless and thread-safe.
  */
@@ -175,6 +177,10 @@ public final class JmsRecordCodec {
         }
         if (record.key() != null) {
             b.groupId(new String(record.key(), StandardCharsets.UTF_8));
+        }
+        if (bodyType == BodyType.MESSAGE && record.value() != null) {
+            throw new JmsRecordFormatException(JmsRecordFormatException.VALUE, 0, "a record of body type 'message' "
+                    + "has no body, so its value must be null, not " + record.value().length + " byte(s)");
         }
         b.body(bodyType, record.value());
         return b.build();

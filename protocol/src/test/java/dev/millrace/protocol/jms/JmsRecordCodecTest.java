@@ -235,6 +235,18 @@ class JmsRecordCodecTest {
     }
 
     @Test
+    void shouldRejectAValueOnABodylessMessageRecord() {
+        JmsRecord r = record(null, new byte[] {1}, new RecordHeader("jms.body.type", ascii("message")));
+        assertThatThrownBy(() -> JmsRecordCodec.decode(r))
+                .isInstanceOfSatisfying(JmsRecordFormatException.class, e -> {
+                    assertThat(e.field()).isEqualTo(JmsRecordFormatException.VALUE);
+                    assertThat(e.getMessage()).contains("must be null");
+                });
+        JmsRecord ok = record(null, null, new RecordHeader("jms.body.type", ascii("message")));
+        assertThat(JmsRecordCodec.decode(ok).bodyType()).isEqualTo(BodyType.MESSAGE);
+    }
+
+    @Test
     void shouldRejectDuplicatedHeader() {
         JmsRecordFormatException e = decodeFailure(new RecordHeader("jms.type", ascii("a")),
                 new RecordHeader("jms.type", ascii("b")));
