@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
@@ -18,14 +19,21 @@ import jakarta.jms.ObjectMessage;
  * A message whose body is a serializable object, held (and written to the record) as its Java serialization bytes.
  * {@link #setObject} serializes at once, so later changes to the object do not change the message, and each
  * {@link #getObject} returns a fresh copy. Classes are resolved through the thread context class loader first, then
- * this class's loader. Deserialization obeys the JVM-wide filter ({@code jdk.serialFilter}); a per-connection trust
- * list is not here yet.
+ * this class's loader. Deserialization obeys the JVM-wide filter ({@code jdk.serialFilter}) and, when the delivering
+ * session sets one, a per-message {@link ObjectInputFilter} ({@link #setDeserializationFilter}); a rejected class makes
+ * {@code getObject} throw {@link MessageFormatException}.
  *
  * <p>Not thread-safe.
  */
 public class MillraceObjectMessage extends MillraceMessage implements ObjectMessage {
 
     private byte[] serialized;
+    private ObjectInputFilter deserializationFilter;
+
+    /** Restricts which classes {@link #getObject} may create; {@code null} leaves only the JVM-wide filter. */
+    public void setDeserializationFilter(ObjectInputFilter filter) {
+        this.deserializationFilter = filter;
+    }
 
     @Override
     public void setObject(Serializable object) throws JMSException {
@@ -35,7 +43,7 @@ public class MillraceObjectMessage extends MillraceMessage implements ObjectMess
 
     @Override
     public Serializable getObject() throws JMSException {
-        return serialized == null ? null : deserialize(serialized);
+        return serialized == null ? null : deserialize(serialized, deserializationFilter);
     }
 
     @Override
@@ -85,8 +93,11 @@ public class MillraceObjectMessage extends MillraceMessage implements ObjectMess
         return bytes.toByteArray();
     }
 
-    private static Serializable deserialize(byte[] bytes) throws MessageFormatException {
+    private static Serializable deserialize(byte[] bytes, ObjectInputFilter filter) throws MessageFormatException {
         try (ObjectInputStream in = new ContextClassLoaderObjectInputStream(new ByteArrayInputStream(bytes))) {
+            if (filter != null) {
+                in.setObjectInputFilter(filter);
+            }
             return (Serializable) in.readObject();
         } catch (IOException | ClassNotFoundException | ClassCastException e) {
             throw formatException("cannot deserialize the ObjectMessage body: " + e, e);

@@ -65,6 +65,17 @@ class MillraceObjectMessageTest {
     }
 
     @Test
+    void shouldRefuseClassesTheDeserializationFilterRejects() throws JMSException {
+        MillraceObjectMessage m = new MillraceObjectMessage();
+        m.setObject(new ArrayList<>(List.of("a")));
+        m.setDeserializationFilter(java.io.ObjectInputFilter.Config.createFilter("java.lang.String;!*"));
+        assertThatThrownBy(m::getObject).isInstanceOf(MessageFormatException.class).hasMessageContaining("deserialize");
+        assertThat(m.isBodyAssignableTo(List.class)).isFalse();
+        m.setDeserializationFilter(java.io.ObjectInputFilter.Config.createFilter("java.util.ArrayList;java.lang.*;!*"));
+        assertThat(m.getObject()).isEqualTo(List.of("a"));
+    }
+
+    @Test
     void shouldReportUndeserializableBodyAsFormatErrorAndNotAssignable() throws JMSException {
         MillraceObjectMessage m = new MillraceObjectMessage();
         m.decodeBody(new byte[] {1, 2, 3});
