@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * produce with acks=1 and with acks=all unthrottled, produce at a fixed rate (acks=all) for
  * latency, its first tenth left out of the latency figures as the tool's warmup, and consume the
  * acks=1 topic with a consumer group. Producers use {@code enable.idempotence=false} on both
- * brokers, except the "idempotent" run (acks=all with {@code enable.idempotence=true}), so the
+ * brokers, except the "idempotent" run (acks=all with {@code enable.idempotence=true}) and the
+ * "transactional" run (the tool's {@code --transactional-id}, committing every 100 ms), so the
  * other runs compare the same non-idempotent path as before idempotence existed. Before the
  * measured runs each broker gets an unmeasured warmup run of 1,000,000 records (with 100,000 the
  * first seconds of each measured run were still warming up and set its p99); before each
@@ -385,7 +386,7 @@ public final class BrokerComparison {
         System.out.println("  broker JVMs (both): " + String.join(" ", BROKER_JVM) + "; tool JVMs: "
                 + String.join(" ", PerfTool.TOOL_JVM.subList(0, 3)));
         System.out.println("  topics: " + options.partitions() + " partition(s), replication factor 1; records of "
-                + options.recordSize() + " B; producers: enable.idempotence=false except in the idempotent run");
+                + options.recordSize() + " B; producers: enable.idempotence=false except in the idempotent and transactional runs");
         System.out.println("  order: alternating per run, starting with " + firstOrder().get(0) + "; warmup "
                 + String.format(Locale.ROOT, "%,d", options.warmupRecords()) + " records per broker; "
                 + "sync before each measured run");
@@ -436,7 +437,7 @@ public final class BrokerComparison {
         System.out.println("  --warmup-records N    unmeasured warmup per broker, 0 for none (default 1,000,000)");
         System.out.println("  --record-size B       bytes per record value (default 1024)");
         System.out.println("  --partitions N        partitions per topic, the same on both (default 1)");
-        System.out.println("  --runs LIST           of acks1,acksall,idempotent,fixed,consume (default all; consume "
+        System.out.println("  --runs LIST           of acks1,acksall,idempotent,transactional,fixed,consume (default all; consume "
                 + "alone fills its topic first)");
         System.out.println("  --brokers LIST        of millrace,kafka (default both)");
         System.out.println("  --kafka-first         start the alternation with Kafka (default Millrace)");

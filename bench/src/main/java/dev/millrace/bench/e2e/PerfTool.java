@@ -32,8 +32,17 @@ final class PerfTool {
      * ProducerPerformance's arguments; {@code warmup} records (0 for none) are left out of its steady
      * state; {@code idempotence} sets the producer's enable.idempotence.
      */
+    /** How long each transaction of the transactional run stays open before the tool commits it. */
+    static final int TRANSACTION_DURATION_MS = 100;
+
     static List<String> producerArgs(String bootstrap, String topic, long records, long warmup, int recordSize,
                                      long throughput, String acks, boolean idempotence) {
+        return producerArgs(bootstrap, topic, records, warmup, recordSize, throughput, acks, idempotence, null);
+    }
+
+    /** With a {@code transactionalId}, the tool commits a transaction every {@link #TRANSACTION_DURATION_MS}. */
+    static List<String> producerArgs(String bootstrap, String topic, long records, long warmup, int recordSize,
+                                     long throughput, String acks, boolean idempotence, String transactionalId) {
         List<String> args = new ArrayList<>(List.of(PRODUCER, "--bootstrap-server", bootstrap, "--topic", topic,
                 "--num-records", Long.toString(records)));
         if (warmup > 0) {
@@ -41,6 +50,10 @@ final class PerfTool {
         }
         args.addAll(List.of("--record-size", Integer.toString(recordSize), "--throughput", Long.toString(throughput),
                 "--command-property", "acks=" + acks, "enable.idempotence=" + idempotence));
+        if (transactionalId != null) {
+            args.addAll(List.of("--transactional-id", transactionalId, "--transaction-duration-ms",
+                    Integer.toString(TRANSACTION_DURATION_MS)));
+        }
         return args;
     }
 

@@ -18,6 +18,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
         ACKS_1("acks1"),
         ACKS_ALL("acksall"),
         IDEMPOTENT("idempotent"),
+        TRANSACTIONAL("transactional"),
         FIXED_RATE("fixed"),
         CONSUME("consume");
 
@@ -37,7 +38,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
                     return kind;
                 }
             }
-            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, fixed, consume)");
+            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, transactional, fixed, consume)");
         }
     }
 
@@ -54,6 +55,9 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
             case IDEMPOTENT -> new Scenario(kind, String.format(Locale.ROOT,
                     "produce, acks=all, enable.idempotence=true, unthrottled: %,d records of %d B", records,
                     recordSize), "e2e-idempotent", records, 0, -1, "all");
+            case TRANSACTIONAL -> new Scenario(kind, String.format(Locale.ROOT,
+                    "produce, transactional (--transactional-id, a commit every %d ms), acks=all: %,d records of %d B",
+                    PerfTool.TRANSACTION_DURATION_MS, records, recordSize), "e2e-transactional", records, 0, -1, "all");
             case FIXED_RATE -> new Scenario(kind, String.format(Locale.ROOT,
                     "produce, acks=all, fixed rate %,d records/s: %,d records of %d B, latency after the first %,d",
                     fixedRate, fixedRecords, recordSize, fixedRecords / 10), "e2e-fixed", fixedRecords,
@@ -83,7 +87,8 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
 
     List<String> toolArgs(String bootstrap, int recordSize, String group) {
         return producer() ? PerfTool.producerArgs(bootstrap, topic, records, warmup, recordSize, throughput, acks,
-                kind == Kind.IDEMPOTENT)
+                kind == Kind.IDEMPOTENT || kind == Kind.TRANSACTIONAL,
+                kind == Kind.TRANSACTIONAL ? "bench-txn-" + group : null)
                 : PerfTool.consumerArgs(bootstrap, topic, records, group);
     }
 

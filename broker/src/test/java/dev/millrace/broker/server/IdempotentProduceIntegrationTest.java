@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * 100,000 records from one default (idempotent) KafkaProducer through a proxy that loses a share of
- * Produce responses after the broker wrote the batch: the producer retries those batches, and the
- * broker must store every record exactly once, in order.
+ * Produce responses after the broker wrote the batch and holds back another share past the
+ * client's request timeout: the producer retries those batches, and the broker must store every
+ * record exactly once, in order.
  */
 @Timeout(180)
 class IdempotentProduceIntegrationTest {
@@ -45,7 +46,7 @@ class IdempotentProduceIntegrationTest {
 
     @Test
     void shouldStoreEveryRecordExactlyOnceInOrderWhileResponsesAreLost() throws Exception {
-        try (ResponseDroppingProxy proxy = new ResponseDroppingProxy(42, 0.02)) {
+        try (ResponseDroppingProxy proxy = new ResponseDroppingProxy(42, 0.02, 0.03, 1_500)) {
             BrokerServer broker = TestBrokers.start(dataDir, Map.of("advertised.port", String.valueOf(proxy.port())));
             try {
                 proxy.start(broker.boundAddress().getPort());
@@ -60,6 +61,7 @@ class IdempotentProduceIntegrationTest {
                 p.put(ProducerConfig.BATCH_SIZE_CONFIG, "4096");
                 p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "10");
                 p.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, "10");
+                p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "1000");
                 Map<Integer, List<String>> sentPerPartition = new HashMap<>();
                 try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
                         new StringSerializer())) {
@@ -73,6 +75,8 @@ class IdempotentProduceIntegrationTest {
                     }
                 }
                 assertThat(proxy.dropped()).as("responses the proxy dropped").isGreaterThan(0);
+                assertThat(proxy.delayed()).as("responses the proxy held back past the request timeout")
+                        .isGreaterThan(0);
 
                 Properties c = new Properties();
                 c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker));

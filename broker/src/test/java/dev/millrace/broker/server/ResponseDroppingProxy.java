@@ -8,18 +8,23 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * A TCP proxy on loopback between Kafka clients and a broker that loses responses: it forwards every
- * request, and for a seeded random share of Produce requests it closes the client's connection
- * instead of forwarding the broker's answer, as a network failure after the broker wrote the data
- * would. The producer then retries a batch that is already in the log.
+ * A TCP proxy on loopback between Kafka clients and a broker that loses and delays responses: it
+ * forwards every request; for a seeded random share of Produce requests it closes the client's
+ * connection instead of forwarding the broker's answer, as a network failure after the broker
+ * wrote the data would; for another share it holds the answer back for a while (the connection's
+ * later answers wait behind it, as on a slow link). A held answer that outlasts the client's
+ * request timeout makes it give up on the connection and retry. Either way the producer retries
+ * a batch that is already in the log.
  *
  * <p>Frames are read whole in both directions (int32 size prefix), so a drop never cuts a frame.
  */
@@ -33,13 +38,26 @@ final class ResponseDroppingProxy implements AutoCloseable {
     });
     private final Random random;
     private final double dropShare;
+    private final double delayShare;
+    private final long delayMs;
     private final AtomicInteger dropped = new AtomicInteger();
+    private final AtomicInteger delayed = new AtomicInteger();
     private volatile int targetPort;
 
     ResponseDroppingProxy(long seed, double dropShare) throws IOException {
+        this(seed, dropShare, 0, 0);
+    }
+
+    ResponseDroppingProxy(long seed, double dropShare, double delayShare, long delayMs) throws IOException {
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.random = new Random(seed);
         this.dropShare = dropShare;
+        this.delayShare = delayShare;
+        this.delayMs = delayMs;
+    }
+
+    int delayed() {
+        return delayed.get();
     }
 
     int port() {
@@ -61,7 +79,7 @@ final class ResponseDroppingProxy implements AutoCloseable {
             try {
                 Socket client = server.accept();
                 Socket broker = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-                Map<Integer, Boolean> dropByCorrelation = new ConcurrentHashMap<>();
+                Map<Integer, Action> dropByCorrelation = new ConcurrentHashMap<>();
                 threads.execute(() -> pumpRequests(client, broker, dropByCorrelation));
                 threads.execute(() -> pumpResponses(broker, client, dropByCorrelation));
             } catch (IOException e) {
@@ -70,7 +88,9 @@ final class ResponseDroppingProxy implements AutoCloseable {
         }
     }
 
-    private void pumpRequests(Socket client, Socket broker, Map<Integer, Boolean> dropByCorrelation) {
+    private enum Action { DROP, DELAY }
+
+    private void pumpRequests(Socket client, Socket broker, Map<Integer, Action> dropByCorrelation) {
         try (DataInputStream in = new DataInputStream(client.getInputStream());
              DataOutputStream out = new DataOutputStream(broker.getOutputStream())) {
             while (true) {
@@ -79,8 +99,9 @@ final class ResponseDroppingProxy implements AutoCloseable {
                 short apiKey = (short) (((frame[0] & 0xff) << 8) | (frame[1] & 0xff));
                 int correlationId = ((frame[4] & 0xff) << 24) | ((frame[5] & 0xff) << 16) | ((frame[6] & 0xff) << 8)
                         | (frame[7] & 0xff);
-                if (apiKey == ApiKeys.PRODUCE.id && nextDrop()) {
-                    dropByCorrelation.put(correlationId, true);
+                Action action = apiKey == ApiKeys.PRODUCE.id ? nextAction() : null;
+                if (action != null) {
+                    dropByCorrelation.put(correlationId, action);
                 }
                 out.writeInt(frame.length);
                 out.write(frame);
@@ -91,7 +112,7 @@ final class ResponseDroppingProxy implements AutoCloseable {
         }
     }
 
-    private void pumpResponses(Socket broker, Socket client, Map<Integer, Boolean> dropByCorrelation) {
+    private void pumpResponses(Socket broker, Socket client, Map<Integer, Action> dropByCorrelation) {
         try (DataInputStream in = new DataInputStream(broker.getInputStream());
              DataOutputStream out = new DataOutputStream(client.getOutputStream())) {
             while (true) {
@@ -99,10 +120,16 @@ final class ResponseDroppingProxy implements AutoCloseable {
                 in.readFully(frame);
                 int correlationId = ((frame[0] & 0xff) << 24) | ((frame[1] & 0xff) << 16) | ((frame[2] & 0xff) << 8)
                         | (frame[3] & 0xff);
-                if (dropByCorrelation.remove(correlationId) != null) {
+                Action action = dropByCorrelation.remove(correlationId);
+                if (action == Action.DROP) {
                     dropped.incrementAndGet();
                     closeQuietly(client, broker);
                     return;
+                }
+                if (action == Action.DELAY) {
+                    delayed.incrementAndGet();
+                    CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(delayMs,
+                            TimeUnit.MILLISECONDS)).join();
                 }
                 out.writeInt(frame.length);
                 out.write(frame);
@@ -113,8 +140,9 @@ final class ResponseDroppingProxy implements AutoCloseable {
         }
     }
 
-    private synchronized boolean nextDrop() {
-        return random.nextDouble() < dropShare;
+    private synchronized Action nextAction() {
+        double r = random.nextDouble();
+        return r < dropShare ? Action.DROP : r < dropShare + delayShare ? Action.DELAY : null;
     }
 
     private static void closeQuietly(Socket... sockets) {
