@@ -13,7 +13,7 @@ import dev.millrace.broker.controller.ProducerIdBlock;
  *
  * <p>Thread-safe; never blocks: callers get a future.
  */
-public final class ProducerIdManager {
+public final class ProducerIdManager implements ProducerIdSource {
 
     private final Controller controller;
     private final int brokerId;
@@ -27,6 +27,7 @@ public final class ProducerIdManager {
     }
 
     /** The next unused producer id. */
+    @Override
     public CompletableFuture<Long> nextProducerId() {
         CompletableFuture<ProducerIdBlock> waitFor;
         synchronized (this) {

@@ -37,7 +37,7 @@ import dev.millrace.delay.TimerTask;
  *
  * <ul>
  *   <li>InitProducerId with a transactional id: a new id gets a producer id from
- *       {@link ProducerIdManager} and epoch 0; a known one gets its epoch bumped, which fences the
+ *       {@link ProducerIdSource} (the quorum's blocks) and epoch 0; a known one gets its epoch bumped, which fences the
  *       previous producer with that id (a zombie). An open transaction of the old producer is first
  *       aborted with a bumped epoch, so the zombie's markers and writes are refused everywhere.</li>
  *   <li>AddPartitionsToTxn / AddOffsetsToTxn put partitions into the transaction (state Ongoing).</li>
@@ -82,7 +82,7 @@ public final class TransactionCoordinator implements AutoCloseable {
 
     private final Config config;
     private final TransactionStateTopic topic;
-    private final ProducerIdManager producerIds;
+    private final ProducerIdSource producerIds;
     private final TxnMarkerWriter markers;
     private final Time time;
     private final Timer timer;
@@ -91,7 +91,7 @@ public final class TransactionCoordinator implements AutoCloseable {
     private volatile boolean loaded;
     private volatile boolean closed;
 
-    public TransactionCoordinator(Config config, TransactionStateTopic topic, ProducerIdManager producerIds,
+    public TransactionCoordinator(Config config, TransactionStateTopic topic, ProducerIdSource producerIds,
                                   TxnMarkerWriter markers, Time time, Timer timer) {
         this.config = config;
         this.topic = topic;

@@ -6,14 +6,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.millrace.delay.Time;
 
 /** A {@link Time} that moves only when a test calls {@link #advanceMs}; both clocks move together. */
-final class ManualClock implements Time {
+public final class ManualClock implements Time {
 
     private static final long WALL_CLOCK_START_MS = 1_767_225_600_000L;
     private static final long MONOTONIC_START_NANOS = TimeUnit.DAYS.toNanos(2) + 987_654_321L;
 
     private final AtomicLong elapsedNanos = new AtomicLong();
 
-    void advanceMs(long ms) {
+    public void advanceMs(long ms) {
         if (ms < 0) {
             throw new IllegalArgumentException("time cannot go backwards: " + ms);
         }
