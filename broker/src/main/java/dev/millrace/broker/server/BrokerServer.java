@@ -24,6 +24,8 @@ import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.broker.share.ShareBroker;
+import dev.millrace.broker.share.ShareStateStore;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
@@ -56,6 +58,7 @@ public final class BrokerServer implements AutoCloseable {
     private Controller controller;
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
+    private ShareBroker shares;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private KafkaServer network;
@@ -120,6 +123,10 @@ public final class BrokerServer implements AutoCloseable {
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(new ProducerIdManager(controller, config.nodeId())), groups);
+        shares = new ShareBroker(config.shareGroupConfig(), new ServerShareTopics(controller, partitions, purgatory),
+                ShareStateStore.NONE, timer, dev.millrace.delay.Time.SYSTEM);
+        purgatory.addAppendListener(shares::onAppend);
+        kafkaApis.setShareBroker(shares);
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
@@ -153,6 +160,7 @@ public final class BrokerServer implements AutoCloseable {
             awaitQuietly(requestExecutor);
         }
         closeQuietly("group coordinator", groups);
+        closeQuietly("share groups", shares);
         if (groupExecutor != null) {
             groupExecutor.shutdown();
             awaitQuietly(groupExecutor);
