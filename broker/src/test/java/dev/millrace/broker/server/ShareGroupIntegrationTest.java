@@ -7,11 +7,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -112,12 +114,14 @@ class ShareGroupIntegrationTest {
         private final KafkaShareConsumer<String, String> consumer;
         private final Map<String, String> holders;
         private final Map<String, Integer> accepted;
+        private final CountDownLatch acceptances;
         private final AtomicBoolean stop = new AtomicBoolean();
         final List<Short> deliveryCounts = new ArrayList<>();
         final String name;
 
         Member(String name, KafkaShareConsumer<String, String> consumer, Map<String, String> holders,
-               Map<String, Integer> accepted) {
+               Map<String, Integer> accepted, CountDownLatch acceptances) {
+            this.acceptances = acceptances;
             this.name = name;
             this.consumer = consumer;
             this.holders = holders;
@@ -145,20 +149,19 @@ class ShareGroupIntegrationTest {
                 for (String value : mine) {
                     accepted.merge(value, 1, Integer::sum);
                     holders.remove(value);
+                    acceptances.countDown();
                 }
             }
         }
     }
 
-    private static void awaitAccepted(Map<String, Integer> accepted, int count, List<Future<?>> running)
-            throws Exception {
-        while (accepted.size() < count) {
+    private static void awaitAccepted(CountDownLatch acceptances, List<Future<?>> running) throws Exception {
+        while (!acceptances.await(100, TimeUnit.MILLISECONDS)) {
             for (Future<?> f : running) {
                 if (f.isDone()) {
                     f.get(); // surfaces a member's failure
                 }
             }
-            Thread.onSpinWait();
         }
     }
 
@@ -172,6 +175,7 @@ class ShareGroupIntegrationTest {
 
         Map<String, String> holders = new ConcurrentHashMap<>();
         Map<String, Integer> accepted = new ConcurrentHashMap<>();
+        CountDownLatch acceptances = new CountDownLatch(records);
         ExecutorService pool = Executors.newFixedThreadPool(3);
         List<Member> members = new ArrayList<>();
         List<Future<?>> running = new ArrayList<>();
@@ -179,11 +183,11 @@ class ShareGroupIntegrationTest {
             for (String name : List.of("a", "b", "c")) {
                 KafkaShareConsumer<String, String> consumer = shareConsumer("workers");
                 closeables.add(consumer);
-                Member member = new Member(name, consumer, holders, accepted);
+                Member member = new Member(name, consumer, holders, accepted, acceptances);
                 members.add(member);
                 running.add(pool.submit(member));
             }
-            awaitAccepted(accepted, records, running);
+            awaitAccepted(acceptances, running);
             members.forEach(m -> m.stop.set(true));
             for (Future<?> f : running) {
                 f.get(30, TimeUnit.SECONDS);
@@ -196,5 +200,144 @@ class ShareGroupIntegrationTest {
         assertThat(accepted.values()).containsOnly(1);
         assertThat(members.stream().mapToInt(m -> m.deliveryCounts.isEmpty() ? 0 : 1).sum())
                 .as("members that received records").isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldGiveTheRecordsOfAMemberThatStopsPollingToOthersWhenItsLocksExpire() throws Exception {
+        startBroker(Map.of("group.share.record.lock.duration.ms", "1000"));
+        createTopic(TOPIC, 1, Map.of());
+        int records = 200;
+        produce(records, 1);
+
+        KafkaShareConsumer<String, String> stalled = shareConsumer("workers");
+        closeables.add(stalled);
+        Set<String> stalledGot = new HashSet<>();
+        while (stalledGot.isEmpty()) {
+            stalled.poll(Duration.ofMillis(100)).forEach(r -> stalledGot.add(r.value()));
+        }
+        // the stalled member neither acknowledges nor polls again, but stays in the group
+
+        Map<String, Integer> accepted = new ConcurrentHashMap<>();
+        Map<String, Short> deliveries = new ConcurrentHashMap<>();
+        KafkaShareConsumer<String, String> worker = shareConsumer("workers");
+        closeables.add(worker);
+        while (accepted.size() < records) {
+            ConsumerRecords<String, String> polled = worker.poll(Duration.ofMillis(100));
+            for (ConsumerRecord<String, String> record : polled) {
+                deliveries.put(record.value(), record.deliveryCount().orElseThrow());
+                worker.acknowledge(record, AcknowledgeType.ACCEPT);
+            }
+            if (!polled.isEmpty()) {
+                worker.commitSync().values().forEach(r -> assertThat(r).isEmpty());
+                polled.forEach(r -> accepted.merge(r.value(), 1, Integer::sum));
+            }
+        }
+
+        assertThat(accepted.values()).containsOnly(1);
+        for (String value : stalledGot) {
+            assertThat(deliveries.get(value)).as("delivery count of %s", value).isGreaterThanOrEqualTo((short) 2);
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldReleaseWhatAMemberHoldsWhenItClosesWithoutAcknowledging() throws Exception {
+        startBroker(Map.of()); // 30 s locks: only the release on close can hand the records over in time
+        createTopic(TOPIC, 1, Map.of());
+        int records = 100;
+        produce(records, 1);
+
+        Set<String> firstGot = new HashSet<>();
+        try (KafkaShareConsumer<String, String> first = shareConsumer("workers")) {
+            while (firstGot.isEmpty()) {
+                first.poll(Duration.ofMillis(100)).forEach(r -> firstGot.add(r.value()));
+            }
+        }
+
+        Map<String, Short> deliveries = new ConcurrentHashMap<>();
+        KafkaShareConsumer<String, String> second = shareConsumer("workers");
+        closeables.add(second);
+        while (deliveries.size() < records) {
+            ConsumerRecords<String, String> polled = second.poll(Duration.ofMillis(100));
+            for (ConsumerRecord<String, String> record : polled) {
+                assertThat(deliveries.put(record.value(), record.deliveryCount().orElseThrow())).isNull();
+                second.acknowledge(record, AcknowledgeType.ACCEPT);
+            }
+            if (!polled.isEmpty()) {
+                second.commitSync().values().forEach(r -> assertThat(r).isEmpty());
+            }
+        }
+
+        for (String value : firstGot) {
+            assertThat(deliveries.get(value)).as("delivery count of %s", value).isEqualTo((short) 2);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldDeadLetterRejectedRecordsAndRecordsReleasedPastTheDeliveryLimit() throws Exception {
+        startBroker(Map.of("group.share.delivery.count.limit", "2"));
+        createTopic("queue-dlq", 1, Map.of());
+        createTopic(TOPIC, 1, Map.of("millrace.share.dlq.topic", "queue-dlq"));
+        int records = 20;
+        produce(records, 1);
+
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<?> refuser = pool.submit(() -> {
+            try (KafkaShareConsumer<String, String> consumer = shareConsumer("refusers")) {
+                while (!stop.get()) {
+                    ConsumerRecords<String, String> polled = consumer.poll(Duration.ofMillis(100));
+                    for (ConsumerRecord<String, String> record : polled) {
+                        boolean even = Integer.parseInt(record.value()) % 2 == 0;
+                        consumer.acknowledge(record, even ? AcknowledgeType.REJECT : AcknowledgeType.RELEASE);
+                    }
+                    if (!polled.isEmpty()) {
+                        consumer.commitSync();
+                    }
+                }
+            }
+            return null;
+        });
+
+        Map<String, ConsumerRecord<String, String>> deadLetters = new HashMap<>();
+        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> dlq = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            dlq.assign(List.of(new TopicPartition("queue-dlq", 0)));
+            while (deadLetters.size() < records) {
+                if (refuser.isDone()) {
+                    refuser.get();
+                }
+                dlq.poll(Duration.ofMillis(100)).forEach(r -> assertThat(deadLetters.put(r.value(), r)).isNull());
+            }
+        } finally {
+            stop.set(true);
+            pool.shutdown();
+        }
+        refuser.get(30, TimeUnit.SECONDS);
+
+        for (int i = 0; i < records; i++) {
+            ConsumerRecord<String, String> copy = deadLetters.get(String.valueOf(i));
+            assertThat(header(copy, ShareDeadLetterHeaders.ORIGINAL_TOPIC)).isEqualTo(TOPIC);
+            assertThat(header(copy, ShareDeadLetterHeaders.ORIGINAL_PARTITION)).isEqualTo("0");
+            assertThat(header(copy, ShareDeadLetterHeaders.ORIGINAL_OFFSET)).isEqualTo(String.valueOf(i));
+            assertThat(header(copy, ShareDeadLetterHeaders.GROUP)).isEqualTo("refusers");
+            if (i % 2 == 0) {
+                assertThat(header(copy, ShareDeadLetterHeaders.REASON)).isEqualTo("rejected");
+                assertThat(header(copy, ShareDeadLetterHeaders.DELIVERY_COUNT)).isEqualTo("1");
+            } else {
+                assertThat(header(copy, ShareDeadLetterHeaders.REASON)).isEqualTo("delivery-count-limit");
+                assertThat(header(copy, ShareDeadLetterHeaders.DELIVERY_COUNT)).isEqualTo("2");
+            }
+        }
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String key) {
+        Header header = record.headers().lastHeader(key);
+        assertThat(header).as("header %s", key).isNotNull();
+        return new String(header.value(), StandardCharsets.UTF_8);
     }
 }
