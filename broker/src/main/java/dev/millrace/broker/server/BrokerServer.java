@@ -25,7 +25,6 @@ import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
-import dev.millrace.broker.share.ShareStateStore;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
@@ -123,8 +122,9 @@ public final class BrokerServer implements AutoCloseable {
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(new ProducerIdManager(controller, config.nodeId())), groups);
-        shares = new ShareBroker(config.shareGroupConfig(), new ServerShareTopics(controller, partitions, purgatory),
-                ShareStateStore.NONE, timer, dev.millrace.delay.Time.SYSTEM);
+        ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
+        shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
+                shareTopics, config.offsetsTopicNumPartitions()), timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(shares::onAppend);
         kafkaApis.setShareBroker(shares);
         apis.set(kafkaApis);

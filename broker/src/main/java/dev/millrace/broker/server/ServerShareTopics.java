@@ -1,14 +1,22 @@
 package dev.millrace.broker.server;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
 
 import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.log.LogConfig;
+import dev.millrace.broker.share.LogShareStateStore;
 import dev.millrace.broker.share.ShareLog;
 import dev.millrace.broker.share.ShareTopics;
 
@@ -29,6 +37,28 @@ final class ServerShareTopics implements ShareTopics {
         this.controller = controller;
         this.partitions = partitions;
         this.purgatory = purgatory;
+    }
+
+    /**
+     * Creates the compacted share-state topic with {@code partitionCount} partitions unless it exists
+     * (its partition count never changes afterwards), then replays it into a store.
+     */
+    static LogShareStateStore loadStateStore(Controller controller, ShareTopics topics, int partitionCount)
+            throws Exception {
+        if (controller.image().topic(LogShareStateStore.TOPIC).isEmpty()) {
+            NewTopic topic = new NewTopic(LogShareStateStore.TOPIC, partitionCount, (short) 1, Map.of(
+                    LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
+                    LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
+            ApiError result = controller.createTopics(List.of(topic), false).get(30, TimeUnit.SECONDS)
+                    .get(LogShareStateStore.TOPIC);
+            if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
+                throw result.exception();
+            }
+        }
+        int partitions = controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size();
+        LogShareStateStore store = new LogShareStateStore(topics, partitions, dev.millrace.delay.Time.SYSTEM);
+        store.load();
+        return store;
     }
 
     @Override

@@ -65,6 +65,7 @@ public final class SharePartition {
     private long startOffset;
     private long endOffset;
     private long nextAcquisitionId = 1;
+    private long snapshotVersion;
 
     /**
      * @param startOffset where the partition starts: the log start (earliest), the high watermark
@@ -162,7 +163,7 @@ public final class SharePartition {
     public synchronized SharePartitionSnapshot snapshot() {
         List<SharePartitionSnapshot.Entry> entries = new ArrayList<>(inFlight.size());
         inFlight.forEach((offset, r) -> entries.add(new SharePartitionSnapshot.Entry(offset, r.state, r.deliveryCount)));
-        return new SharePartitionSnapshot(startOffset, endOffset, entries);
+        return new SharePartitionSnapshot(startOffset, endOffset, entries, ++snapshotVersion);
     }
 
     /**
@@ -171,6 +172,7 @@ public final class SharePartition {
      */
     public synchronized void restore(SharePartitionSnapshot snapshot) {
         inFlight.clear();
+        snapshotVersion = Math.max(snapshotVersion, snapshot.version());
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
         for (long offset = startOffset; offset < endOffset; offset++) {

@@ -335,6 +335,50 @@ class ShareGroupIntegrationTest {
         }
     }
 
+    @Test
+    @Timeout(60)
+    void shouldNeitherRedeliverAcceptedRecordsNorLoseOthersAcrossARestart() throws Exception {
+        Map<String, String> settings = Map.of("controller.port", String.valueOf(TestBrokers.freePort()));
+        startBroker(settings);
+        createTopic(TOPIC, 1, Map.of());
+        int records = 100;
+        produce(records, 1);
+
+        Set<String> acceptedBefore = new HashSet<>();
+        KafkaShareConsumer<String, String> before = shareConsumer("workers");
+        while (acceptedBefore.isEmpty()) {
+            ConsumerRecords<String, String> polled = before.poll(Duration.ofMillis(100));
+            for (ConsumerRecord<String, String> record : polled) {
+                if (Integer.parseInt(record.value()) % 2 == 0) { // odd ones stay acquired, unacknowledged
+                    before.acknowledge(record, AcknowledgeType.ACCEPT);
+                    acceptedBefore.add(record.value());
+                }
+            }
+            if (!polled.isEmpty()) {
+                before.commitSync().values().forEach(r -> assertThat(r).isEmpty());
+            }
+        }
+        broker.close();
+        before.close(Duration.ZERO);
+        startBroker(settings);
+
+        Set<String> acceptedAfter = new HashSet<>();
+        KafkaShareConsumer<String, String> after = shareConsumer("workers");
+        closeables.add(after);
+        while (acceptedBefore.size() + acceptedAfter.size() < records) {
+            ConsumerRecords<String, String> polled = after.poll(Duration.ofMillis(100));
+            for (ConsumerRecord<String, String> record : polled) {
+                assertThat(acceptedBefore).as("accepted before the restart").doesNotContain(record.value());
+                assertThat(acceptedAfter.add(record.value())).as("%s accepted twice", record.value()).isTrue();
+                after.acknowledge(record, AcknowledgeType.ACCEPT);
+            }
+            if (!polled.isEmpty()) {
+                after.commitSync().values().forEach(r -> assertThat(r).isEmpty());
+            }
+        }
+        assertThat(acceptedAfter).hasSize(records - acceptedBefore.size());
+    }
+
     private static String header(ConsumerRecord<String, String> record, String key) {
         Header header = record.headers().lastHeader(key);
         assertThat(header).as("header %s", key).isNotNull();
