@@ -95,6 +95,17 @@ public final class BrokerConfig {
     @Min(1)
     long transactionAbortTimedOutTransactionCleanupIntervalMs = 10_000;
 
+    @Setting(name = "delay.topic.num.partitions", doc = "Partitions of the internal __millrace_delayed topic that "
+            + "durable delayed delivery reads (see dev.millrace.protocol.delay.DelayedDelivery).")
+    @Min(1)
+    @Max(1000)
+    int delayTopicNumPartitions = 4;
+
+    @Setting(name = "delay.max.ms", doc = "Longest delay a delayed record may ask for; a Produce to "
+            + "__millrace_delayed with a due time further ahead is refused. Default 365 days.")
+    @Min(1)
+    long delayMaxMs = 365L * 24 * 3600 * 1000;
+
     @Setting(name = "group.initial.rebalance.delay.ms", doc = "How long the first rebalance of an empty consumer "
             + "group waits for more members to join.")
     @Min(0)
@@ -228,6 +239,14 @@ public final class BrokerConfig {
 
     public int offsetsTopicNumPartitions() {
         return offsetsTopicNumPartitions;
+    }
+
+    public int delayTopicNumPartitions() {
+        return delayTopicNumPartitions;
+    }
+
+    public long delayMaxMs() {
+        return delayMaxMs;
     }
 
     public int transactionStateLogNumPartitions() {

@@ -23,17 +23,17 @@ import java.util.OptionalLong;
  * by the caller: every checkpoint here is an optimisation over a safe default (recover from the
  * start, start at the first segment).
  */
-final class OffsetCheckpointFile {
+public final class OffsetCheckpointFile {
 
     static final int VERSION = 0;
 
     private final File file;
 
-    OffsetCheckpointFile(File file) {
+    public OffsetCheckpointFile(File file) {
         this.file = file;
     }
 
-    void write(long offset) throws IOException {
+    public void write(long offset) throws IOException {
         File tmp = new File(file.getPath() + ".tmp");
         try (FileOutputStream out = new FileOutputStream(tmp);
              BufferedWriter writer = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8))) {
@@ -48,7 +48,7 @@ final class OffsetCheckpointFile {
      * @return the offset, or empty if the file is missing
      * @throws IOException if the file exists but is not a valid checkpoint; the message names the file and line
      */
-    OptionalLong read() throws IOException {
+    public OptionalLong read() throws IOException {
         if (!file.exists()) {
             return OptionalLong.empty();
         }

@@ -3,6 +3,7 @@ package dev.millrace.broker.server;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.log.LogMaintenance;
@@ -30,6 +32,7 @@ import dev.millrace.broker.txn.TransactionCoordinator;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
+import dev.millrace.protocol.delay.DelayedDelivery;
 
 /**
  * One broker process: the metadata controller, the partition logs, log maintenance, the timing
@@ -62,6 +65,7 @@ public final class BrokerServer implements AutoCloseable {
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
+    private DelayedDeliveryService delays;
     private KafkaServer network;
     private InetSocketAddress boundAddress;
     private boolean closed;
@@ -96,6 +100,7 @@ public final class BrokerServer implements AutoCloseable {
         controller.start();
         InternalTopics.ensureOffsetsTopic(controller, config.offsetsTopicNumPartitions());
         InternalTopics.ensureTransactionStateTopic(controller, config.transactionStateLogNumPartitions());
+        InternalTopics.ensureDelayTopic(controller, config.delayTopicNumPartitions());
         timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
                 TimerReaper.DEFAULT_REAP_INTERVAL_MS);
         groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
@@ -124,10 +129,17 @@ public final class BrokerServer implements AutoCloseable {
                 InternalTopics.transactionStateTopic(controller, partitions), producerIds,
                 new LocalTxnMarkerWriter(partitions, purgatory, groups, time), dev.millrace.delay.Time.SYSTEM, timer);
         transactions.load().get(60, TimeUnit.SECONDS);
+        int delayPartitions = controller.image().topic(DelayedDelivery.TOPIC).orElseThrow().partitions().size();
+        delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
+                60_000, new File(dataDir, "delay-checkpoints")), InternalTopics.delayLogs(controller, partitions),
+                transactions, timer, dev.millrace.delay.Time.SYSTEM);
+        purgatory.addAppendListener(delays::onAppend);
+        delays.start();
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 config.advertisedPort(boundAddress.getPort()));
         kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
-                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, transactions),
+                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, transactions,
+                Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
@@ -157,6 +169,11 @@ public final class BrokerServer implements AutoCloseable {
         return partitions;
     }
 
+    /** The durable delayed-delivery service. */
+    public synchronized DelayedDeliveryService delayService() {
+        return delays;
+    }
+
     /** The request router, for its per-API request counts. */
     public synchronized KafkaApis apis() {
         return kafkaApis;
@@ -174,6 +191,7 @@ public final class BrokerServer implements AutoCloseable {
             requestExecutor.shutdown();
             awaitQuietly(requestExecutor);
         }
+        closeQuietly("delay service", delays);
         closeQuietly("transaction coordinator", transactions);
         closeQuietly("group coordinator", groups);
         closeQuietly("share groups", shares);

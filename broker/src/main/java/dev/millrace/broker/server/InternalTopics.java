@@ -12,17 +12,20 @@ import org.apache.kafka.common.requests.ApiError;
 
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.delay.DelayLogs;
 import dev.millrace.broker.group.OffsetsTopic;
 import dev.millrace.broker.group.TopicIds;
 import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.log.PartitionLog;
 import dev.millrace.broker.txn.TransactionStateTopic;
+import dev.millrace.protocol.delay.DelayedDelivery;
 
 /**
  * The broker's internal topics and the views the coordinators need of them. {@code __consumer_offsets}
  * and {@code __transaction_state} are created at first start, compacted, with
  * {@code offsets.topic.num.partitions} and {@code transaction.state.log.num.partitions} partitions
- * and 100 MiB segments (as Kafka does); their partition counts never change afterwards.
+ * and 100 MiB segments (as Kafka does); their partition counts never change afterwards. The delay
+ * service's {@code __millrace_delayed} has {@code delay.topic.num.partitions} partitions.
  */
 final class InternalTopics {
 
@@ -39,13 +42,28 @@ final class InternalTopics {
         ensureCompactedTopic(controller, TransactionStateTopic.NAME, partitions);
     }
 
+    /**
+     * Creates {@code __millrace_delayed} unless it exists: kept until the delay service moves its log
+     * start past delivered records (no time or size retention, which could lose pending delays).
+     */
+    static void ensureDelayTopic(Controller controller, int partitions) throws Exception {
+        ensureTopic(controller, DelayedDelivery.TOPIC, partitions, Map.of(
+                LogConfig.CLEANUP_POLICY, "delete", LogConfig.RETENTION_MS, "-1", LogConfig.RETENTION_BYTES, "-1",
+                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
+    }
+
     private static void ensureCompactedTopic(Controller controller, String name, int partitions) throws Exception {
+        ensureTopic(controller, name, partitions, Map.of(
+                LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
+                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
+    }
+
+    private static void ensureTopic(Controller controller, String name, int partitions, Map<String, String> configs)
+            throws Exception {
         if (controller.image().topic(name).isPresent()) {
             return;
         }
-        NewTopic topic = new NewTopic(name, partitions, (short) 1, Map.of(
-                LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
-                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
+        NewTopic topic = new NewTopic(name, partitions, (short) 1, configs);
         ApiError result = controller.createTopics(List.of(topic), false).get(30, TimeUnit.SECONDS)
                 .get(name);
         if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
@@ -89,6 +107,26 @@ final class InternalTopics {
         return partitions.partition(new TopicPartition(topic, partition))
                 .orElseThrow(() -> new IllegalStateException(topic + "-" + partition + " has no local log"))
                 .log();
+    }
+
+    /** The broker's topics and local logs as the delay service needs them. */
+    static DelayLogs delayLogs(Controller controller, PartitionManager partitions) {
+        return new DelayLogs() {
+            @Override
+            public int partitionCount(String topic) {
+                return controller.image().topic(topic).map(t -> t.partitions().size()).orElse(-1);
+            }
+
+            @Override
+            public Optional<PartitionLog> log(TopicPartition tp) {
+                return partitions.partition(tp).map(Partition::log);
+            }
+
+            @Override
+            public int leaderEpoch(TopicPartition tp) {
+                return partitions.partition(tp).map(Partition::leaderEpoch).orElse(0);
+            }
+        };
     }
 
     /** Topic names and ids from the latest metadata image. */

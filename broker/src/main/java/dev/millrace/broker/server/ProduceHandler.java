@@ -3,6 +3,9 @@ package dev.millrace.broker.server;
 import java.util.HashMap;
 import java.util.Map;
 
+import java.util.Map;
+import java.util.function.Consumer;
+
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -51,11 +54,18 @@ final class ProduceHandler {
     private final PartitionManager partitions;
     private final FetchPurgatory purgatory;
     private final TransactionCoordinator transactions;
+    private final Map<String, Consumer<MemoryRecords>> topicValidators;
 
-    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, TransactionCoordinator transactions) {
+    /**
+     * @param topicValidators checks for appends to particular topics (the delay topic's headers),
+     *        run before the append; a validator refuses by throwing an ApiException
+     */
+    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, TransactionCoordinator transactions,
+                   Map<String, Consumer<MemoryRecords>> topicValidators) {
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.transactions = transactions;
+        this.topicValidators = Map.copyOf(topicValidators);
     }
 
     ProduceResponse handle(ProduceRequest request) {
@@ -96,6 +106,10 @@ final class ProduceHandler {
                             + batch.producerId() + " (transactional id " + transactionalId + ", epoch "
                             + batch.producerEpoch() + "): the partition is not in that producer's open transaction");
                 }
+            }
+            Consumer<MemoryRecords> validator = topicValidators.get(tp.topic());
+            if (validator != null) {
+                validator.accept(records);
             }
             if (acks == -1 && partition.isrSize() < partition.log().config().minInsyncReplicas()) {
                 throw new NotEnoughReplicasException("The ISR of " + tp + " has " + partition.isrSize()

@@ -18,14 +18,14 @@ final class TestBrokers {
 
     /**
      * A started broker on 127.0.0.1: any free listener port, a free quorum port, data in {@code dataDir},
-     * single-partition offsets and transaction-state topics and no initial rebalance delay, then
+     * single-partition offsets, transaction-state and delay topics and no initial rebalance delay, then
      * {@code settings} on top.
      */
     static BrokerServer start(Path dataDir, Map<String, String> settings) throws Exception {
         Map<String, String> all = new HashMap<>(Map.of("host", "127.0.0.1", "port", "0",
                 "data.dir", dataDir.toString(), "controller.port", String.valueOf(freePort()),
                 "offsets.topic.num.partitions", "1", "group.initial.rebalance.delay.ms", "0",
-                "transaction.state.log.num.partitions", "1"));
+                "transaction.state.log.num.partitions", "1", "delay.topic.num.partitions", "1"));
         all.putAll(settings);
         BrokerServer broker = new BrokerServer(BrokerConfigLoader.fromMap(all), Time.SYSTEM);
         broker.start();

@@ -1,0 +1,528 @@
+package dev.millrace.broker.delay;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.log.AbortedTxn;
+import dev.millrace.broker.log.AppendOrigin;
+import dev.millrace.broker.log.OffsetCheckpointFile;
+import dev.millrace.broker.log.PartitionLog;
+import dev.millrace.broker.txn.TransactionCoordinator;
+import dev.millrace.delay.Time;
+import dev.millrace.delay.Timer;
+import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.delay.DelayedDelivery;
+
+/**
+ * Durable delayed delivery (record format in {@link DelayedDelivery}): producers write records to
+ * the internal topic {@value DelayedDelivery#TOPIC}; this service indexes each pending one in the
+ * broker's timing wheel and, when it is due, appends a copy to its target.
+ *
+ * <p><b>Exactly once.</b> Each delivery round of one delay partition is a broker transaction under
+ * the transactional id {@code __millrace-delay-<partition>}: the copies go to their targets and a
+ * delivery mark ({@value DelayedDelivery#DONE_OFFSET}) per delivered offset goes to the delay
+ * partition, and the transaction commits or aborts as a whole. Read-committed consumers therefore
+ * see a copy exactly when its mark exists. After a crash, {@link #start} re-initialises each
+ * transactional id, which aborts a round left open, and then rebuilds the pending set from the
+ * committed records: delayed records minus those with a committed mark.
+ *
+ * <p><b>Restarts without rereading everything.</b> Every offset below a partition's low-water mark
+ * (the smallest pending offset) is delivered; it is checkpointed in {@code <checkpointDir>/<p>} at
+ * most once a second and at close, and the delay partition's log start is moved up to it so
+ * retention can drop delivered segments. A start reads only from the checkpoint on.
+ *
+ * <p><b>Timing.</b> Records are read once they are below the partition's last stable offset (a
+ * delayed record sent in a transaction waits for its commit). Each pending record is a task in the
+ * timing wheel; when one fires the service delivers every record of its partition that is due by
+ * the broker's clock, never one whose due time has not come. A round that fails (a target
+ * partition offline, a failed append) is aborted and retried a second later.
+ *
+ * <p>Targets: the header's partition, else murmur2 of the key as Kafka's default partitioner, else
+ * round robin. A record whose target topic or partition no longer exists is dropped with a warning
+ * (its mark is written so it is not retried).
+ *
+ * <p>Threading: all state is confined to the service's single thread; {@link #validate} and
+ * {@link #onAppend} may be called from any thread.
+ */
+public final class DelayedDeliveryService implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DelayedDeliveryService.class);
+    private static final int READ_MAX_BYTES = 1 << 20;
+    private static final int MAX_RECORDS_PER_ROUND = 2_000;
+    private static final long RETRY_MS = 1_000;
+    private static final long CHECKPOINT_INTERVAL_MS = 1_000;
+
+    /** Settings: partitions of the delay topic, the longest delay accepted, the rounds' transaction timeout. */
+    public record Config(int partitions, long maxDelayMs, int transactionTimeoutMs, File checkpointDir) {
+    }
+
+    private final Config config;
+    private final DelayLogs logs;
+    private final TransactionCoordinator transactions;
+    private final Timer timer;
+    private final Time time;
+    private final ExecutorService executor;
+    private final DelayPartition[] partitions;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private volatile boolean closed;
+
+    public DelayedDeliveryService(Config config, DelayLogs logs, TransactionCoordinator transactions, Timer timer,
+                                  Time time) {
+        this.config = config;
+        this.logs = logs;
+        this.transactions = transactions;
+        this.timer = timer;
+        this.time = time;
+        this.executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "millrace-delay-service");
+            t.setDaemon(true);
+            return t;
+        });
+        this.partitions = new DelayPartition[config.partitions()];
+        for (int p = 0; p < partitions.length; p++) {
+            partitions[p] = new DelayPartition(new TopicPartition(DelayedDelivery.TOPIC, p), "__millrace-delay-" + p);
+        }
+    }
+
+    // ---- lifecycle
+
+    /** Aborts rounds left open by a crash, rebuilds the pending delays and schedules them; blocks until done. */
+    public void start() throws Exception {
+        executor.submit(() -> {
+            for (DelayPartition p : partitions) {
+                initProducer(p);
+                p.scanOffset = readCheckpoint(p);
+                long from = p.scanOffset;
+                scan(p);
+                p.lastCheckpointed = p.lowWaterMark();
+                log.info("Delay partition {}: {} pending delays rebuilt from offset {} (checkpoint) to {}", p.tp,
+                        p.pendingCount(), from, p.scanOffset);
+            }
+            return null;
+        }).get(120, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            executor.submit(() -> {
+                for (DelayPartition p : partitions) {
+                    for (PendingDelay pending : p.all()) {
+                        if (pending.task != null) {
+                            pending.task.cancel();
+                        }
+                    }
+                    writeCheckpoint(p);
+                }
+            }).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("Could not checkpoint the delay service at close: {}", e.toString());
+        }
+        executor.shutdown();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Pending delays over all partitions (waits for the service thread; for tests and metrics). */
+    public int pendingCount() throws Exception {
+        return executor.submit(() -> {
+            int total = 0;
+            for (DelayPartition p : partitions) {
+                total += p.pendingCount();
+            }
+            return total;
+        }).get(10, TimeUnit.SECONDS);
+    }
+
+    // ---- produce path
+
+    /**
+     * Checks a Produce to the delay topic before it is written: every record needs valid delivery
+     * headers, an existing non-internal target topic and partition, and a due time no further than
+     * the configured maximum ahead.
+     *
+     * @throws InvalidRecordException naming the record's index in the batch and what is wrong
+     */
+    public void validate(MemoryRecords records) {
+        long now = time.milliseconds();
+        int index = 0;
+        for (RecordBatch batch : records.batches()) {
+            for (Record record : batch) {
+                String problem = problem(new RecordHeaders(record.headers()), now);
+                if (problem != null) {
+                    throw new InvalidRecordException("Record " + index + " of the batch for " + DelayedDelivery.TOPIC
+                            + " is refused: " + problem + " (see dev.millrace.protocol.delay.DelayedDelivery)");
+                }
+                index++;
+            }
+        }
+    }
+
+    private String problem(RecordHeaders headers, long now) {
+        DelayedDelivery.Request request;
+        try {
+            request = DelayedDelivery.parse(headers);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        if (request.targetTopic().startsWith("__")) {
+            return "target topic '" + request.targetTopic() + "' is internal";
+        }
+        int count = logs.partitionCount(request.targetTopic());
+        if (count < 0) {
+            return "target topic '" + request.targetTopic() + "' does not exist";
+        }
+        if (request.targetPartition() < -1 || request.targetPartition() >= count) {
+            return "target partition " + request.targetPartition() + " is outside 0.." + (count - 1) + " of '"
+                    + request.targetTopic() + "'";
+        }
+        if (request.dueMs() - now > config.maxDelayMs()) {
+            return "due time " + request.dueMs() + " is " + (request.dueMs() - now) + " ms ahead, more than "
+                    + "delay.max.ms=" + config.maxDelayMs();
+        }
+        return null;
+    }
+
+    /** Called after appends and transaction markers: reads what became readable in a delay partition. */
+    public void onAppend(TopicPartition tp) {
+        if (!tp.topic().equals(DelayedDelivery.TOPIC) || tp.partition() >= partitions.length || closed) {
+            return;
+        }
+        DelayPartition p = partitions[tp.partition()];
+        run(() -> scan(p));
+    }
+
+    // ---- on the service thread
+
+    private void run(Runnable task) {
+        try {
+            executor.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    log.error("Delay service task failed", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    private void initProducer(DelayPartition p) throws Exception {
+        TransactionCoordinator.InitResult init = transactions.initProducerId(p.transactionalId,
+                config.transactionTimeoutMs(), -1, (short) -1).get(60, TimeUnit.SECONDS);
+        if (init.error() != Errors.NONE) {
+            throw init.error().exception("Cannot initialise " + p.transactionalId + " for the delay service");
+        }
+        p.producerId = init.producerId();
+        p.epoch = init.producerEpoch();
+    }
+
+    /** Reads committed records of the delay partition from its scan offset up to the last stable offset. */
+    private void scan(DelayPartition p) {
+        PartitionLog partitionLog = logs.log(p.tp).orElse(null);
+        if (partitionLog == null) {
+            return;
+        }
+        long firstUnstable = partitionLog.firstUnstableOffset();
+        long stable = firstUnstable < 0 ? partitionLog.logEndOffset() : firstUnstable;
+        if (p.scanOffset < partitionLog.logStartOffset()) {
+            p.scanOffset = partitionLog.logStartOffset();
+        }
+        if (p.scanOffset >= stable) {
+            return;
+        }
+        List<AbortedTxn> aborted = partitionLog.collectAbortedTransactions(p.scanOffset, stable);
+        long next = p.scanOffset;
+        while (next < stable) {
+            long before = next;
+            for (RecordBatch batch : partitionLog.read(next, READ_MAX_BYTES, true, stable).records().batches()) {
+                if (batch.lastOffset() < next) {
+                    continue;
+                }
+                if (!batch.isControlBatch() && !isAborted(batch, aborted)) {
+                    for (Record record : batch) {
+                        if (record.offset() >= next) {
+                            index(p, record);
+                        }
+                    }
+                }
+                next = batch.nextOffset();
+            }
+            if (next == before) {
+                break;
+            }
+        }
+        p.scanOffset = next;
+    }
+
+    private static boolean isAborted(RecordBatch batch, List<AbortedTxn> aborted) {
+        if (!batch.isTransactional()) {
+            return false;
+        }
+        for (AbortedTxn txn : aborted) {
+            if (txn.producerId() == batch.producerId() && batch.baseOffset() >= txn.firstOffset()
+                    && batch.lastOffset() < txn.lastOffset()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void index(DelayPartition p, Record record) {
+        RecordHeaders headers = new RecordHeaders(record.headers());
+        if (DelayedDelivery.isDoneMark(headers)) {
+            p.onDoneMark(DelayedDelivery.doneOffset(headers));
+            return;
+        }
+        DelayedDelivery.Request request;
+        try {
+            request = DelayedDelivery.parse(headers);
+        } catch (IllegalArgumentException e) {
+            log.warn("Ignoring the record at offset {} of {}: {}", record.offset(), p.tp, e.getMessage());
+            return;
+        }
+        PendingDelay pending = new PendingDelay(record.offset(), request.dueMs(), request.targetTopic(),
+                request.targetPartition());
+        if (p.add(pending)) {
+            schedule(p, pending, pending.dueMs - time.milliseconds());
+        }
+    }
+
+    private void schedule(DelayPartition p, PendingDelay pending, long delayMs) {
+        if (closed) {
+            return;
+        }
+        pending.task = new TimerTask(Math.max(0, delayMs)) {
+            @Override
+            public void run() {
+                DelayedDeliveryService.this.run(() -> deliverDue(p));
+            }
+        };
+        timer.add(pending.task);
+    }
+
+    /** Delivers every due record of the partition, in rounds of at most {@value #MAX_RECORDS_PER_ROUND}. */
+    private void deliverDue(DelayPartition p) {
+        while (!closed) {
+            List<PendingDelay> due = p.due(time.milliseconds(), MAX_RECORDS_PER_ROUND);
+            if (due.isEmpty()) {
+                return;
+            }
+            if (!deliverRound(p, due)) {
+                TimerTask retry = new TimerTask(RETRY_MS) {
+                    @Override
+                    public void run() {
+                        DelayedDeliveryService.this.run(() -> deliverDue(p));
+                    }
+                };
+                timer.add(retry);
+                return;
+            }
+            maybeCheckpoint(p);
+        }
+    }
+
+    /** One transaction: the copies of {@code due} to their targets plus their delivery marks. */
+    private boolean deliverRound(DelayPartition p, List<PendingDelay> due) {
+        PartitionLog delayLog = logs.log(p.tp).orElse(null);
+        if (delayLog == null) {
+            return false;
+        }
+        Map<TopicPartition, MemoryRecordsBuilder> copies = new LinkedHashMap<>();
+        List<Long> delivered = new ArrayList<>();
+        long now = time.milliseconds();
+        try {
+            Map<Long, Record> records = readRecords(delayLog, due);
+            for (PendingDelay pending : due) {
+                Record record = records.get(pending.offset);
+                TopicPartition target = record == null ? null : target(pending, record);
+                if (target == null || logs.log(target).isEmpty()) {
+                    log.warn("Dropping delayed record at offset {} of {}: {}", pending.offset, p.tp, record == null
+                            ? "it is no longer in the log" : "its target " + pending.targetTopic + "/"
+                            + pending.targetPartition + " does not exist on this broker");
+                } else {
+                    copies.computeIfAbsent(target, t -> builder(p)).append(record.timestamp(), record.key(),
+                            record.value(), deliveredHeaders(record, now));
+                }
+                delivered.add(pending.offset);
+            }
+            Set<TopicPartition> touched = new LinkedHashSet<>(copies.keySet());
+            touched.add(p.tp);
+            Errors added = transactions.addPartitions(p.transactionalId, p.producerId, p.epoch, touched)
+                    .get(30, TimeUnit.SECONDS);
+            if (added != Errors.NONE) {
+                throw added.exception("AddPartitions for " + p.transactionalId);
+            }
+            for (Map.Entry<TopicPartition, MemoryRecordsBuilder> copy : copies.entrySet()) {
+                PartitionLog targetLog = logs.log(copy.getKey()).orElseThrow(() ->
+                        new IllegalStateException(copy.getKey() + " went offline"));
+                targetLog.appendAsLeader(copy.getValue().build(), logs.leaderEpoch(copy.getKey()),
+                        AppendOrigin.COORDINATOR);
+            }
+            MemoryRecordsBuilder marks = builder(p);
+            for (long offset : delivered) {
+                marks.append(now, (byte[]) null, (byte[]) null, new Header[] {
+                    new RecordHeader(DelayedDelivery.DONE_OFFSET, DelayedDelivery.encodeLong(offset))});
+            }
+            delayLog.appendAsLeader(marks.build(), logs.leaderEpoch(p.tp), AppendOrigin.COORDINATOR);
+            Errors ended = transactions.endTransaction(p.transactionalId, p.producerId, p.epoch, true)
+                    .get(30, TimeUnit.SECONDS);
+            if (ended != Errors.NONE) {
+                throw ended.exception("EndTxn for " + p.transactionalId);
+            }
+            delivered.forEach(p::markDelivered);
+            return true;
+        } catch (Exception e) {
+            log.warn("Delivery round of {} ({} records) failed; aborting it and retrying in {} ms: {}", p.tp,
+                    due.size(), RETRY_MS, e.toString());
+            abortQuietly(p);
+            return false;
+        }
+    }
+
+    private void abortQuietly(DelayPartition p) {
+        try {
+            Errors aborted = transactions.endTransaction(p.transactionalId, p.producerId, p.epoch, false)
+                    .get(30, TimeUnit.SECONDS);
+            if (aborted == Errors.PRODUCER_FENCED || aborted == Errors.INVALID_PRODUCER_ID_MAPPING) {
+                initProducer(p);
+            }
+        } catch (Exception e) {
+            log.warn("Could not abort the delivery round of {}: {}", p.tp, e.toString());
+        }
+    }
+
+    private MemoryRecordsBuilder builder(DelayPartition p) {
+        return MemoryRecords.builder(ByteBuffer.allocate(16 * 1024), RecordBatch.CURRENT_MAGIC_VALUE, Compression.NONE,
+                TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, p.producerId, p.epoch, 0, true,
+                RecordBatch.NO_PARTITION_LEADER_EPOCH);
+    }
+
+    private static Map<Long, Record> readRecords(PartitionLog delayLog, List<PendingDelay> due) {
+        Map<Long, Record> out = new HashMap<>();
+        List<PendingDelay> sorted = new ArrayList<>(due);
+        sorted.sort(java.util.Comparator.comparingLong(d -> d.offset));
+        int i = 0;
+        while (i < sorted.size()) {
+            long want = sorted.get(i).offset;
+            int before = i;
+            for (RecordBatch batch : delayLog.read(want, READ_MAX_BYTES, true).records().batches()) {
+                for (Record record : batch) {
+                    while (i < sorted.size() && sorted.get(i).offset < record.offset()) {
+                        i++;
+                    }
+                    if (i < sorted.size() && sorted.get(i).offset == record.offset()) {
+                        out.put(record.offset(), record);
+                        i++;
+                    }
+                }
+            }
+            if (i == before) {
+                i++;
+            }
+        }
+        return out;
+    }
+
+    private TopicPartition target(PendingDelay pending, Record record) {
+        int count = logs.partitionCount(pending.targetTopic);
+        if (count <= 0 || pending.targetPartition >= count) {
+            return null;
+        }
+        int partition = pending.targetPartition >= 0 ? pending.targetPartition
+                : record.hasKey() ? Utils.toPositive(Utils.murmur2(Utils.toArray(record.key()))) % count
+                : Utils.toPositive(roundRobin.getAndIncrement()) % count;
+        return new TopicPartition(pending.targetTopic, partition);
+    }
+
+    private static Header[] deliveredHeaders(Record record, long nowMs) {
+        List<Header> out = new ArrayList<>();
+        for (Header header : record.headers()) {
+            String key = header.key();
+            if (!key.equals(DelayedDelivery.TARGET_TOPIC) && !key.equals(DelayedDelivery.TARGET_PARTITION)) {
+                out.add(header);
+            }
+        }
+        out.add(new RecordHeader(DelayedDelivery.DELIVERED_MS, DelayedDelivery.encodeLong(nowMs)));
+        return out.toArray(new Header[0]);
+    }
+
+    // ---- checkpoints
+
+    private long readCheckpoint(DelayPartition p) {
+        try {
+            OptionalLong offset = new OffsetCheckpointFile(checkpointFile(p)).read();
+            return offset.orElse(0L);
+        } catch (IOException e) {
+            log.warn("Ignoring the delay checkpoint of {}: {}; reading the partition from its start", p.tp,
+                    e.getMessage());
+            return 0L;
+        }
+    }
+
+    private void maybeCheckpoint(DelayPartition p) {
+        if (time.milliseconds() - p.lastCheckpointMs >= CHECKPOINT_INTERVAL_MS) {
+            writeCheckpoint(p);
+        }
+    }
+
+    private void writeCheckpoint(DelayPartition p) {
+        long low = p.lowWaterMark();
+        p.lastCheckpointMs = time.milliseconds();
+        if (low == p.lastCheckpointed) {
+            return;
+        }
+        try {
+            Files.createDirectories(config.checkpointDir().toPath());
+            new OffsetCheckpointFile(checkpointFile(p)).write(low);
+            p.lastCheckpointed = low;
+            logs.log(p.tp).ifPresent(l -> {
+                if (low > l.logStartOffset() && low <= l.logEndOffset()) {
+                    l.maybeIncrementLogStartOffset(low);
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            log.warn("Could not write the delay checkpoint of {}: {}", p.tp, e.toString());
+        }
+    }
+
+    private File checkpointFile(DelayPartition p) {
+        return new File(config.checkpointDir(), p.tp.toString());
+    }
+}
