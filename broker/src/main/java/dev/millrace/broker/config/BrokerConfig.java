@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.millrace.broker.log.LogConfig;
+import dev.millrace.broker.share.ShareGroupConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -98,6 +99,48 @@ public final class BrokerConfig {
             + "group waits for more members to join.")
     @Min(0)
     int groupInitialRebalanceDelayMs = 3000;
+
+    @Setting(name = "group.share.record.lock.duration.ms", doc = "How long a record acquired by a share-group "
+            + "member stays locked to it before it becomes available to others again.")
+    @Min(1000)
+    @Max(3_600_000)
+    long shareRecordLockDurationMs = 30_000;
+
+    @Setting(name = "group.share.partition.max.record.locks", doc = "Most in-flight records (from the start "
+            + "offset to the end offset) of one share-partition.")
+    @Min(100)
+    @Max(100_000)
+    int sharePartitionMaxRecordLocks = 2000;
+
+    @Setting(name = "group.share.delivery.count.limit", doc = "Deliveries after which a released or expired "
+            + "record is archived (and copied to the topic's millrace.share.dlq.topic, if set).")
+    @Min(1)
+    @Max(100)
+    int shareDeliveryCountLimit = 5;
+
+    @Setting(name = "group.share.session.timeout.ms", doc = "A share-group member that sends no heartbeat for "
+            + "this long is removed and its records are released.")
+    @Min(1000)
+    int shareSessionTimeoutMs = 45_000;
+
+    @Setting(name = "group.share.heartbeat.interval.ms", doc = "How often share-group members heartbeat.")
+    @Min(100)
+    int shareHeartbeatIntervalMs = 5000;
+
+    @Setting(name = "group.share.auto.offset.reset", doc = "Where a share group starts on a partition it never "
+            + "read: latest (Kafka's default) or earliest (queue semantics: messages sent before the first "
+            + "consumer are delivered).")
+    @Pattern(regexp = "earliest|latest")
+    String shareAutoOffsetReset = "latest";
+
+    @Setting(name = "group.share.redelivery.backoff.ms", doc = "A released or expired record becomes available "
+            + "again after this times 2^(delivery count - 1); 0 redelivers at once.")
+    @Min(0)
+    long shareRedeliveryBackoffMs = 0;
+
+    @Setting(name = "group.share.redelivery.backoff.max.ms", doc = "Cap of the redelivery backoff.")
+    @Min(0)
+    long shareRedeliveryBackoffMaxMs = 60_000;
 
     @Setting(name = "message.max.bytes", doc = "Largest record batch accepted, unless a topic sets max.message.bytes.")
     @Min(0)
@@ -201,6 +244,13 @@ public final class BrokerConfig {
 
     public int groupInitialRebalanceDelayMs() {
         return groupInitialRebalanceDelayMs;
+    }
+
+    /** The share-group settings ({@code group.share.*}). */
+    public ShareGroupConfig shareGroupConfig() {
+        return new ShareGroupConfig(shareRecordLockDurationMs, sharePartitionMaxRecordLocks, shareDeliveryCountLimit,
+                shareSessionTimeoutMs, shareHeartbeatIntervalMs, ShareGroupConfig.parseEarliest(shareAutoOffsetReset),
+                shareRedeliveryBackoffMs, Math.max(shareRedeliveryBackoffMs, shareRedeliveryBackoffMaxMs));
     }
 
     public int socketRequestMaxBytes() {

@@ -50,6 +50,8 @@ public final class LogConfig extends AbstractConfig {
     public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
     public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    /** Millrace: the topic that share groups copy rejected and over-delivered records of this topic to. */
+    public static final String SHARE_DLQ_TOPIC = "millrace.share.dlq.topic";
 
     public static final String CLEANUP_POLICY_DELETE = "delete";
     public static final String CLEANUP_POLICY_COMPACT = "compact";
@@ -86,7 +88,11 @@ public final class LogConfig extends AbstractConfig {
             .define(FILE_DELETE_DELAY_MS, Type.LONG, 60_000L, Range.atLeast(0), Importance.LOW,
                     "Delay between removing a segment from the log and deleting its files, so in-flight reads finish.")
             .define(MIN_INSYNC_REPLICAS, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM,
-                    "Replicas that must have an acks=all write before it is acknowledged (used by replication).");
+                    "Replicas that must have an acks=all write before it is acknowledged (used by replication).")
+            .define(SHARE_DLQ_TOPIC, Type.STRING, "", Importance.MEDIUM,
+                    "Millrace: dead-letter topic for share groups reading this topic. A record a member rejects, or "
+                    + "one released or expired group.share.delivery.count.limit times, is archived and copied "
+                    + "there with millrace.dlq.* headers (see ShareDeadLetterHeaders). Empty: no copy.");
 
     private static final LogConfig DEFAULTS = new LogConfig(Map.of());
 
@@ -209,5 +215,10 @@ public final class LogConfig extends AbstractConfig {
 
     public int minInsyncReplicas() {
         return minInsyncReplicas;
+    }
+
+    /** {@code millrace.share.dlq.topic}; empty when the topic has no dead-letter topic. */
+    public String shareDeadLetterTopic() {
+        return getString(SHARE_DLQ_TOPIC);
     }
 }

@@ -24,6 +24,7 @@ import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.broker.txn.TransactionCoordinator;
 import dev.millrace.delay.SystemTimer;
@@ -57,6 +58,7 @@ public final class BrokerServer implements AutoCloseable {
     private Controller controller;
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
+    private ShareBroker shares;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
@@ -130,6 +132,11 @@ public final class BrokerServer implements AutoCloseable {
                 new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
+        ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
+        shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
+                shareTopics, config.offsetsTopicNumPartitions()), timer, dev.millrace.delay.Time.SYSTEM);
+        purgatory.addAppendListener(shares::onAppend);
+        kafkaApis.setShareBroker(shares);
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
@@ -169,6 +176,7 @@ public final class BrokerServer implements AutoCloseable {
         }
         closeQuietly("transaction coordinator", transactions);
         closeQuietly("group coordinator", groups);
+        closeQuietly("share groups", shares);
         if (groupExecutor != null) {
             groupExecutor.shutdown();
             awaitQuietly(groupExecutor);

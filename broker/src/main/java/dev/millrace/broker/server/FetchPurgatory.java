@@ -1,10 +1,13 @@
 package dev.millrace.broker.server;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.TopicPartition;
 
@@ -22,6 +25,7 @@ final class FetchPurgatory {
 
     private final Timer timer;
     private final Map<TopicPartition, Queue<DelayedFetch>> watchers = new ConcurrentHashMap<>();
+    private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
 
     FetchPurgatory(Timer timer) {
         this.timer = timer;
@@ -36,8 +40,14 @@ final class FetchPurgatory {
         fetch.tryComplete();
     }
 
+    /** Also tells {@code listener} of every append (share groups wake their long-poll fetches). */
+    void addAppendListener(Consumer<TopicPartition> listener) {
+        appendListeners.add(listener);
+    }
+
     /** Called after an append to {@code tp}: completes the fetches that now have enough data. */
     void onAppend(TopicPartition tp) {
+        appendListeners.forEach(listener -> listener.accept(tp));
         Queue<DelayedFetch> waiting = watchers.get(tp);
         if (waiting == null || waiting.isEmpty()) {
             return;

@@ -43,10 +43,15 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
+import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.network.ApiVersionTable;
 import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.broker.share.ShareBroker;
 
 /**
  * Routes each Kafka API to its handler. {@link #VERSIONS} is what ApiVersions advertises; an API
@@ -92,6 +97,11 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_TRANSACTIONS)
             .addAll(ApiKeys.LIST_TRANSACTIONS)
             .addAll(ApiKeys.DESCRIBE_PRODUCERS)
+            // share groups (KIP-932), the versions kafka-clients 4.4 speaks
+            .add(ApiKeys.SHARE_GROUP_HEARTBEAT, 1, 1)
+            .add(ApiKeys.SHARE_GROUP_DESCRIBE, 1, 1)
+            .add(ApiKeys.SHARE_FETCH, 1, 2)
+            .add(ApiKeys.SHARE_ACKNOWLEDGE, 1, 2)
             .build();
 
     private final MetadataHandler metadata;
@@ -104,6 +114,7 @@ public final class KafkaApis implements RequestHandler {
     private final GroupCoordinator groups;
     private final TransactionHandler transactions;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
+    private volatile ShareBroker shares;
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
               TopicAdminHandler topicAdmin, DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
@@ -120,6 +131,11 @@ public final class KafkaApis implements RequestHandler {
         this.fetch = fetch;
         this.listOffsets = listOffsets;
         this.topicAdmin = topicAdmin;
+    }
+
+    /** Serves the share-group APIs with {@code shares}; set once, before the first request. */
+    void setShareBroker(ShareBroker shares) {
+        this.shares = shares;
     }
 
     @Override
@@ -191,9 +207,19 @@ public final class KafkaApis implements RequestHandler {
             case DESCRIBE_GROUPS:
                 return groups.handleDescribeGroups((DescribeGroupsRequest) request, version).thenApply(r -> r);
             case LIST_GROUPS:
-                return groups.handleListGroups((ListGroupsRequest) request).thenApply(r -> r);
+                return groups.handleListGroups((ListGroupsRequest) request)
+                        .thenApply(r -> shares == null ? r : shares.withShareGroups((ListGroupsRequest) request, r));
             case DELETE_GROUPS:
                 return groups.handleDeleteGroups((DeleteGroupsRequest) request, version).thenApply(r -> r);
+            case SHARE_GROUP_HEARTBEAT:
+                return shares.handleShareGroupHeartbeat((ShareGroupHeartbeatRequest) request, context.clientId(),
+                        context.clientAddress.toString()).thenApply(r -> r);
+            case SHARE_GROUP_DESCRIBE:
+                return shares.handleShareGroupDescribe((ShareGroupDescribeRequest) request).thenApply(r -> r);
+            case SHARE_FETCH:
+                return shares.handleShareFetch((ShareFetchRequest) request).thenApply(r -> r);
+            case SHARE_ACKNOWLEDGE:
+                return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request).thenApply(r -> r);
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));

@@ -1,0 +1,117 @@
+package dev.millrace.broker.server;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+
+import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.log.LogConfig;
+import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareLog;
+import dev.millrace.broker.share.ShareTopics;
+
+/**
+ * The broker's topics as the share package sees them: names and ids from the controller's latest
+ * metadata image, logs from the {@link PartitionManager}, appends as leader that wake the fetches
+ * (plain and share) waiting in the {@link FetchPurgatory}.
+ *
+ * <p>Thread-safe.
+ */
+final class ServerShareTopics implements ShareTopics {
+
+    private final Controller controller;
+    private final PartitionManager partitions;
+    private final FetchPurgatory purgatory;
+
+    ServerShareTopics(Controller controller, PartitionManager partitions, FetchPurgatory purgatory) {
+        this.controller = controller;
+        this.partitions = partitions;
+        this.purgatory = purgatory;
+    }
+
+    /**
+     * Creates the compacted share-state topic with {@code partitionCount} partitions unless it exists
+     * (its partition count never changes afterwards), then replays it into a store.
+     */
+    static LogShareStateStore loadStateStore(Controller controller, ShareTopics topics, int partitionCount)
+            throws Exception {
+        if (controller.image().topic(LogShareStateStore.TOPIC).isEmpty()) {
+            NewTopic topic = new NewTopic(LogShareStateStore.TOPIC, partitionCount, (short) 1, Map.of(
+                    LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
+                    LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
+            ApiError result = controller.createTopics(List.of(topic), false).get(30, TimeUnit.SECONDS)
+                    .get(LogShareStateStore.TOPIC);
+            if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
+                throw result.exception();
+            }
+        }
+        int partitions = controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size();
+        LogShareStateStore store = new LogShareStateStore(topics, partitions, dev.millrace.delay.Time.SYSTEM);
+        store.load();
+        return store;
+    }
+
+    @Override
+    public Optional<Uuid> idOf(String topic) {
+        return controller.image().topic(topic).map(t -> t.topicId());
+    }
+
+    @Override
+    public Optional<String> nameOf(Uuid topicId) {
+        return controller.image().topics().values().stream().filter(t -> t.topicId().equals(topicId))
+                .map(t -> t.name()).findFirst();
+    }
+
+    @Override
+    public int partitionCount(String topic) {
+        return controller.image().topic(topic).map(t -> t.partitions().size()).orElse(0);
+    }
+
+    @Override
+    public Optional<ShareLog> log(TopicPartition tp) {
+        return partitions.partition(tp).map(PartitionShareLog::new);
+    }
+
+    @Override
+    public void append(TopicPartition tp, MemoryRecords records) {
+        Partition partition = partitions.partition(tp).orElseThrow(() ->
+                new UnknownTopicOrPartitionException("This broker does not host " + tp));
+        partition.log().appendAsLeader(records, partition.leaderEpoch());
+        purgatory.onAppend(tp);
+    }
+
+    /** A partition's log, read up to the high watermark. */
+    private record PartitionShareLog(Partition partition) implements ShareLog {
+
+        @Override
+        public long logStartOffset() {
+            return partition.log().logStartOffset();
+        }
+
+        @Override
+        public long highWatermark() {
+            return partition.highWatermark();
+        }
+
+        @Override
+        public Records read(long offset, int maxBytes) {
+            return partition.log().read(offset, maxBytes, true).records();
+        }
+
+        @Override
+        public Optional<String> deadLetterTopic() {
+            String topic = partition.log().config().shareDeadLetterTopic();
+            return topic.isEmpty() ? Optional.empty() : Optional.of(topic);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.millrace.broker.share;
+
+import java.util.Optional;
+
+/**
+ * The acknowledgement types of ShareFetch and ShareAcknowledge, by their wire ids. {@code GAP}
+ * acknowledges an offset the client found no record for (compacted away, a control record).
+ */
+public enum AcknowledgeType {
+    GAP(0), ACCEPT(1), RELEASE(2), REJECT(3), RENEW(4);
+
+    private final byte id;
+
+    AcknowledgeType(int id) {
+        this.id = (byte) id;
+    }
+
+    public byte id() {
+        return id;
+    }
+
+    /** The type with wire id {@code id}, or empty for an unknown id. */
+    public static Optional<AcknowledgeType> forId(byte id) {
+        for (AcknowledgeType type : values()) {
+            if (type.id == id) {
+                return Optional.of(type);
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,37 @@
+package dev.millrace.broker.share;
+
+/**
+ * The mutable state of one offset between a share-partition's start and end offsets. Guarded by
+ * the monitor of the {@link SharePartition} that holds it; not thread-safe on its own.
+ */
+final class InFlightRecord {
+
+    RecordState state;
+    int deliveryCount;
+    /** The member holding the lock while {@link RecordState#ACQUIRED}, else null. */
+    String memberId;
+    /** Which acquisition holds the lock, so a stale lock timer leaves a newer acquisition alone. */
+    long acquisitionId;
+    /** When the lock expires, on the monotonic clock, while acquired. */
+    long lockExpiresAtMs;
+    /** When an available record may be acquired again (redelivery backoff), on the monotonic clock. */
+    long availableAtMs;
+
+    InFlightRecord(RecordState state, int deliveryCount) {
+        this.state = state;
+        this.deliveryCount = deliveryCount;
+    }
+
+    boolean isAcquirable(long nowMs) {
+        return state == RecordState.AVAILABLE && availableAtMs <= nowMs;
+    }
+
+    boolean isHeldBy(String member) {
+        return state == RecordState.ACQUIRED && member.equals(memberId);
+    }
+
+    @Override
+    public String toString() {
+        return state + "(deliveries=" + deliveryCount + (memberId == null ? "" : ", member=" + memberId) + ")";
+    }
+}

@@ -1,0 +1,135 @@
+package dev.millrace.broker.share;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.delay.Time;
+
+/**
+ * Share-partition state in the internal compacted topic {@value #TOPIC}, one record per
+ * share-partition ({@link ShareStateSerde}); the share-partition of group {@code g} lives in
+ * partition {@code abs(g.hashCode()) % partitionCount}. {@link #load()} replays every partition
+ * once at start; afterwards the latest snapshot of each share-partition is kept in memory for
+ * {@link #load(SharePartitionKey)}.
+ *
+ * <p>Every state change is written before the request that caused it is answered (the partition's
+ * listener calls {@link #save} on the request thread), so after a restart no accepted record is
+ * redelivered and no unaccepted one is lost. A lock held at the crash is not persisted as held: the
+ * record comes back available with its delivery count. Of two concurrent saves of one partition the
+ * later snapshot wins; an older one arriving late is dropped.
+ *
+ * <p>Thread-safe.
+ */
+public final class LogShareStateStore implements ShareStateStore {
+
+    /** The internal topic holding share-partition state. */
+    public static final String TOPIC = "__share_group_state";
+
+    private static final Logger log = LoggerFactory.getLogger(LogShareStateStore.class);
+    private static final int READ_BYTES = 1024 * 1024;
+
+    private record Id(String groupId, org.apache.kafka.common.Uuid topicId, int partition) {
+    }
+
+    private final ShareTopics topics;
+    private final int partitionCount;
+    private final Time time;
+    private final Map<Id, SharePartitionSnapshot> latest = new ConcurrentHashMap<>();
+
+    public LogShareStateStore(ShareTopics topics, int partitionCount, Time time) {
+        this.topics = Objects.requireNonNull(topics, "topics");
+        this.time = Objects.requireNonNull(time, "time");
+        if (partitionCount < 1) {
+            throw new IllegalArgumentException(TOPIC + " must have at least one partition, got " + partitionCount);
+        }
+        this.partitionCount = partitionCount;
+    }
+
+    /** Replays every partition of {@value #TOPIC}; call once before serving. */
+    public void load() {
+        for (int p = 0; p < partitionCount; p++) {
+            TopicPartition tp = new TopicPartition(TOPIC, p);
+            ShareLog stateLog = topics.log(tp).orElseThrow(() -> new IllegalStateException(tp + " has no local log"));
+            long offset = stateLog.logStartOffset();
+            long end = stateLog.highWatermark();
+            while (offset < end) {
+                Records records = stateLog.read(offset, READ_BYTES);
+                long next = offset;
+                for (RecordBatch batch : records.batches()) {
+                    next = Math.max(next, batch.nextOffset());
+                    if (batch.isControlBatch()) {
+                        continue;
+                    }
+                    for (Record record : batch) {
+                        if (record.offset() >= offset) {
+                            replay(tp, record);
+                        }
+                    }
+                }
+                if (next == offset) {
+                    break;
+                }
+                offset = next;
+            }
+        }
+        log.info("Loaded the state of {} share-partitions from {}", latest.size(), TOPIC);
+    }
+
+    private void replay(TopicPartition tp, Record record) {
+        if (!record.hasKey()) {
+            throw new IllegalStateException("Record at offset " + record.offset() + " of " + tp + " has no key");
+        }
+        ShareStateSerde.StateKey key = ShareStateSerde.decodeKey(record.key());
+        Id id = new Id(key.groupId(), key.topicId(), key.partition());
+        if (!record.hasValue()) {
+            latest.remove(id);
+            return;
+        }
+        latest.put(id, ShareStateSerde.decodeValue(record.value()));
+    }
+
+    @Override
+    public Optional<SharePartitionSnapshot> load(SharePartitionKey key) {
+        return Optional.ofNullable(latest.get(idOf(key)));
+    }
+
+    @Override
+    public void save(SharePartition partition) {
+        SharePartitionKey key = partition.key();
+        SharePartitionSnapshot snapshot = partition.snapshot();
+        Id id = idOf(key);
+        synchronized (this) {
+            SharePartitionSnapshot previous = latest.get(id);
+            if (previous != null && previous.version() >= snapshot.version()) {
+                return;
+            }
+            byte[] k = ShareStateSerde.key(key.groupId(), key.topicId(), key.topicPartition().partition());
+            byte[] v = ShareStateSerde.value(snapshot);
+            MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128),
+                    Compression.NONE, TimestampType.CREATE_TIME, 0L);
+            builder.append(time.milliseconds(), k, v);
+            topics.append(new TopicPartition(TOPIC, Utils.abs(key.groupId().hashCode()) % partitionCount),
+                    builder.build());
+            latest.put(id, snapshot);
+        }
+    }
+
+    private static Id idOf(SharePartitionKey key) {
+        return new Id(key.groupId(), key.topicId(), key.topicPartition().partition());
+    }
+}

@@ -1,0 +1,176 @@
+package dev.millrace.broker.share;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
+import org.apache.kafka.common.requests.ShareAcknowledgeResponse;
+import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.requests.ShareFetchResponse;
+import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
+import org.apache.kafka.common.requests.ShareGroupDescribeResponse;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
+
+import dev.millrace.delay.Time;
+import dev.millrace.delay.Timer;
+import dev.millrace.delay.TimerTask;
+
+/**
+ * The share-group side of a broker, built once and handed to the request router: the coordinator,
+ * the share-partitions, share sessions, the long-poll purgatory and the dead-letter publisher,
+ * wired together. One entry point per share API, each returning the response as a future.
+ *
+ * <p>Two daemon threads of its own: one re-tries parked fetches when a share-partition signals
+ * records (so no request or timer thread ever re-enters a partition it holds), one writes
+ * dead-letter copies in order.
+ *
+ * <p>Lifecycle: construct, serve, {@link #close()}. Thread-safe.
+ */
+public final class ShareBroker implements AutoCloseable {
+
+    private static final long PURGE_INTERVAL_MS = 10_000;
+
+    private final ShareGroupCoordinator coordinator;
+    private final SharePartitionManager partitions;
+    private final ShareSessionCache sessions = new ShareSessionCache();
+    private final ShareFetchPurgatory purgatory;
+    private final ShareFetchHandler fetchHandler;
+    private final ShareAcknowledgeHandler acknowledgeHandler;
+    private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-share-events"));
+    private final ExecutorService deadLetters = Executors.newSingleThreadExecutor(r -> daemon(r,
+            "millrace-share-dead-letters"));
+    private final Timer timer;
+    private volatile boolean closed;
+
+    public ShareBroker(ShareGroupConfig config, ShareTopics topics, ShareStateStore store, Timer timer, Time time) {
+        Objects.requireNonNull(config, "config");
+        this.timer = Objects.requireNonNull(timer, "timer");
+        this.purgatory = new ShareFetchPurgatory(timer);
+        DeadLetterPublisher publisher = new DeadLetterPublisher(topics, time, deadLetters);
+        SharePartitionListener listener = new SharePartitionListener() {
+            @Override
+            public void onRecordsAvailable(SharePartitionKey key) {
+                if (!closed) {
+                    events.execute(() -> purgatory.onChange(key.topicPartition()));
+                }
+            }
+
+            @Override
+            public void onArchived(DeadLetter deadLetter) {
+                if (!closed) {
+                    publisher.publish(deadLetter);
+                }
+            }
+
+            @Override
+            public void onStateChanged(SharePartition partition) {
+                store.save(partition);
+            }
+        };
+        this.partitions = new SharePartitionManager(config, topics, timer, time, listener, store);
+        this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
+        this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory);
+        this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
+        timer.add(new Purge());
+    }
+
+    public CompletableFuture<ShareGroupHeartbeatResponse> handleShareGroupHeartbeat(ShareGroupHeartbeatRequest request,
+                                                                                    String clientId,
+                                                                                    String clientHost) {
+        return CompletableFuture.completedFuture(new ShareGroupHeartbeatResponse(
+                coordinator.heartbeat(request.data(), clientId, clientHost)));
+    }
+
+    public CompletableFuture<ShareFetchResponse> handleShareFetch(ShareFetchRequest request) {
+        return fetchHandler.handle(request);
+    }
+
+    public CompletableFuture<ShareAcknowledgeResponse> handleShareAcknowledge(ShareAcknowledgeRequest request) {
+        return CompletableFuture.completedFuture(acknowledgeHandler.handle(request));
+    }
+
+    public CompletableFuture<ShareGroupDescribeResponse> handleShareGroupDescribe(ShareGroupDescribeRequest request) {
+        return CompletableFuture.completedFuture(new ShareGroupDescribeResponse(new ShareGroupDescribeResponseData()
+                .setGroups(coordinator.describe(request.data().groupIds()))));
+    }
+
+    /**
+     * Adds the share groups to a ListGroups response of the classic coordinator, unless the
+     * request's type filter excludes {@code share}; the state filter applies to them too.
+     */
+    public ListGroupsResponse withShareGroups(ListGroupsRequest request, ListGroupsResponse classic) {
+        List<String> types = request.data().typesFilter();
+        if (classic.data().errorCode() != 0
+                || (!types.isEmpty() && types.stream().noneMatch(ShareGroupCoordinator.GROUP_TYPE::equalsIgnoreCase))) {
+            return classic;
+        }
+        List<ListedGroup> shareGroups = coordinator.list(request.data().statesFilter());
+        ListGroupsResponseData data = classic.data().duplicate();
+        data.groups().addAll(shareGroups);
+        return new ListGroupsResponse(data);
+    }
+
+    /** Records were appended to {@code tp}: wake share fetches waiting on it. */
+    public void onAppend(TopicPartition tp) {
+        purgatory.onChange(tp);
+    }
+
+    /** The share-partitions, for tests and admin. */
+    public SharePartitionManager partitions() {
+        return partitions;
+    }
+
+    private void onMemberRemoved(String groupId, String memberId) {
+        sessions.close(groupId, memberId);
+        partitions.releaseMember(groupId, memberId);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        events.shutdown();
+        deadLetters.shutdown();
+        try {
+            events.awaitTermination(5, TimeUnit.SECONDS);
+            deadLetters.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Drops completed fetches from the purgatory's watcher lists every ten seconds. */
+    private final class Purge extends TimerTask {
+        Purge() {
+            super(PURGE_INTERVAL_MS);
+        }
+
+        @Override
+        public void run() {
+            purgatory.purgeCompleted();
+            if (!closed) {
+                try {
+                    timer.add(new Purge());
+                } catch (IllegalStateException timerClosed) {
+                    // the broker is stopping
+                }
+            }
+        }
+    }
+}

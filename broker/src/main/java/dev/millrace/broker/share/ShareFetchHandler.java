@@ -1,0 +1,181 @@
+package dev.millrace.broker.share;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareFetchResponseData.AcquiredRecords;
+import org.apache.kafka.common.message.ShareFetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.requests.ShareFetchResponse;
+import org.apache.kafka.common.requests.ShareRequestMetadata;
+
+/**
+ * ShareFetch: updates the member's share session, applies the piggy-backed acknowledgements, then
+ * acquires records from the session's partitions (up to {@code MaxRecords} in all, {@code MaxBytes}
+ * of batches) and answers with the batches and the acquired offset ranges. When nothing can be
+ * acquired and the request may wait, it parks in the {@link ShareFetchPurgatory} until records
+ * become acquirable or {@code MaxWaitMs} passes.
+ *
+ * <p>Partitions are served round-robin across requests, so that a full {@code MaxRecords} from the
+ * first partition does not starve the others. A final-epoch request (-1) only acknowledges: then
+ * the session closes and every record the member still holds is released. {@code IsRenewAck}
+ * requests (v2) only acknowledge (renew) too. The response names only partitions with records,
+ * an acknowledgement result or an error.
+ *
+ * <p>Thread-safe; called on request threads.
+ */
+public final class ShareFetchHandler {
+
+    private static final int DEFAULT_MAX_RECORDS = 500;
+
+    private final ShareGroupConfig config;
+    private final ShareTopics topics;
+    private final SharePartitionManager partitions;
+    private final ShareSessionCache sessions;
+    private final ShareFetchPurgatory purgatory;
+    private final Acknowledger acknowledger;
+    private final AtomicInteger rotation = new AtomicInteger();
+
+    ShareFetchHandler(ShareGroupConfig config, ShareTopics topics, SharePartitionManager partitions,
+                      ShareSessionCache sessions, ShareFetchPurgatory purgatory) {
+        this.config = config;
+        this.topics = topics;
+        this.partitions = partitions;
+        this.sessions = sessions;
+        this.purgatory = purgatory;
+        this.acknowledger = new Acknowledger(partitions);
+    }
+
+    public CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request) {
+        ShareFetchRequestData data = request.data();
+        String groupId = data.groupId();
+        String memberId = data.memberId();
+        int epoch = data.shareSessionEpoch();
+        if (groupId == null || groupId.isEmpty() || memberId == null || memberId.isEmpty()) {
+            return done(topLevelError(Errors.INVALID_REQUEST));
+        }
+        Map<TopicIdPartition, PartitionData> out = new LinkedHashMap<>();
+        List<TopicIdPartition> added = new ArrayList<>();
+        Map<TopicIdPartition, List<AcknowledgementBatch>> acks = new LinkedHashMap<>();
+        for (ShareFetchRequestData.FetchTopic topic : data.topics()) {
+            Optional<String> name = topics.nameOf(topic.topicId());
+            for (ShareFetchRequestData.FetchPartition p : topic.partitions()) {
+                TopicIdPartition tip = new TopicIdPartition(topic.topicId(), p.partitionIndex(), name.orElse(null));
+                if (name.isEmpty()) {
+                    out.put(tip, partitionData(tip).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                    continue;
+                }
+                added.add(tip);
+                if (!p.acknowledgementBatches().isEmpty()) {
+                    acks.put(tip, Acknowledger.batches(p.acknowledgementBatches(),
+                            b -> Acknowledger.batch(b.firstOffset(), b.lastOffset(), b.acknowledgeTypes())));
+                }
+            }
+        }
+        if (epoch == ShareRequestMetadata.INITIAL_EPOCH && !acks.isEmpty()) {
+            return done(topLevelError(Errors.INVALID_REQUEST));
+        }
+        List<TopicIdPartition> forgotten = new ArrayList<>();
+        for (ShareFetchRequestData.ForgottenTopic topic : data.forgottenTopicsData()) {
+            String name = topics.nameOf(topic.topicId()).orElse(null);
+            topic.partitions().forEach(p -> forgotten.add(new TopicIdPartition(topic.topicId(), p, name)));
+        }
+        ShareSessionCache.Result session = sessions.update(groupId, memberId, epoch, added, forgotten);
+        if (session.error() != Errors.NONE) {
+            return done(topLevelError(session.error()));
+        }
+        acks.forEach((tip, batches) -> out.computeIfAbsent(tip, this::partitionData)
+                .setAcknowledgeErrorCode(acknowledger.acknowledge(groupId, memberId, tip, batches).code()));
+        if (epoch == ShareRequestMetadata.FINAL_EPOCH) {
+            session.session().partitions().forEach(tip -> partitions.get(groupId, tip.topicPartition())
+                    .ifPresent(p -> p.releaseMember(memberId)));
+            sessions.close(groupId, memberId);
+            return done(response(out));
+        }
+        if (data.isRenewAck()) {
+            return done(response(out));
+        }
+        List<TopicIdPartition> fetchable = session.session().partitions();
+        int maxRecords = data.maxRecords() > 0 ? data.maxRecords() : DEFAULT_MAX_RECORDS;
+        Map<TopicIdPartition, PartitionData> first = acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(),
+                out);
+        if (hasRecordsOrErrors(first) || data.maxWaitMs() <= 0 || fetchable.isEmpty()) {
+            return done(response(first));
+        }
+        CompletableFuture<ShareFetchResponse> result = new CompletableFuture<>();
+        DelayedShareFetch delayed = new DelayedShareFetch(data.maxWaitMs(), () -> {
+            Map<TopicIdPartition, PartitionData> attempt = acquire(groupId, memberId, fetchable, maxRecords,
+                    data.maxBytes(), out);
+            return hasRecordsOrErrors(attempt) ? Optional.of(response(attempt)) : Optional.empty();
+        }, () -> response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
+        List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
+        purgatory.watch(delayed, watched);
+        return result;
+    }
+
+    /** Acquires from {@code fetchable} into a copy of {@code base} (the acknowledgement results). */
+    private Map<TopicIdPartition, PartitionData> acquire(String groupId, String memberId,
+                                                         List<TopicIdPartition> fetchable, int maxRecords,
+                                                         int maxBytes, Map<TopicIdPartition, PartitionData> base) {
+        Map<TopicIdPartition, PartitionData> out = new LinkedHashMap<>();
+        base.forEach((tip, pd) -> out.put(tip, pd.duplicate()));
+        int recordsLeft = maxRecords;
+        int bytesLeft = maxBytes;
+        int n = fetchable.size();
+        int start = n == 0 ? 0 : Math.floorMod(rotation.getAndIncrement(), n);
+        for (int i = 0; i < n && recordsLeft > 0 && bytesLeft > 0; i++) {
+            TopicIdPartition tip = fetchable.get((start + i) % n);
+            Optional<SharePartition> partition = partitions.getOrCreate(groupId, tip.topicId(), tip.topicPartition());
+            if (partition.isEmpty()) {
+                out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                continue;
+            }
+            AcquireResult result = partition.get().acquire(memberId, recordsLeft, bytesLeft);
+            if (result.isEmpty()) {
+                continue;
+            }
+            List<AcquiredRecords> acquired = new ArrayList<>(result.acquired().size());
+            result.acquired().forEach(b -> acquired.add(new AcquiredRecords().setFirstOffset(b.firstOffset())
+                    .setLastOffset(b.lastOffset()).setDeliveryCount((short) b.deliveryCount())));
+            out.computeIfAbsent(tip, this::partitionData).setRecords(result.records()).setAcquiredRecords(acquired);
+            recordsLeft -= result.recordCount();
+            bytesLeft -= result.records().sizeInBytes();
+        }
+        return out;
+    }
+
+    private static boolean hasRecordsOrErrors(Map<TopicIdPartition, PartitionData> partitions) {
+        return partitions.values().stream().anyMatch(pd -> !pd.acquiredRecords().isEmpty()
+                || pd.errorCode() != Errors.NONE.code());
+    }
+
+    private PartitionData partitionData(TopicIdPartition tip) {
+        return new PartitionData().setPartitionIndex(tip.partition()).setRecords(MemoryRecords.EMPTY);
+    }
+
+    private ShareFetchResponse response(Map<TopicIdPartition, PartitionData> partitionData) {
+        return ShareFetchResponse.of(Errors.NONE, 0, new LinkedHashMap<>(partitionData), List.of(), lockTimeoutMs());
+    }
+
+    private ShareFetchResponse topLevelError(Errors error) {
+        return ShareFetchResponse.of(error, 0, new LinkedHashMap<>(), List.of(), lockTimeoutMs());
+    }
+
+    private int lockTimeoutMs() {
+        return (int) Math.min(Integer.MAX_VALUE, config.recordLockDurationMs());
+    }
+
+    private static CompletableFuture<ShareFetchResponse> done(ShareFetchResponse response) {
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,236 @@
+package dev.millrace.broker.share;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BiConsumer;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData.DescribedGroup;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
+
+import dev.millrace.delay.Timer;
+import dev.millrace.delay.TimerTask;
+
+/**
+ * The share-group coordinator: ShareGroupHeartbeat (join, stay, leave), session timeouts,
+ * assignment, and ShareGroupDescribe / ListGroups for share groups. This broker coordinates every
+ * share group (FindCoordinator answers this broker for every group key).
+ *
+ * <p>Assignment: every member gets every partition of every topic it subscribes to (KIP-932 lets
+ * members outnumber partitions and share them; the share-partitions hand each record to one member
+ * at a time). A member's epoch becomes the group's new epoch whenever its assignment changes, and
+ * the heartbeat response carries the assignment only then (and on join).
+ *
+ * <pre>
+ *   heartbeat epoch 0 ──▶ member created / re-joined, epoch = ++group epoch, assignment sent
+ *   heartbeat epoch e ──▶ e must be the member's epoch (else FENCED_MEMBER_EPOCH; an unknown member
+ *                         gets UNKNOWN_MEMBER_ID and re-joins with epoch 0)
+ *   heartbeat epoch -1 ─▶ member leaves
+ *   no heartbeat for group.share.session.timeout.ms ─▶ member removed
+ * </pre>
+ *
+ * A member that leaves or times out has its acquired records released through the
+ * {@code onMemberRemoved} callback, called without the coordinator's monitor held. Membership is
+ * kept in memory only: after a restart members re-join with epoch 0 (their first heartbeat gets
+ * UNKNOWN_MEMBER_ID).
+ *
+ * <p>Threading: thread-safe; state is guarded by this object's monitor. Session timeouts run on the
+ * timer's executor.
+ */
+public final class ShareGroupCoordinator {
+
+    /** The group type ListGroups reports for share groups. */
+    public static final String GROUP_TYPE = "share";
+
+    /** The assignor name ShareGroupDescribe reports. */
+    public static final String ASSIGNOR_NAME = "all-partitions";
+
+    private final ShareGroupConfig config;
+    private final ShareTopics topics;
+    private final Timer timer;
+    private final BiConsumer<String, String> onMemberRemoved;
+    private final Map<String, ShareGroup> groups = new HashMap<>();
+
+    public ShareGroupCoordinator(ShareGroupConfig config, ShareTopics topics, Timer timer,
+                                 BiConsumer<String, String> onMemberRemoved) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.topics = Objects.requireNonNull(topics, "topics");
+        this.timer = Objects.requireNonNull(timer, "timer");
+        this.onMemberRemoved = Objects.requireNonNull(onMemberRemoved, "onMemberRemoved");
+    }
+
+    public ShareGroupHeartbeatResponseData heartbeat(ShareGroupHeartbeatRequestData request, String clientId,
+                                                     String clientHost) {
+        String groupId = request.groupId();
+        String memberId = request.memberId();
+        if (groupId == null || groupId.isEmpty()) {
+            return error(Errors.INVALID_REQUEST, "The group id must not be empty");
+        }
+        if (memberId == null || memberId.isEmpty()) {
+            return error(Errors.INVALID_REQUEST, "The member id must not be empty");
+        }
+        if (request.memberEpoch() == -1) {
+            leave(groupId, memberId);
+            return new ShareGroupHeartbeatResponseData().setMemberId(memberId).setMemberEpoch(-1)
+                    .setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+        }
+        synchronized (this) {
+            ShareGroup group = groups.get(groupId);
+            ShareGroupMember member = group == null ? null : group.members.get(memberId);
+            boolean joining = request.memberEpoch() == 0;
+            if (joining) {
+                if (request.subscribedTopicNames() == null || request.subscribedTopicNames().isEmpty()) {
+                    return error(Errors.INVALID_REQUEST, "A joining member must name the topics it subscribes to");
+                }
+                group = groups.computeIfAbsent(groupId, ShareGroup::new);
+                if (member == null) {
+                    member = new ShareGroupMember(memberId, clientId, clientHost);
+                    group.members.put(memberId, member);
+                }
+            } else if (member == null) {
+                return error(Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not in share group " + groupId);
+            } else if (request.memberEpoch() != member.memberEpoch) {
+                return error(Errors.FENCED_MEMBER_EPOCH, "Member " + memberId + " of share group " + groupId
+                        + " sent epoch " + request.memberEpoch() + ", its epoch is " + member.memberEpoch);
+            }
+            if (request.subscribedTopicNames() != null) {
+                member.subscribedTopics = List.copyOf(request.subscribedTopicNames());
+            }
+            if (request.rackId() != null) {
+                member.rackId = request.rackId();
+            }
+            Map<Uuid, Set<Integer>> assignment = assignmentFor(member.subscribedTopics);
+            boolean changed = joining || !assignment.equals(member.assignment);
+            if (changed) {
+                group.groupEpoch++;
+                member.memberEpoch = group.groupEpoch;
+                member.assignment = assignment;
+            }
+            armSessionTimeout(groupId, member);
+            ShareGroupHeartbeatResponseData response = new ShareGroupHeartbeatResponseData().setMemberId(memberId)
+                    .setMemberEpoch(member.memberEpoch).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+            if (changed) {
+                response.setAssignment(ShareGroupHeartbeatResponse.createAssignment(assignment));
+            }
+            return response;
+        }
+    }
+
+    /** ShareGroupDescribe: each group in request order, GROUP_ID_NOT_FOUND for unknown ones. */
+    public synchronized List<DescribedGroup> describe(List<String> groupIds) {
+        List<DescribedGroup> described = new ArrayList<>(groupIds.size());
+        for (String groupId : groupIds) {
+            ShareGroup group = groups.get(groupId);
+            if (group == null) {
+                described.add(new DescribedGroup().setGroupId(groupId).setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("Share group " + groupId + " does not exist"));
+                continue;
+            }
+            DescribedGroup out = new DescribedGroup().setGroupId(groupId).setGroupState(group.state())
+                    .setGroupEpoch(group.groupEpoch).setAssignmentEpoch(group.groupEpoch)
+                    .setAssignorName(ASSIGNOR_NAME);
+            for (ShareGroupMember member : group.members.values()) {
+                ShareGroupDescribeResponseData.Assignment assignment = new ShareGroupDescribeResponseData.Assignment();
+                member.assignment.forEach((topicId, partitions) -> assignment.topicPartitions().add(
+                        new ShareGroupDescribeResponseData.TopicPartitions().setTopicId(topicId)
+                                .setTopicName(topics.nameOf(topicId).orElse(""))
+                                .setPartitions(new ArrayList<>(new TreeSet<>(partitions)))));
+                out.members().add(new ShareGroupDescribeResponseData.Member().setMemberId(member.memberId)
+                        .setRackId(member.rackId).setMemberEpoch(member.memberEpoch).setClientId(member.clientId)
+                        .setClientHost(member.clientHost).setSubscribedTopicNames(member.subscribedTopics)
+                        .setAssignment(assignment));
+            }
+            described.add(out);
+        }
+        return described;
+    }
+
+    /** The share groups for ListGroups, filtered by state names (case-insensitive; empty = all). */
+    public synchronized List<ListedGroup> list(List<String> statesFilter) {
+        List<ListedGroup> listed = new ArrayList<>();
+        for (ShareGroup group : groups.values()) {
+            if (statesFilter.isEmpty() || statesFilter.stream().anyMatch(group.state()::equalsIgnoreCase)) {
+                listed.add(new ListedGroup().setGroupId(group.groupId).setProtocolType("")
+                        .setGroupState(group.state()).setGroupType(GROUP_TYPE));
+            }
+        }
+        return listed;
+    }
+
+    /** True if {@code groupId} is a share group this coordinator knows. */
+    public synchronized boolean exists(String groupId) {
+        return groups.containsKey(groupId);
+    }
+
+    private Map<Uuid, Set<Integer>> assignmentFor(List<String> subscribedTopics) {
+        Map<Uuid, Set<Integer>> assignment = new HashMap<>();
+        for (String topic : subscribedTopics) {
+            int partitions = topics.partitionCount(topic);
+            if (partitions == 0) {
+                continue;
+            }
+            topics.idOf(topic).ifPresent(id -> {
+                Set<Integer> all = new TreeSet<>();
+                for (int p = 0; p < partitions; p++) {
+                    all.add(p);
+                }
+                assignment.put(id, all);
+            });
+        }
+        return assignment;
+    }
+
+    private void armSessionTimeout(String groupId, ShareGroupMember member) {
+        if (member.sessionTimeout != null) {
+            member.sessionTimeout.cancel();
+        }
+        TimerTask timeout = new TimerTask(config.sessionTimeoutMs()) {
+            @Override
+            public void run() {
+                expire(groupId, member.memberId, this);
+            }
+        };
+        member.sessionTimeout = timeout;
+        timer.add(timeout);
+    }
+
+    private void expire(String groupId, String memberId, TimerTask task) {
+        synchronized (this) {
+            ShareGroup group = groups.get(groupId);
+            ShareGroupMember member = group == null ? null : group.members.get(memberId);
+            if (member == null || member.sessionTimeout != task) {
+                return;
+            }
+            group.members.remove(memberId);
+        }
+        onMemberRemoved.accept(groupId, memberId);
+    }
+
+    private void leave(String groupId, String memberId) {
+        synchronized (this) {
+            ShareGroup group = groups.get(groupId);
+            ShareGroupMember member = group == null ? null : group.members.remove(memberId);
+            if (member == null) {
+                return;
+            }
+            if (member.sessionTimeout != null) {
+                member.sessionTimeout.cancel();
+            }
+        }
+        onMemberRemoved.accept(groupId, memberId);
+    }
+
+    private static ShareGroupHeartbeatResponseData error(Errors error, String message) {
+        return new ShareGroupHeartbeatResponseData().setErrorCode(error.code()).setErrorMessage(message);
+    }
+}

@@ -1,0 +1,469 @@
+package dev.millrace.broker.share;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
+
+import dev.millrace.delay.Time;
+import dev.millrace.delay.Timer;
+import dev.millrace.delay.TimerTask;
+
+/**
+ * One share group's view of one topic partition: which offsets are done, which are handed to which
+ * member under a lock, and how often each was delivered.
+ *
+ * <pre>
+ *   offsets:  ... done ... | start offset ............ in flight ............ | end offset ... not yet read ...
+ *                           [ ACKNOWLEDGED | ARCHIVED | AVAILABLE | ACQUIRED ]
+ *                           at most group.share.partition.max.record.locks offsets
+ * </pre>
+ *
+ * Every offset from the start offset (inclusive) to the end offset (exclusive) has a state; below
+ * the start offset all are done; the start offset moves up as soon as its record is done. A record
+ * at or above the end offset has never been delivered and is acquired straight from the log.
+ *
+ * <pre>
+ *                          acquire (delivery count + 1, lock for record.lock.duration.ms)
+ *   (new) ──▶ AVAILABLE ──────────────────────────────────────────────▶ ACQUIRED
+ *               ▲  ▲                                                      │ │ │ │
+ *               │  └──── release / lock expiry / member gone,  ◀──────────┘ │ │ │ renew: lock extended
+ *               │        count &lt; delivery.count.limit (after the          │ │ │
+ *               │        redelivery backoff, if any)                        │ │ │
+ *               │                                                           │ │ │
+ *   ACKNOWLEDGED ◀── accept ────────────────────────────────────────────────┘ │ │
+ *   ARCHIVED     ◀── reject (dead-lettered "rejected") ───────────────────────┘ │
+ *   ARCHIVED     ◀── release / lock expiry with count &gt;= limit                  │
+ *                    (dead-lettered "delivery-count-limit") ◀───────────────────┘
+ *   ARCHIVED     ◀── gap: no record at the offset (compacted, control record); never delivered
+ * </pre>
+ *
+ * Only the member holding a record's lock can acknowledge it; acknowledgements for other offsets
+ * are skipped and the partition answers INVALID_RECORD_STATE (the valid ones still apply).
+ * Lock expiry and the end of a redelivery backoff are timer tasks on the broker's timing wheel.
+ *
+ * <p>Threading: thread-safe. State is guarded by this object's monitor; the
+ * {@link SharePartitionListener} is called after the monitor is released, so a listener may call
+ * into other partitions without lock-ordering concerns.
+ */
+public final class SharePartition {
+
+    private final SharePartitionKey key;
+    private final ShareLog log;
+    private final ShareGroupConfig config;
+    private final Timer timer;
+    private final Time time;
+    private final SharePartitionListener listener;
+    private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
+    private long startOffset;
+    private long endOffset;
+    private long nextAcquisitionId = 1;
+    private long snapshotVersion;
+
+    /**
+     * @param startOffset where the partition starts: the log start (earliest), the high watermark
+     *                    (latest), or a persisted start offset
+     */
+    public SharePartition(SharePartitionKey key, ShareLog log, ShareGroupConfig config, Timer timer, Time time,
+                          SharePartitionListener listener, long startOffset) {
+        this.key = Objects.requireNonNull(key, "key");
+        this.log = Objects.requireNonNull(log, "log");
+        this.config = Objects.requireNonNull(config, "config");
+        this.timer = Objects.requireNonNull(timer, "timer");
+        this.time = Objects.requireNonNull(time, "time");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.startOffset = startOffset;
+        this.endOffset = startOffset;
+    }
+
+    public SharePartitionKey key() {
+        return key;
+    }
+
+    public ShareLog log() {
+        return log;
+    }
+
+    /**
+     * Acquires up to {@code maxRecords} available records for {@code memberId}, the earliest first:
+     * released records that are due, then records never delivered, within the in-flight window.
+     */
+    public AcquireResult acquire(String memberId, int maxRecords, int maxBytes) {
+        Events events = new Events();
+        AcquireResult result;
+        synchronized (this) {
+            result = acquireLocked(memberId, Math.max(1, maxRecords), Math.max(1, maxBytes), events);
+        }
+        events.fire();
+        return result;
+    }
+
+    /**
+     * Applies a member's acknowledgements. Offsets the member does not hold are skipped.
+     *
+     * @return NONE, INVALID_RECORD_STATE if some offsets were not held by the member, or
+     *         INVALID_REQUEST for an unknown acknowledge type or a malformed batch
+     */
+    public Errors acknowledge(String memberId, List<AcknowledgementBatch> batches) {
+        Events events = new Events();
+        Errors error;
+        synchronized (this) {
+            error = acknowledgeLocked(memberId, batches, events);
+        }
+        events.fire();
+        return error;
+    }
+
+    /** Releases every record {@code memberId} holds (its share session closed or it left the group). */
+    public void releaseMember(String memberId) {
+        Events events = new Events();
+        synchronized (this) {
+            long now = time.hiResClockMs();
+            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+                if (e.getValue().isHeldBy(memberId)) {
+                    releaseOrArchive(e.getKey(), e.getValue(), now, false, events);
+                }
+            }
+            maybeAdvanceStart(events);
+        }
+        events.fire();
+    }
+
+    public synchronized long startOffset() {
+        return startOffset;
+    }
+
+    public synchronized long endOffset() {
+        return endOffset;
+    }
+
+    /** The state of {@code offset}: terminal below the start offset, empty at or above the end offset. */
+    public synchronized Optional<RecordState> state(long offset) {
+        if (offset < startOffset) {
+            return Optional.of(RecordState.ACKNOWLEDGED);
+        }
+        InFlightRecord record = inFlight.get(offset);
+        return record == null ? Optional.empty() : Optional.of(record.state);
+    }
+
+    /** The delivery count of an in-flight offset, 0 if it is not in flight. */
+    public synchronized int deliveryCount(long offset) {
+        InFlightRecord record = inFlight.get(offset);
+        return record == null ? 0 : record.deliveryCount;
+    }
+
+    /** A consistent copy of the state, for persistence and describe. */
+    public synchronized SharePartitionSnapshot snapshot() {
+        List<SharePartitionSnapshot.Entry> entries = new ArrayList<>(inFlight.size());
+        inFlight.forEach((offset, r) -> entries.add(new SharePartitionSnapshot.Entry(offset, r.state, r.deliveryCount)));
+        return new SharePartitionSnapshot(startOffset, endOffset, entries, ++snapshotVersion);
+    }
+
+    /**
+     * Restores persisted state: acquired records come back available (their locks did not survive),
+     * with their delivery counts, so that nothing accepted is redelivered and nothing unaccepted is lost.
+     */
+    public synchronized void restore(SharePartitionSnapshot snapshot) {
+        inFlight.clear();
+        snapshotVersion = Math.max(snapshotVersion, snapshot.version());
+        startOffset = snapshot.startOffset();
+        endOffset = snapshot.endOffset();
+        for (long offset = startOffset; offset < endOffset; offset++) {
+            inFlight.put(offset, new InFlightRecord(RecordState.AVAILABLE, 0));
+        }
+        for (SharePartitionSnapshot.Entry entry : snapshot.entries()) {
+            InFlightRecord record = inFlight.get(entry.offset());
+            if (record != null) {
+                record.state = entry.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : entry.state();
+                record.deliveryCount = entry.deliveryCount();
+            }
+        }
+        maybeAdvanceStart(new Events());
+    }
+
+    private AcquireResult acquireLocked(String memberId, int maxRecords, int maxBytes, Events events) {
+        long now = time.hiResClockMs();
+        moveToLogStart();
+        long limitEnd = Math.min(log.highWatermark(), startOffset + config.maxRecordLocks());
+        long first = firstAcquirable(now, limitEnd);
+        if (first < 0) {
+            return AcquireResult.EMPTY;
+        }
+        Records records = log.read(first, maxBytes);
+        long acquisitionId = nextAcquisitionId++;
+        List<Long> acquired = new ArrayList<>();
+        int position = 0;
+        int sliceEnd = 0;
+        boolean stop = false;
+        for (RecordBatch batch : records.batches()) {
+            position += batch.sizeInBytes();
+            if (batch.lastOffset() < first) {
+                continue;
+            }
+            int before = acquired.size();
+            for (Record record : batch) {
+                long offset = record.offset();
+                if (offset < first || offset < startOffset) {
+                    continue;
+                }
+                if (acquired.size() >= maxRecords || (offset >= endOffset && offset >= limitEnd)) {
+                    stop = true;
+                    break;
+                }
+                if (offset >= endOffset) {
+                    archiveGapsUpTo(offset);
+                    InFlightRecord fresh = new InFlightRecord(RecordState.AVAILABLE, 0);
+                    inFlight.put(offset, fresh);
+                    endOffset = offset + 1;
+                    if (batch.isControlBatch()) {
+                        fresh.state = RecordState.ARCHIVED;
+                        continue;
+                    }
+                }
+                InFlightRecord state = inFlight.get(offset);
+                if (state != null && state.isAcquirable(now)) {
+                    state.state = RecordState.ACQUIRED;
+                    state.deliveryCount++;
+                    state.memberId = memberId;
+                    state.acquisitionId = acquisitionId;
+                    state.lockExpiresAtMs = now + config.recordLockDurationMs();
+                    acquired.add(offset);
+                }
+            }
+            if (acquired.size() > before) {
+                sliceEnd = position;
+            }
+            if (stop) {
+                break;
+            }
+            if (batch.lastOffset() >= endOffset && batch.lastOffset() < limitEnd) {
+                archiveGapsUpTo(batch.lastOffset() + 1);
+                endOffset = batch.lastOffset() + 1;
+            }
+        }
+        maybeAdvanceStart(events);
+        if (acquired.isEmpty()) {
+            return AcquireResult.EMPTY;
+        }
+        events.changed = true;
+        timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
+        return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
+    }
+
+    /** The earliest offset that can be acquired now, or -1. */
+    private long firstAcquirable(long now, long limitEnd) {
+        for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+            if (e.getValue().isAcquirable(now)) {
+                return e.getKey();
+            }
+        }
+        return endOffset < limitEnd ? endOffset : -1;
+    }
+
+    private void archiveGapsUpTo(long offsetExclusive) {
+        for (long gap = endOffset; gap < offsetExclusive; gap++) {
+            inFlight.put(gap, new InFlightRecord(RecordState.ARCHIVED, 0));
+        }
+    }
+
+    private List<AcquiredBatch> ranges(List<Long> offsets) {
+        List<AcquiredBatch> ranges = new ArrayList<>();
+        long first = offsets.get(0);
+        long last = first;
+        int count = inFlight.get(first).deliveryCount;
+        for (int i = 1; i < offsets.size(); i++) {
+            long offset = offsets.get(i);
+            int c = inFlight.get(offset).deliveryCount;
+            if (offset == last + 1 && c == count) {
+                last = offset;
+            } else {
+                ranges.add(new AcquiredBatch(first, last, count));
+                first = offset;
+                last = offset;
+                count = c;
+            }
+        }
+        ranges.add(new AcquiredBatch(first, last, count));
+        return ranges;
+    }
+
+    private Errors acknowledgeLocked(String memberId, List<AcknowledgementBatch> batches, Events events) {
+        long now = time.hiResClockMs();
+        for (AcknowledgementBatch batch : batches) {
+            if (batch.lastOffset() < batch.firstOffset() || batch.types().length == 0) {
+                return Errors.INVALID_REQUEST;
+            }
+            for (long offset = batch.firstOffset(); offset <= batch.lastOffset(); offset++) {
+                if (AcknowledgeType.forId(batch.typeOf(offset)).isEmpty()) {
+                    return Errors.INVALID_REQUEST;
+                }
+            }
+        }
+        boolean skipped = false;
+        for (AcknowledgementBatch batch : batches) {
+            for (long offset = batch.firstOffset(); offset <= batch.lastOffset(); offset++) {
+                AcknowledgeType type = AcknowledgeType.forId(batch.typeOf(offset)).orElseThrow();
+                InFlightRecord record = inFlight.get(offset);
+                if (record == null || !record.isHeldBy(memberId)) {
+                    boolean harmlessGap = type == AcknowledgeType.GAP && record != null
+                            && record.state == RecordState.ARCHIVED;
+                    skipped |= !harmlessGap;
+                    continue;
+                }
+                apply(offset, record, type, now, events);
+            }
+        }
+        maybeAdvanceStart(events);
+        events.changed = true;
+        return skipped ? Errors.INVALID_RECORD_STATE : Errors.NONE;
+    }
+
+    private void apply(long offset, InFlightRecord record, AcknowledgeType type, long now, Events events) {
+        switch (type) {
+            case ACCEPT -> finish(record, RecordState.ACKNOWLEDGED);
+            case GAP -> finish(record, RecordState.ARCHIVED);
+            case REJECT -> {
+                finish(record, RecordState.ARCHIVED);
+                events.deadLetters.add(new DeadLetter(key, offset, record.deliveryCount, DeadLetter.REASON_REJECTED));
+            }
+            case RELEASE -> releaseOrArchive(offset, record, now, true, events);
+            case RENEW -> record.lockExpiresAtMs = now + config.recordLockDurationMs();
+            default -> throw new IllegalStateException("Unhandled acknowledge type " + type);
+        }
+    }
+
+    private static void finish(InFlightRecord record, RecordState terminal) {
+        record.state = terminal;
+        record.memberId = null;
+    }
+
+    /** ACQUIRED to AVAILABLE (after the backoff), or to ARCHIVED once the delivery limit is reached. */
+    private void releaseOrArchive(long offset, InFlightRecord record, long now, boolean backoff, Events events) {
+        if (record.state != RecordState.ACQUIRED) {
+            throw new IllegalStateException("Cannot release offset " + offset + " of " + key + ": it is "
+                    + record.state + ", not " + RecordState.ACQUIRED);
+        }
+        record.memberId = null;
+        events.changed = true;
+        if (record.deliveryCount >= config.deliveryCountLimit()) {
+            record.state = RecordState.ARCHIVED;
+            events.deadLetters.add(new DeadLetter(key, offset, record.deliveryCount,
+                    DeadLetter.REASON_DELIVERY_LIMIT));
+            return;
+        }
+        record.state = RecordState.AVAILABLE;
+        long delayMs = backoff ? config.redeliveryDelayMs(record.deliveryCount) : 0;
+        record.availableAtMs = now + delayMs;
+        if (delayMs > 0) {
+            events.wakeAfterMs = Math.min(events.wakeAfterMs, delayMs);
+        } else {
+            events.available = true;
+        }
+    }
+
+    private void moveToLogStart() {
+        long logStart = log.logStartOffset();
+        if (logStart > startOffset) {
+            inFlight.headMap(logStart).clear();
+            startOffset = logStart;
+            endOffset = Math.max(endOffset, logStart);
+        }
+    }
+
+    private void maybeAdvanceStart(Events events) {
+        long before = startOffset;
+        while (!inFlight.isEmpty() && inFlight.firstKey() == startOffset && inFlight.firstEntry().getValue().state
+                .isTerminal()) {
+            inFlight.pollFirstEntry();
+            startOffset++;
+        }
+        if (inFlight.isEmpty()) {
+            startOffset = endOffset;
+        }
+        if (startOffset != before) {
+            events.available = true;
+            events.changed = true;
+        }
+    }
+
+    private void onLockTimeout(LockTimeout task) {
+        Events events = new Events();
+        synchronized (this) {
+            long now = time.hiResClockMs();
+            List<Long> stillLocked = new ArrayList<>();
+            long nextDeadline = Long.MAX_VALUE;
+            for (long offset : task.offsets) {
+                InFlightRecord record = inFlight.get(offset);
+                if (record == null || record.state != RecordState.ACQUIRED || record.acquisitionId != task.acquisitionId) {
+                    continue;
+                }
+                if (now >= record.lockExpiresAtMs) {
+                    releaseOrArchive(offset, record, now, true, events);
+                } else {
+                    stillLocked.add(offset);
+                    nextDeadline = Math.min(nextDeadline, record.lockExpiresAtMs);
+                }
+            }
+            if (!stillLocked.isEmpty()) {
+                timer.add(new LockTimeout(task.acquisitionId, stillLocked, nextDeadline - now));
+            }
+            maybeAdvanceStart(events);
+        }
+        events.fire();
+    }
+
+    @Override
+    public String toString() {
+        return "SharePartition(" + key + ")";
+    }
+
+    /** Expires the locks of one acquisition whose deadline has passed (renewed ones are re-armed). */
+    private final class LockTimeout extends TimerTask {
+        private final long acquisitionId;
+        private final List<Long> offsets;
+
+        LockTimeout(long acquisitionId, List<Long> offsets, long delayMs) {
+            super(delayMs);
+            this.acquisitionId = acquisitionId;
+            this.offsets = offsets;
+        }
+
+        @Override
+        public void run() {
+            onLockTimeout(this);
+        }
+    }
+
+    /** What a state change must tell the listener once the monitor is released. */
+    private final class Events {
+        boolean available;
+        boolean changed;
+        long wakeAfterMs = Long.MAX_VALUE;
+        final List<DeadLetter> deadLetters = new ArrayList<>();
+
+        void fire() {
+            if (wakeAfterMs != Long.MAX_VALUE) {
+                timer.add(new TimerTask(wakeAfterMs) {
+                    @Override
+                    public void run() {
+                        listener.onRecordsAvailable(key);
+                    }
+                });
+            }
+            deadLetters.forEach(listener::onArchived);
+            if (changed || !deadLetters.isEmpty()) {
+                listener.onStateChanged(SharePartition.this);
+            }
+            if (available || !deadLetters.isEmpty()) {
+                listener.onRecordsAvailable(key);
+            }
+        }
+    }
+}

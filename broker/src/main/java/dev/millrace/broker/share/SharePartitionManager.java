@@ -1,0 +1,85 @@
+package dev.millrace.broker.share;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+import dev.millrace.delay.Time;
+import dev.millrace.delay.Timer;
+
+/**
+ * Holds the {@link SharePartition}s of this broker, one per (share group, topic partition), created
+ * the first time a member fetches the partition: from its persisted state if there is one, else at
+ * the log start ({@code group.share.auto.offset.reset=earliest}) or the high watermark
+ * ({@code latest}).
+ *
+ * <p>Threading: thread-safe.
+ */
+public final class SharePartitionManager {
+
+    private record Key(String groupId, TopicPartition topicPartition) {
+    }
+
+    private final ShareGroupConfig config;
+    private final ShareTopics topics;
+    private final Timer timer;
+    private final Time time;
+    private final SharePartitionListener listener;
+    private final ShareStateStore store;
+    private final Map<Key, SharePartition> partitions = new ConcurrentHashMap<>();
+
+    public SharePartitionManager(ShareGroupConfig config, ShareTopics topics, Timer timer, Time time,
+                                 SharePartitionListener listener, ShareStateStore store) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.topics = Objects.requireNonNull(topics, "topics");
+        this.timer = Objects.requireNonNull(timer, "timer");
+        this.time = Objects.requireNonNull(time, "time");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The share-partition of {@code groupId} on {@code tp}, created if needed; empty if the log is not here. */
+    public Optional<SharePartition> getOrCreate(String groupId, Uuid topicId, TopicPartition tp) {
+        SharePartition existing = partitions.get(new Key(groupId, tp));
+        if (existing != null) {
+            return Optional.of(existing);
+        }
+        Optional<ShareLog> log = topics.log(tp);
+        if (log.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(partitions.computeIfAbsent(new Key(groupId, tp), k -> create(groupId, topicId, tp,
+                log.get())));
+    }
+
+    /** The share-partition if it exists. */
+    public Optional<SharePartition> get(String groupId, TopicPartition tp) {
+        return Optional.ofNullable(partitions.get(new Key(groupId, tp)));
+    }
+
+    /** Every share-partition of {@code groupId}. */
+    public List<SharePartition> partitionsOf(String groupId) {
+        return partitions.entrySet().stream().filter(e -> e.getKey().groupId().equals(groupId))
+                .map(Map.Entry::getValue).toList();
+    }
+
+    /** Releases every record {@code memberId} holds in any partition of {@code groupId}. */
+    public void releaseMember(String groupId, String memberId) {
+        partitionsOf(groupId).forEach(p -> p.releaseMember(memberId));
+    }
+
+    private SharePartition create(String groupId, Uuid topicId, TopicPartition tp, ShareLog log) {
+        SharePartitionKey key = new SharePartitionKey(groupId, topicId, tp);
+        Optional<SharePartitionSnapshot> persisted = store.load(key);
+        long start = config.autoOffsetResetEarliest() ? log.logStartOffset() : log.highWatermark();
+        SharePartition partition = new SharePartition(key, log, config, timer, time, listener,
+                persisted.map(SharePartitionSnapshot::startOffset).orElse(start));
+        persisted.ifPresent(partition::restore);
+        return partition;
+    }
+}

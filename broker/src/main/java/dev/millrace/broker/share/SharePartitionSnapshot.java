@@ -1,0 +1,19 @@
+package dev.millrace.broker.share;
+
+import java.util.List;
+
+/**
+ * A share-partition's state at one moment: the start and end offsets and the state and delivery
+ * count of every in-flight offset between them. {@code version} grows with every snapshot a
+ * partition takes, so that of two snapshots the later one wins. Immutable.
+ */
+public record SharePartitionSnapshot(long startOffset, long endOffset, List<Entry> entries, long version) {
+
+    public SharePartitionSnapshot {
+        entries = List.copyOf(entries);
+    }
+
+    /** One in-flight offset. */
+    public record Entry(long offset, RecordState state, int deliveryCount) {
+    }
+}

@@ -1,0 +1,109 @@
+package dev.millrace.broker.share;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The records of the share-state topic: one per share-partition, the latest wins (the topic is
+ * compacted). Big-endian, version-prefixed:
+ *
+ * <pre>
+ *   key:   version:int16(0) | groupLength:int16 | group:utf8 | topicId:uuid(2 x int64) | partition:int32
+ *   value: version:int16(0) | snapshotVersion:int64 | startOffset:int64 | endOffset:int64 | runCount:int32
+ *          | runCount x ( firstOffset:int64 | length:int32 | state:int8 | deliveryCount:int16 )
+ * </pre>
+ *
+ * A run is consecutive in-flight offsets with one state and delivery count; state is the ordinal
+ * of {@link RecordState}. Decoding a key or value with an unknown version throws
+ * {@link IllegalArgumentException} naming it.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ShareStateSerde {
+
+    /** A decoded key: which share-partition. */
+    public record StateKey(String groupId, Uuid topicId, int partition) {
+    }
+
+    private static final short VERSION = 0;
+
+    private ShareStateSerde() {
+    }
+
+    public static byte[] key(String groupId, Uuid topicId, int partition) {
+        byte[] group = groupId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer buffer = ByteBuffer.allocate(2 + 2 + group.length + 16 + 4);
+        buffer.putShort(VERSION).putShort((short) group.length).put(group)
+                .putLong(topicId.getMostSignificantBits()).putLong(topicId.getLeastSignificantBits()).putInt(partition);
+        return buffer.array();
+    }
+
+    public static StateKey decodeKey(ByteBuffer buffer) {
+        checkVersion(buffer.getShort(), "key");
+        byte[] group = new byte[buffer.getShort()];
+        buffer.get(group);
+        Uuid topicId = new Uuid(buffer.getLong(), buffer.getLong());
+        return new StateKey(new String(group, StandardCharsets.UTF_8), topicId, buffer.getInt());
+    }
+
+    public static byte[] value(SharePartitionSnapshot snapshot) {
+        List<long[]> runs = runs(snapshot.entries());
+        ByteBuffer buffer = ByteBuffer.allocate(2 + 8 * 3 + 4 + runs.size() * (8 + 4 + 1 + 2));
+        buffer.putShort(VERSION).putLong(snapshot.version()).putLong(snapshot.startOffset())
+                .putLong(snapshot.endOffset()).putInt(runs.size());
+        for (long[] run : runs) {
+            buffer.putLong(run[0]).putInt((int) run[1]).put((byte) run[2]).putShort((short) run[3]);
+        }
+        return buffer.array();
+    }
+
+    public static SharePartitionSnapshot decodeValue(ByteBuffer buffer) {
+        checkVersion(buffer.getShort(), "value");
+        long version = buffer.getLong();
+        long start = buffer.getLong();
+        long end = buffer.getLong();
+        int runCount = buffer.getInt();
+        RecordState[] states = RecordState.values();
+        List<SharePartitionSnapshot.Entry> entries = new ArrayList<>();
+        for (int r = 0; r < runCount; r++) {
+            long first = buffer.getLong();
+            int length = buffer.getInt();
+            byte state = buffer.get();
+            short deliveryCount = buffer.getShort();
+            if (state < 0 || state >= states.length) {
+                throw new IllegalArgumentException("Unknown record state " + state + " in a share-state record");
+            }
+            for (long offset = first; offset < first + length; offset++) {
+                entries.add(new SharePartitionSnapshot.Entry(offset, states[state], deliveryCount));
+            }
+        }
+        return new SharePartitionSnapshot(start, end, entries, version);
+    }
+
+    /** Runs of {first, length, state ordinal, delivery count}. */
+    private static List<long[]> runs(List<SharePartitionSnapshot.Entry> entries) {
+        List<long[]> runs = new ArrayList<>();
+        long[] current = null;
+        for (SharePartitionSnapshot.Entry e : entries) {
+            if (current != null && current[0] + current[1] == e.offset() && current[2] == e.state().ordinal()
+                    && current[3] == e.deliveryCount()) {
+                current[1]++;
+            } else {
+                current = new long[] {e.offset(), 1, e.state().ordinal(), e.deliveryCount()};
+                runs.add(current);
+            }
+        }
+        return runs;
+    }
+
+    private static void checkVersion(short version, String what) {
+        if (version != VERSION) {
+            throw new IllegalArgumentException("Unknown share-state " + what + " version " + version + ", expected "
+                    + VERSION);
+        }
+    }
+}

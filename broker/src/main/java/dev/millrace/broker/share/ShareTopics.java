@@ -1,0 +1,34 @@
+package dev.millrace.broker.share;
+
+import java.util.Optional;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * What the share package needs of the broker's topics: names and ids from the metadata, the local
+ * logs, and appends (for dead letters and the share-state topic). Implemented by the server over
+ * the controller's metadata image and the partition manager.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface ShareTopics {
+
+    Optional<Uuid> idOf(String topic);
+
+    Optional<String> nameOf(Uuid topicId);
+
+    /** The number of partitions of {@code topic}, 0 if it does not exist. */
+    int partitionCount(String topic);
+
+    /** The local log of {@code tp}, if this broker hosts it. */
+    Optional<ShareLog> log(TopicPartition tp);
+
+    /**
+     * Appends {@code records} to {@code tp} as leader and wakes fetches waiting on it.
+     *
+     * @throws RuntimeException (a Kafka {@code ApiException}) when the append fails
+     */
+    void append(TopicPartition tp, MemoryRecords records);
+}

@@ -1,0 +1,75 @@
+package dev.millrace.broker.share;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
+
+/** A {@link ShareLog} over batches held in memory; values are "v&lt;offset&gt;". */
+final class InMemoryShareLog implements ShareLog {
+
+    private final List<MemoryRecords> batches = new ArrayList<>();
+    private long endOffset;
+    private volatile String deadLetterTopic;
+
+    /** Appends one batch of {@code count} records. */
+    synchronized void append(int count) {
+        ByteBuffer buffer = ByteBuffer.allocate(64 + count * 64);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(buffer, Compression.NONE, TimestampType.CREATE_TIME,
+                endOffset);
+        for (int i = 0; i < count; i++) {
+            builder.append(0L, null, ("v" + (endOffset + i)).getBytes(StandardCharsets.UTF_8));
+        }
+        batches.add(builder.build());
+        endOffset += count;
+    }
+
+    void setDeadLetterTopic(String topic) {
+        deadLetterTopic = topic;
+    }
+
+    @Override
+    public long logStartOffset() {
+        return 0;
+    }
+
+    @Override
+    public synchronized long highWatermark() {
+        return endOffset;
+    }
+
+    @Override
+    public synchronized Records read(long offset, int maxBytes) {
+        ByteBuffer out = ByteBuffer.allocate(Math.max(0, (int) Math.min(Integer.MAX_VALUE, totalBytes())));
+        for (MemoryRecords records : batches) {
+            for (RecordBatch batch : records.batches()) {
+                if (batch.lastOffset() < offset) {
+                    continue;
+                }
+                if (out.position() > 0 && out.position() + batch.sizeInBytes() > maxBytes) {
+                    break;
+                }
+                batch.writeTo(out);
+            }
+        }
+        out.flip();
+        return MemoryRecords.readableRecords(out);
+    }
+
+    private long totalBytes() {
+        return batches.stream().mapToLong(MemoryRecords::sizeInBytes).sum();
+    }
+
+    @Override
+    public Optional<String> deadLetterTopic() {
+        return Optional.ofNullable(deadLetterTopic);
+    }
+}

@@ -1,0 +1,268 @@
+package dev.millrace.broker.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.millrace.delay.SystemTimer;
+
+/** The share-partition record state machine on a manual clock; due timers run on the test thread. */
+@Timeout(10)
+class SharePartitionTest {
+
+    private static final SharePartitionKey KEY = new SharePartitionKey("g", Uuid.randomUuid(),
+            new TopicPartition("queue", 0));
+
+    private final ManualClock clock = new ManualClock();
+    private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
+    private final InMemoryShareLog log = new InMemoryShareLog();
+    private final List<DeadLetter> deadLetters = new ArrayList<>();
+    private final AtomicInteger availableSignals = new AtomicInteger();
+    private final SharePartitionListener listener = new SharePartitionListener() {
+        @Override
+        public void onRecordsAvailable(SharePartitionKey key) {
+            availableSignals.incrementAndGet();
+        }
+
+        @Override
+        public void onArchived(DeadLetter deadLetter) {
+            deadLetters.add(deadLetter);
+        }
+    };
+
+    @AfterEach
+    void closeTimer() {
+        timer.close();
+    }
+
+    private SharePartition partition(ShareGroupConfig config) {
+        return new SharePartition(KEY, log, config, timer, clock, listener, 0);
+    }
+
+    private void advanceMs(long ms) throws InterruptedException {
+        clock.advanceMs(ms);
+        while (timer.advanceClock(0)) {
+            // run everything due, including tasks that due tasks added
+        }
+    }
+
+    private static AcknowledgementBatch ack(long first, long last, AcknowledgeType type) {
+        return new AcknowledgementBatch(first, last, new byte[] {type.id()});
+    }
+
+    private static List<String> values(AcquireResult result) {
+        List<String> values = new ArrayList<>();
+        for (Record record : result.records().records()) {
+            boolean acquired = result.acquired().stream().anyMatch(b -> record.offset() >= b.firstOffset()
+                    && record.offset() <= b.lastOffset());
+            if (acquired) {
+                values.add(new String(Utils.toArray(record.value()), StandardCharsets.UTF_8));
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void shouldHandEachRecordToOneMemberAtATime() {
+        log.append(6);
+        log.append(4);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+
+        AcquireResult a = partition.acquire("a", 5, 1 << 20);
+        AcquireResult b = partition.acquire("b", 5, 1 << 20);
+        AcquireResult c = partition.acquire("c", 5, 1 << 20);
+
+        assertThat(a.acquired()).containsExactly(new AcquiredBatch(0, 4, 1));
+        assertThat(values(a)).containsExactly("v0", "v1", "v2", "v3", "v4");
+        assertThat(b.acquired()).containsExactly(new AcquiredBatch(5, 9, 1));
+        assertThat(values(b)).containsExactly("v5", "v6", "v7", "v8", "v9");
+        assertThat(c.isEmpty()).isTrue();
+        assertThat(partition.state(3)).contains(RecordState.ACQUIRED);
+    }
+
+    @Test
+    void shouldMoveStartOffsetWhenRecordsAreAcceptedAndRefuseAcknowledgementsFromOthers() {
+        log.append(4);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 10, 1 << 20);
+
+        assertThat(partition.acknowledge("b", List.of(ack(0, 1, AcknowledgeType.ACCEPT))))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.startOffset()).isZero();
+        assertThat(partition.acknowledge("a", List.of(ack(0, 1, AcknowledgeType.ACCEPT)))).isEqualTo(Errors.NONE);
+
+        assertThat(partition.startOffset()).isEqualTo(2);
+        assertThat(partition.state(2)).contains(RecordState.ACQUIRED);
+        assertThat(partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.ACCEPT))))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+    }
+
+    @Test
+    void shouldMakeRecordsAvailableAgainWhenTheirLockExpires() throws Exception {
+        log.append(3);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withRecordLockDurationMs(1000));
+        partition.acquire("a", 10, 1 << 20);
+
+        advanceMs(999);
+        assertThat(partition.acquire("b", 10, 1 << 20).isEmpty()).isTrue();
+        advanceMs(1);
+
+        assertThat(partition.state(0)).contains(RecordState.AVAILABLE);
+        AcquireResult b = partition.acquire("b", 10, 1 << 20);
+        assertThat(b.acquired()).containsExactly(new AcquiredBatch(0, 2, 2));
+        assertThat(partition.acknowledge("a", List.of(ack(0, 2, AcknowledgeType.ACCEPT))))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.acknowledge("b", List.of(ack(0, 2, AcknowledgeType.ACCEPT)))).isEqualTo(Errors.NONE);
+        assertThat(partition.startOffset()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldExtendTheLockWhenRenewed() throws Exception {
+        log.append(1);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withRecordLockDurationMs(1000));
+        partition.acquire("a", 10, 1 << 20);
+        advanceMs(800);
+
+        assertThat(partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.RENEW)))).isEqualTo(Errors.NONE);
+        advanceMs(900);
+        assertThat(partition.state(0)).contains(RecordState.ACQUIRED);
+        advanceMs(100);
+
+        assertThat(partition.state(0)).contains(RecordState.AVAILABLE);
+    }
+
+    @Test
+    void shouldRedeliverReleasedRecordsWithAHigherDeliveryCount() {
+        log.append(2);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 10, 1 << 20);
+
+        partition.acknowledge("a", List.of(new AcknowledgementBatch(0, 1,
+                new byte[] {AcknowledgeType.RELEASE.id(), AcknowledgeType.ACCEPT.id()})));
+
+        assertThat(partition.state(1)).contains(RecordState.ACKNOWLEDGED);
+        AcquireResult again = partition.acquire("b", 10, 1 << 20);
+        assertThat(again.acquired()).containsExactly(new AcquiredBatch(0, 0, 2));
+        assertThat(values(again)).containsExactly("v0");
+        assertThat(availableSignals.get()).isPositive();
+    }
+
+    @Test
+    void shouldArchiveAndDeadLetterAReleasedRecordAtTheDeliveryLimit() {
+        log.append(1);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withDeliveryCountLimit(2));
+
+        partition.acquire("a", 10, 1 << 20);
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.RELEASE)));
+        assertThat(deadLetters).isEmpty();
+        partition.acquire("a", 10, 1 << 20);
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.RELEASE)));
+
+        assertThat(deadLetters).containsExactly(new DeadLetter(KEY, 0, 2, DeadLetter.REASON_DELIVERY_LIMIT));
+        assertThat(partition.startOffset()).isEqualTo(1);
+        assertThat(partition.acquire("b", 10, 1 << 20).isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldArchiveAndDeadLetterAnExpiredRecordAtTheDeliveryLimit() throws Exception {
+        log.append(1);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withDeliveryCountLimit(1)
+                .withRecordLockDurationMs(50));
+        partition.acquire("a", 10, 1 << 20);
+
+        advanceMs(50);
+
+        assertThat(partition.state(0)).contains(RecordState.ACKNOWLEDGED); // below the start offset: done
+        assertThat(deadLetters).containsExactly(new DeadLetter(KEY, 0, 1, DeadLetter.REASON_DELIVERY_LIMIT));
+    }
+
+    @Test
+    void shouldArchiveAndDeadLetterARejectedRecord() {
+        log.append(2);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 10, 1 << 20);
+
+        partition.acknowledge("a", List.of(ack(1, 1, AcknowledgeType.REJECT)));
+
+        assertThat(partition.state(1)).contains(RecordState.ARCHIVED);
+        assertThat(deadLetters).containsExactly(new DeadLetter(KEY, 1, 1, DeadLetter.REASON_REJECTED));
+        assertThat(partition.startOffset()).isZero();
+    }
+
+    @Test
+    void shouldAcquireNoNewRecordsBeyondTheInFlightWindow() {
+        log.append(10);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withMaxRecordLocks(3));
+
+        assertThat(partition.acquire("a", 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 2, 1));
+        assertThat(partition.acquire("b", 10, 1 << 20).isEmpty()).isTrue();
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.ACCEPT)));
+
+        assertThat(partition.acquire("b", 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(3, 3, 1));
+    }
+
+    @Test
+    void shouldHoldReleasedRecordsBackWithExponentialBackoff() throws Exception {
+        log.append(1);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withRedeliveryBackoff(100, 150));
+        partition.acquire("a", 10, 1 << 20);
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.RELEASE)));
+        int signals = availableSignals.get();
+
+        advanceMs(99);
+        assertThat(partition.acquire("a", 10, 1 << 20).isEmpty()).isTrue();
+        advanceMs(1);
+        assertThat(availableSignals.get()).isGreaterThan(signals);
+        assertThat(partition.acquire("a", 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 0, 2));
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.RELEASE)));
+
+        advanceMs(149);
+        assertThat(partition.acquire("a", 10, 1 << 20).isEmpty()).isTrue();
+        advanceMs(1);
+        assertThat(partition.acquire("a", 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 0, 3));
+    }
+
+    @Test
+    void shouldReleaseEverythingAMemberHoldsWhenItGoes() {
+        log.append(4);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 2, 1 << 20);
+        partition.acquire("b", 2, 1 << 20);
+
+        partition.releaseMember("a");
+
+        assertThat(partition.state(0)).contains(RecordState.AVAILABLE);
+        assertThat(partition.state(2)).contains(RecordState.ACQUIRED);
+        assertThat(partition.acquire("c", 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 1, 2));
+    }
+
+    @Test
+    void shouldRestoreFromASnapshotWithoutRedeliveringAcceptedRecords() {
+        log.append(5);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 4, 1 << 20);
+        partition.acknowledge("a", List.of(new AcknowledgementBatch(0, 2, new byte[] {AcknowledgeType.ACCEPT.id(),
+                AcknowledgeType.RELEASE.id(), AcknowledgeType.ACCEPT.id()})));
+
+        SharePartition restored = partition(ShareGroupConfig.defaults());
+        restored.restore(partition.snapshot());
+
+        assertThat(restored.startOffset()).isEqualTo(1);
+        AcquireResult result = restored.acquire("b", 10, 1 << 20);
+        assertThat(result.acquired()).containsExactly(new AcquiredBatch(1, 1, 2), new AcquiredBatch(3, 3, 2),
+                new AcquiredBatch(4, 4, 1));
+        assertThat(values(result)).containsExactly("v1", "v3", "v4");
+    }
+}

@@ -1,0 +1,44 @@
+package dev.millrace.broker.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Round trips of the share-state records, runs included. */
+@Timeout(10)
+class ShareStateSerdeTest {
+
+    @Test
+    void shouldRoundTripKeysAndSnapshots() {
+        Uuid topicId = Uuid.randomUuid();
+        SharePartitionSnapshot snapshot = new SharePartitionSnapshot(10, 16, List.of(
+                new SharePartitionSnapshot.Entry(10, RecordState.AVAILABLE, 2),
+                new SharePartitionSnapshot.Entry(11, RecordState.ACKNOWLEDGED, 1),
+                new SharePartitionSnapshot.Entry(12, RecordState.ACKNOWLEDGED, 1),
+                new SharePartitionSnapshot.Entry(13, RecordState.ARCHIVED, 5),
+                new SharePartitionSnapshot.Entry(14, RecordState.ACQUIRED, 1),
+                new SharePartitionSnapshot.Entry(15, RecordState.ACQUIRED, 1)), 42);
+
+        ShareStateSerde.StateKey key = ShareStateSerde.decodeKey(ByteBuffer.wrap(ShareStateSerde.key("gröup", topicId, 7)));
+        SharePartitionSnapshot decoded = ShareStateSerde.decodeValue(ByteBuffer.wrap(ShareStateSerde.value(snapshot)));
+
+        assertThat(key).isEqualTo(new ShareStateSerde.StateKey("gröup", topicId, 7));
+        assertThat(decoded).isEqualTo(snapshot);
+        assertThat(ShareStateSerde.value(snapshot)).hasSize(2 + 24 + 4 + 4 * 15); // four runs
+    }
+
+    @Test
+    void shouldRejectAnUnknownVersion() {
+        ByteBuffer value = ByteBuffer.wrap(ShareStateSerde.value(new SharePartitionSnapshot(0, 0, List.of(), 1)));
+        value.putShort(0, (short) 9);
+
+        assertThatThrownBy(() -> ShareStateSerde.decodeValue(value)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("version 9");
+    }
+}
