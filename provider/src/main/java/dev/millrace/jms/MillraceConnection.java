@@ -91,7 +91,12 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     }
 
     static MillraceConnection open(ConnectionSettings settings) throws JMSException {
-        MillraceConnection c = new MillraceConnection(settings);
+        MillraceConnection c;
+        try {
+            c = new MillraceConnection(settings);
+        } catch (RuntimeException e) {
+            throw JmsExceptions.fromClient("cannot create a connection to " + settings.brokers(), e);
+        }
         try {
             c.checkBroker();
             if (settings.clientId() != null) {

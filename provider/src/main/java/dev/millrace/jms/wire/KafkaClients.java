@@ -27,6 +27,7 @@ public final class KafkaClients {
     public static Admin admin(ConnectionSettings s, String clientId) {
         Map<String, Object> c = common(s, clientId);
         c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        c.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
         return Admin.create(c);
     }
 

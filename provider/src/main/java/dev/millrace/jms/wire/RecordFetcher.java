@@ -49,8 +49,25 @@ public abstract class RecordFetcher implements AutoCloseable {
 
     /** Starts the fetcher thread and runs {@code init} on it, waiting for it. */
     protected final void start(Callable<Void> init) throws JMSException {
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        commands.offer(() -> {
+            try {
+                init.call();
+                started.complete(null);
+            } catch (Throwable t) {
+                failure = t;
+                started.completeExceptionally(t);
+            }
+        });
         thread.start();
-        call("start consumer", init);
+        try {
+            started.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("start consumer", e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("start consumer", e);
+        }
     }
 
     protected final int timeoutMs() {

@@ -90,7 +90,9 @@ public final class TopicFetcher extends RecordFetcher {
                 committed.put(tp, o.offset());
             }
         }
-        consumer.seekToEnd(fromEnd);
+        if (!fromEnd.isEmpty()) {
+            consumer.seekToEnd(fromEnd); // an empty list would mean every partition
+        }
         Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
         for (TopicPartition tp : fromEnd) {
             long position = consumer.position(tp);
@@ -138,8 +140,8 @@ public final class TopicFetcher extends RecordFetcher {
             for (Delivery d : deliveries) {
                 TopicPartition tp = new TopicPartition(topic, d.partition());
                 long next = d.offset() + 1;
-                if (next > committed.getOrDefault(tp, -1L)
-                        && next > offsets.getOrDefault(tp, new OffsetAndMetadata(-1)).offset()) {
+                OffsetAndMetadata pending = offsets.get(tp);
+                if (next > committed.getOrDefault(tp, -1L) && (pending == null || next > pending.offset())) {
                     offsets.put(tp, new OffsetAndMetadata(next));
                 }
                 Map<Long, Integer> counts = redeliveries.get(tp);
