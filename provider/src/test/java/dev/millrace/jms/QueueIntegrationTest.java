@@ -135,7 +135,10 @@ class QueueIntegrationTest {
                 List<String> all = new ArrayList<>(received.subList(0, 2));
                 all.addAll(rest);
                 assertThat(all).containsExactlyInAnyOrderElementsOf(sent);
-                assertThat(redelivered).containsExactlyInAnyOrderElementsOf(received.subList(2, 4));
+                // the two received but unacknowledged are flagged; so are the ones the crashed consumer had
+                // prefetched (acquired) without delivering them: the broker counts acquisitions
+                assertThat(redelivered).containsAll(received.subList(2, 4)).doesNotContainAnyElementsOf(
+                        received.subList(0, 2));
             }
         }
     }
