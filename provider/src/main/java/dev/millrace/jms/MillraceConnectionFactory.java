@@ -329,7 +329,7 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
             Map<String, PropertyDescriptor> known = new TreeMap<>();
             for (PropertyDescriptor p : Introspector.getBeanInfo(MillraceConnectionFactory.class, Object.class)
                     .getPropertyDescriptors()) {
-                if (p.getReadMethod() != null && p.getWriteMethod() != null) {
+                if (p.getReadMethod() != null && p.getWriteMethod() != null && !"properties".equals(p.getName())) {
                     known.put(p.getName(), p);
                 }
             }

@@ -84,19 +84,6 @@ class JndiAndInteropIntegrationTest {
     }
 
     @Test
-    void shouldRestoreEveryOptionFromTheJndiReference() throws Exception {
-        MillraceConnectionFactory f = new MillraceConnectionFactory("h1:1,h2:2");
-        f.setPrefetch(3);
-        f.setPersistentAcks("1");
-        f.setAutoCreateDestinations(false);
-        Object restored = new dev.millrace.jms.jndi.ConnectionFactoryObjectFactory()
-                .getObjectInstance(f.getReference(), null, null, new Hashtable<>());
-        assertThat(((MillraceConnectionFactory) restored).getProperties()).isEqualTo(f.getProperties());
-        assertThatThrownBy(() -> f.setProperties(Map.of("prefetchh", "1")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefetchh");
-    }
-
-    @Test
     void shouldReadKafkaProducerRecordsAsBytesAndTextMessages() throws Exception {
         try (JMSContext context = broker.factory().createContext()) {
             Topic topic = context.createTopic("interop.in");
