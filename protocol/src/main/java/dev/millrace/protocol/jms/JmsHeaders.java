@@ -36,6 +36,12 @@ public final class JmsHeaders {
     public static final String DESTINATION = "jms.destination";
     /** JMSReplyTo, {@link JmsDestination} encoding; absent means none. */
     public static final String REPLY_TO = "jms.reply.to";
+    /**
+     * The sending JMS connection, 16 opaque bytes; written by the provider on messages sent to topics so that
+     * {@code noLocal} subscribers of the same connection can skip them. Not part of the JMS message: the codec
+     * neither writes nor reads it, and readers may ignore it.
+     */
+    public static final String CONNECTION_ID = "jms.connection.id";
 
     private JmsHeaders() {
     }

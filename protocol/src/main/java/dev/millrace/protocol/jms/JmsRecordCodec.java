@@ -43,6 +43,9 @@ import org.apache.kafka.common.header.Header;
  * jms.reply.to              u8 type + ASCII name (JmsDestination)        null
  * jms.prop.NAME             u8 type tag + payload (TypedValueCodec,      property not set
  *                           header form)
+ * jms.connection.id         16 opaque bytes naming the sending JMS       not from a JMS connection
+ *                           connection; set by the provider on topic
+ *                           sends for noLocal, outside this codec
  * </pre>
  *
  * <p><b>Why one header per property</b> rather than one header holding all properties: Kafka headers are already a

@@ -1,0 +1,95 @@
+package dev.millrace.jms;
+
+import java.io.Serializable;
+
+/**
+ * The options of a {@link MillraceConnectionFactory}, frozen when a connection is created, so changing the factory
+ * afterwards does not affect existing connections. Every option, with its default, is listed in
+ * {@code provider/README.md}.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class ConnectionSettings implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    final String brokers;
+    final String clientId;
+    final String user;
+    final String password;
+    final String persistentAcks;
+    final String nonPersistentAcks;
+    final int lingerMs;
+    final int batchSizeBytes;
+    final int prefetch;
+    final int requestTimeoutMs;
+    final int connectionCheckIntervalMs;
+    final boolean autoCreateDestinations;
+    final int destinationPartitions;
+    final short destinationReplicationFactor;
+
+    ConnectionSettings(MillraceConnectionFactory f, String user, String password) {
+        this.brokers = f.getBrokers();
+        this.clientId = f.getClientId();
+        this.user = user;
+        this.password = password;
+        this.persistentAcks = f.getPersistentAcks();
+        this.nonPersistentAcks = f.getNonPersistentAcks();
+        this.lingerMs = f.getLingerMs();
+        this.batchSizeBytes = f.getBatchSizeBytes();
+        this.prefetch = f.getPrefetch();
+        this.requestTimeoutMs = f.getRequestTimeoutMs();
+        this.connectionCheckIntervalMs = f.getConnectionCheckIntervalMs();
+        this.autoCreateDestinations = f.isAutoCreateDestinations();
+        this.destinationPartitions = f.getDestinationPartitions();
+        this.destinationReplicationFactor = f.getDestinationReplicationFactor();
+    }
+
+    public String brokers() {
+        return brokers;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    public String persistentAcks() {
+        return persistentAcks;
+    }
+
+    public String nonPersistentAcks() {
+        return nonPersistentAcks;
+    }
+
+    public int lingerMs() {
+        return lingerMs;
+    }
+
+    public int batchSizeBytes() {
+        return batchSizeBytes;
+    }
+
+    public int prefetch() {
+        return prefetch;
+    }
+
+    public int requestTimeoutMs() {
+        return requestTimeoutMs;
+    }
+
+    public int connectionCheckIntervalMs() {
+        return connectionCheckIntervalMs;
+    }
+
+    public boolean autoCreateDestinations() {
+        return autoCreateDestinations;
+    }
+
+    public int destinationPartitions() {
+        return destinationPartitions;
+    }
+
+    public short destinationReplicationFactor() {
+        return destinationReplicationFactor;
+    }
+}

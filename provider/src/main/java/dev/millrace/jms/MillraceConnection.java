@@ -1,0 +1,497 @@
+package dev.millrace.jms;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+import dev.millrace.jms.wire.ClientIdClaim;
+import dev.millrace.jms.wire.Destinations;
+import dev.millrace.jms.wire.KafkaClients;
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionConsumer;
+import jakarta.jms.ConnectionMetaData;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.Destination;
+import jakarta.jms.ExceptionListener;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidClientIDException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueSession;
+import jakarta.jms.ServerSessionPool;
+import jakarta.jms.Session;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicConnection;
+import jakarta.jms.TopicSession;
+
+/**
+ * A connection to a Millrace cluster: an admin client (destinations, liveness), one producer per delivery mode shared
+ * by its sessions (kafka-clients producers are thread-safe), and its sessions.
+ *
+ * <ul>
+ *   <li><b>Client id</b>: set by the factory or once by {@link #setClientID} before anything else is done with the
+ *       connection; unique across the cluster, held as membership of a share group ({@link ClientIdClaim}).
+ *   <li><b>start/stop</b>: no message is delivered while stopped; {@link #stop} waits for listeners in progress.
+ *   <li><b>Liveness</b>: a monitor thread asks the cluster to describe itself every
+ *       {@code connectionCheckIntervalMs}; the first failure after a success calls the ExceptionListener.
+ *   <li><b>close</b>: idempotent; waits for listeners in progress, closes sessions, deletes temporary destinations.
+ * </ul>
+ *
+ * <p>Thread-safe.
+ */
+public class MillraceConnection implements Connection, QueueConnection, TopicConnection, TemporaryDestinationOwner {
+
+    private final ConnectionSettings settings;
+    private final String connectionId;
+    private final byte[] connectionIdBytes;
+    private final Admin admin;
+    private final Destinations destinations;
+    private final ScheduledExecutorService monitor;
+    private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
+    private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
+    private final AtomicLong sequence = new AtomicLong();
+    private final Object lock = new Object();
+    private volatile KafkaProducer<byte[], byte[]> persistentProducer;
+    private volatile KafkaProducer<byte[], byte[]> nonPersistentProducer;
+    private volatile ExceptionListener exceptionListener;
+    private volatile boolean started;
+    private volatile boolean closed;
+    private volatile boolean used;
+    private volatile boolean brokerLost;
+    private volatile String clientId;
+    private volatile boolean clientIdFromFactory;
+    private volatile ClientIdClaim claim;
+
+    private MillraceConnection(ConnectionSettings settings) {
+        this.settings = settings;
+        UUID uuid = UUID.randomUUID();
+        this.connectionId = uuid.toString();
+        this.connectionIdBytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits()).array();
+        this.admin = KafkaClients.admin(settings, "millrace-" + connectionId);
+        this.destinations = new Destinations(admin, settings);
+        this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "millrace-connection-" + connectionId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    static MillraceConnection open(ConnectionSettings settings) throws JMSException {
+        MillraceConnection c;
+        try {
+            c = new MillraceConnection(settings);
+        } catch (RuntimeException e) {
+            throw JmsExceptions.fromClient("cannot create a connection to " + settings.brokers(), e);
+        }
+        try {
+            c.checkBroker();
+            if (settings.clientId() != null) {
+                c.claimClientId(settings.clientId());
+                c.clientIdFromFactory = true;
+            }
+        } catch (JMSException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        c.monitor.scheduleWithFixedDelay(c::checkAlive, settings.connectionCheckIntervalMs(),
+                settings.connectionCheckIntervalMs(), TimeUnit.MILLISECONDS);
+        return c;
+    }
+
+    private void checkBroker() throws JMSException {
+        try {
+            admin.describeCluster(new DescribeClusterOptions().timeoutMs(settings.requestTimeoutMs())).clusterId()
+                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("cannot reach the brokers at " + settings.brokers(), e);
+        }
+    }
+
+    private void checkAlive() {
+        ClientIdClaim c = claim;
+        try {
+            if (c != null) {
+                c.keepAlive();
+            }
+            checkBroker();
+            brokerLost = false;
+        } catch (JMSException | RuntimeException e) {
+            if (!brokerLost && !closed) {
+                brokerLost = true;
+                ExceptionListener listener = exceptionListener;
+                if (listener != null) {
+                    listener.onException(e instanceof JMSException ? (JMSException) e
+                            : JmsExceptions.fromClient("connection check", e));
+                }
+            }
+        }
+    }
+
+    private void claimClientId(String id) throws JMSException {
+        if (id == null || id.isBlank()) {
+            throw new InvalidClientIDException("client id must not be empty");
+        }
+        try {
+            this.claim = monitor.submit(() -> ClientIdClaim.claim(settings, admin, destinations, connectionId, id))
+                    .get();
+        } catch (ExecutionException e) {
+            throw JmsExceptions.fromClient("claim client id " + id, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("claim client id " + id, e);
+        }
+        this.clientId = id;
+    }
+
+    // ---- for sessions
+
+    ConnectionSettings settings() {
+        return settings;
+    }
+
+    String connectionId() {
+        return connectionId;
+    }
+
+    byte[] connectionIdBytes() {
+        return connectionIdBytes;
+    }
+
+    Destinations destinations() {
+        return destinations;
+    }
+
+    /** A new message id: "ID:" + connection id + sequence. */
+    String nextMessageId() {
+        return "ID:" + connectionId + "-" + sequence.incrementAndGet();
+    }
+
+    KafkaProducer<byte[], byte[]> producer(int deliveryMode) {
+        synchronized (lock) {
+            if (deliveryMode == DeliveryMode.PERSISTENT) {
+                if (persistentProducer == null) {
+                    persistentProducer = KafkaClients.producer(settings, "millrace-" + connectionId + "-p",
+                            settings.persistentAcks());
+                }
+                return persistentProducer;
+            }
+            if (nonPersistentProducer == null) {
+                nonPersistentProducer = KafkaClients.producer(settings, "millrace-" + connectionId + "-np",
+                        settings.nonPersistentAcks());
+            }
+            return nonPersistentProducer;
+        }
+    }
+
+    boolean isStarted() {
+        return started;
+    }
+
+    /** Waits until the connection is started, up to {@code timeoutMs} (negative = forever); false on timeout. */
+    boolean awaitStarted(long deadlineNanos) throws InterruptedException {
+        synchronized (lock) {
+            while (!started && !closed) {
+                if (deadlineNanos == Long.MAX_VALUE) {
+                    lock.wait(100);
+                } else {
+                    long left = deadlineNanos - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                }
+            }
+            return started;
+        }
+    }
+
+    boolean isOwnTemporary(String name) {
+        return temporaryDestinations.contains(name);
+    }
+
+    String newTemporaryName(String kind) {
+        return "millrace.tmp." + kind + "." + connectionId + "." + sequence.incrementAndGet();
+    }
+
+    void addTemporary(String name) {
+        temporaryDestinations.add(name);
+    }
+
+    void removeSession(MillraceSession session) {
+        sessions.remove(session);
+    }
+
+    void checkClosed() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("the connection is closed");
+        }
+    }
+
+    boolean hasActiveDurable(String subscription) {
+        return sessions.stream().anyMatch(s -> s.hasActiveDurable(subscription));
+    }
+
+    /** Whether the calling thread delivers messages for one of this connection's sessions. */
+    boolean isDeliveryThread() {
+        for (MillraceSession s : sessions) {
+            if (s.isDeliveryThread()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- Connection
+
+    @Override
+    public Session createSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        if (transacted) {
+            throw new jakarta.jms.JMSException("transacted sessions are not supported yet");
+        }
+        return createSession(acknowledgeMode);
+    }
+
+    @Override
+    public Session createSession(int sessionMode) throws JMSException {
+        checkClosed();
+        used = true;
+        if (sessionMode == Session.SESSION_TRANSACTED) {
+            throw new JMSException("transacted sessions are not supported yet");
+        }
+        if (sessionMode != Session.AUTO_ACKNOWLEDGE && sessionMode != Session.CLIENT_ACKNOWLEDGE
+                && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
+            throw new JMSException("unknown session mode " + sessionMode);
+        }
+        MillraceSession session = new MillraceSession(this, sessionMode);
+        sessions.add(session);
+        return session;
+    }
+
+    @Override
+    public Session createSession() throws JMSException {
+        return createSession(Session.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return (QueueSession) createSession(transacted, acknowledgeMode);
+    }
+
+    @Override
+    public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return (TopicSession) createSession(transacted, acknowledgeMode);
+    }
+
+    @Override
+    public String getClientID() throws JMSException {
+        checkClosed();
+        return clientId;
+    }
+
+    /** Claims the id across the cluster; see {@link ClientIdClaim}. */
+    @Override
+    public void setClientID(String id) throws JMSException {
+        checkClosed();
+        synchronized (lock) {
+            if (clientIdFromFactory || clientId != null) {
+                throw new IllegalStateException("the client id is already set (" + clientId + ")");
+            }
+            if (used) {
+                throw new IllegalStateException("the client id must be set before the connection is used");
+            }
+            used = true;
+            claimClientId(id);
+        }
+    }
+
+    @Override
+    public ConnectionMetaData getMetaData() throws JMSException {
+        checkClosed();
+        used = true;
+        return new MillraceConnectionMetaData();
+    }
+
+    @Override
+    public ExceptionListener getExceptionListener() throws JMSException {
+        checkClosed();
+        used = true;
+        return exceptionListener;
+    }
+
+    @Override
+    public void setExceptionListener(ExceptionListener listener) throws JMSException {
+        checkClosed();
+        used = true;
+        this.exceptionListener = listener;
+    }
+
+    @Override
+    public void start() throws JMSException {
+        checkClosed();
+        used = true;
+        synchronized (lock) {
+            started = true;
+            lock.notifyAll();
+        }
+        for (MillraceSession s : sessions) {
+            s.onStarted();
+        }
+    }
+
+    /** Stops delivery and waits for listeners in progress; not allowed from a listener of this connection. */
+    @Override
+    public void stop() throws JMSException {
+        checkClosed();
+        used = true;
+        if (isDeliveryThread()) {
+            throw new IllegalStateException("stop() from a MessageListener or CompletionListener of its own "
+                    + "connection would deadlock");
+        }
+        synchronized (lock) {
+            started = false;
+        }
+        for (MillraceSession s : sessions) {
+            s.awaitDeliveryIdle();
+        }
+    }
+
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        if (isDeliveryThread()) {
+            throw new IllegalStateException("close() from a MessageListener or CompletionListener of its own "
+                    + "connection would deadlock");
+        }
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            started = false;
+            closed = true;
+            lock.notifyAll();
+        }
+        JMSException first = null;
+        for (MillraceSession s : sessions) {
+            try {
+                s.close();
+            } catch (JMSException e) {
+                first = first == null ? e : first;
+            }
+        }
+        for (String temporary : temporaryDestinations) {
+            try {
+                destinations.delete(temporary);
+            } catch (JMSException e) {
+                first = first == null ? e : first;
+            }
+        }
+        temporaryDestinations.clear();
+        ClientIdClaim c = claim;
+        monitor.submit(() -> {
+            if (c != null) {
+                c.close();
+            }
+        });
+        monitor.shutdown();
+        try {
+            monitor.awaitTermination(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeQuietly(persistentProducer);
+        closeQuietly(nonPersistentProducer);
+        admin.close(java.time.Duration.ofSeconds(5));
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void closeQuietly(KafkaProducer<byte[], byte[]> producer) {
+        if (producer != null) {
+            producer.close(java.time.Duration.ofSeconds(5));
+        }
+    }
+
+    @Override
+    public void deleteTemporaryDestination(MillraceDestination destination) throws JMSException {
+        checkClosed();
+        String name = destination.getName();
+        if (!temporaryDestinations.contains(name)) {
+            throw new IllegalStateException("temporary destination " + name + " does not belong to this connection "
+                    + "or was deleted");
+        }
+        for (MillraceSession s : sessions) {
+            if (s.hasConsumerOn(name)) {
+                throw new IllegalStateException("temporary destination " + name + " still has consumers");
+            }
+        }
+        temporaryDestinations.remove(name);
+        destinations.delete(name);
+    }
+
+    // ---- not supported (application server facilities)
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Destination destination, String messageSelector,
+                                                       ServerSessionPool sessionPool, int maxMessages)
+            throws JMSException {
+        throw new JMSException("connection consumers are not supported; use the resource adapter");
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Queue queue, String messageSelector,
+                                                       ServerSessionPool sessionPool, int maxMessages)
+            throws JMSException {
+        return createConnectionConsumer((Destination) queue, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(Topic topic, String messageSelector,
+                                                       ServerSessionPool sessionPool, int maxMessages)
+            throws JMSException {
+        return createConnectionConsumer((Destination) topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createSharedConnectionConsumer(Topic topic, String subscriptionName,
+                                                             String messageSelector, ServerSessionPool sessionPool,
+                                                             int maxMessages) throws JMSException {
+        return createConnectionConsumer((Destination) topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createDurableConnectionConsumer(Topic topic, String subscriptionName,
+                                                              String messageSelector, ServerSessionPool sessionPool,
+                                                              int maxMessages) throws JMSException {
+        return createConnectionConsumer((Destination) topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createSharedDurableConnectionConsumer(Topic topic, String subscriptionName,
+                                                                    String messageSelector,
+                                                                    ServerSessionPool sessionPool, int maxMessages)
+            throws JMSException {
+        return createConnectionConsumer((Destination) topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public String toString() {
+        return "MillraceConnection[" + connectionId + (clientId == null ? "" : ", client id " + clientId) + "]";
+    }
+}

@@ -1,0 +1,381 @@
+package dev.millrace.jms;
+
+import java.beans.IntrospectionException;
+import java.beans.Introspector;
+import java.beans.PropertyDescriptor;
+import java.io.Serializable;
+import java.lang.reflect.InvocationTargetException;
+import java.util.Map;
+import java.util.TreeMap;
+
+import javax.naming.NamingException;
+import javax.naming.Reference;
+import javax.naming.Referenceable;
+import javax.naming.StringRefAddr;
+
+import dev.millrace.jms.jndi.ConnectionFactoryObjectFactory;
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueConnectionFactory;
+import jakarta.jms.TopicConnection;
+import jakarta.jms.TopicConnectionFactory;
+
+/**
+ * The entry point of the Millrace JMS provider: makes connections to a Millrace broker cluster.
+ *
+ * <pre>
+ * ConnectionFactory cf = new MillraceConnectionFactory("broker1:9092,broker2:9092");
+ * </pre>
+ *
+ * <p>Every option is a JavaBean property (so Spring, JNDI and containers can set it) and is documented with its
+ * default in {@code provider/README.md}. Options are read when a connection is created; changing them later affects
+ * only later connections. {@link #setProperties(Map)} sets options by name from strings and rejects unknown names.
+ *
+ * <p>Serializable, and {@link Referenceable} through {@link ConnectionFactoryObjectFactory}, which restores every
+ * option. Setters are not synchronized: configure the factory before sharing it between threads; creating
+ * connections is thread-safe.
+ */
+public class MillraceConnectionFactory implements ConnectionFactory, QueueConnectionFactory, TopicConnectionFactory,
+        Serializable, Referenceable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The broker list of the no-argument constructor. */
+    public static final String DEFAULT_BROKERS = "localhost:9092";
+
+    private String brokers = DEFAULT_BROKERS;
+    private String clientId;
+    private String user;
+    private String password;
+    private String persistentAcks = "all";
+    private String nonPersistentAcks = "1";
+    private int lingerMs = 0;
+    private int batchSizeBytes = 16_384;
+    private int prefetch = 100;
+    private int requestTimeoutMs = 30_000;
+    private int connectionCheckIntervalMs = 1000;
+    private boolean autoCreateDestinations = true;
+    private int destinationPartitions = 1;
+    private short destinationReplicationFactor = -1;
+
+    /** A factory for the broker at {@value #DEFAULT_BROKERS}. */
+    public MillraceConnectionFactory() {
+    }
+
+    /**
+     * @param brokers bootstrap brokers, {@code host:port[,host:port...]}
+     * @throws IllegalArgumentException if the list is empty or an entry is not {@code host:port}
+     */
+    public MillraceConnectionFactory(String brokers) {
+        setBrokers(brokers);
+    }
+
+    // ---- connections
+
+    @Override
+    public Connection createConnection() throws JMSException {
+        return createConnection(user, password);
+    }
+
+    @Override
+    public Connection createConnection(String userName, String password) throws JMSException {
+        return MillraceConnection.open(new ConnectionSettings(this, userName, password));
+    }
+
+    @Override
+    public QueueConnection createQueueConnection() throws JMSException {
+        return (QueueConnection) createConnection();
+    }
+
+    @Override
+    public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
+        return (QueueConnection) createConnection(userName, password);
+    }
+
+    @Override
+    public TopicConnection createTopicConnection() throws JMSException {
+        return (TopicConnection) createConnection();
+    }
+
+    @Override
+    public TopicConnection createTopicConnection(String userName, String password) throws JMSException {
+        return (TopicConnection) createConnection(userName, password);
+    }
+
+    @Override
+    public JMSContext createContext() {
+        return createContext(user, password, JMSContext.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password) {
+        return createContext(userName, password, JMSContext.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password, int sessionMode) {
+        MillraceConnection connection;
+        try {
+            connection = (MillraceConnection) createConnection(userName, password);
+        } catch (JMSException e) {
+            throw JmsExceptions.toRuntime(e);
+        }
+        return MillraceJMSContext.create(connection, sessionMode, true);
+    }
+
+    @Override
+    public JMSContext createContext(int sessionMode) {
+        return createContext(user, password, sessionMode);
+    }
+
+    // ---- options
+
+    public String getBrokers() {
+        return brokers;
+    }
+
+    /** Bootstrap brokers, {@code host:port[,host:port...]}; default {@value #DEFAULT_BROKERS}. */
+    public void setBrokers(String brokers) {
+        if (brokers == null || brokers.isBlank()) {
+            throw new IllegalArgumentException("brokers must be host:port[,host:port...], not empty");
+        }
+        for (String entry : brokers.split(",")) {
+            String e = entry.trim();
+            int colon = e.lastIndexOf(':');
+            if (colon <= 0 || colon == e.length() - 1 || !e.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+                throw new IllegalArgumentException("broker '" + e + "' in '" + brokers + "' is not host:port");
+            }
+        }
+        this.brokers = brokers;
+    }
+
+    public String getClientId() {
+        return clientId;
+    }
+
+    /** The client id given to every connection; default none (the application may call setClientID). */
+    public void setClientId(String clientId) {
+        this.clientId = clientId;
+    }
+
+    public String getUser() {
+        return user;
+    }
+
+    /** User for {@link #createConnection()}; a placeholder until the broker authenticates (not sent). */
+    public void setUser(String user) {
+        this.user = user;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    /** Password for {@link #createConnection()}; a placeholder until the broker authenticates (not sent). */
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
+    public String getPersistentAcks() {
+        return persistentAcks;
+    }
+
+    /** Kafka {@code acks} for PERSISTENT sends: {@code all} (default), {@code 1} or {@code 0}. */
+    public void setPersistentAcks(String persistentAcks) {
+        this.persistentAcks = checkAcks("persistentAcks", persistentAcks);
+    }
+
+    public String getNonPersistentAcks() {
+        return nonPersistentAcks;
+    }
+
+    /** Kafka {@code acks} for NON_PERSISTENT sends: {@code 1} (default), {@code all} or {@code 0}. */
+    public void setNonPersistentAcks(String nonPersistentAcks) {
+        this.nonPersistentAcks = checkAcks("nonPersistentAcks", nonPersistentAcks);
+    }
+
+    public int getLingerMs() {
+        return lingerMs;
+    }
+
+    /** How long the producer waits to fill a batch ({@code linger.ms}); default 0. */
+    public void setLingerMs(int lingerMs) {
+        this.lingerMs = checkAtLeast("lingerMs", lingerMs, 0);
+    }
+
+    public int getBatchSizeBytes() {
+        return batchSizeBytes;
+    }
+
+    /** Most bytes of one produce batch per partition ({@code batch.size}); default 16384. */
+    public void setBatchSizeBytes(int batchSizeBytes) {
+        this.batchSizeBytes = checkAtLeast("batchSizeBytes", batchSizeBytes, 0);
+    }
+
+    public int getPrefetch() {
+        return prefetch;
+    }
+
+    /** Most messages a consumer fetches ahead of the application ({@code max.poll.records}); default 100. */
+    public void setPrefetch(int prefetch) {
+        this.prefetch = checkAtLeast("prefetch", prefetch, 1);
+    }
+
+    public int getRequestTimeoutMs() {
+        return requestTimeoutMs;
+    }
+
+    /** Longest wait for the broker in any blocking call (send, create, close); default 30000. */
+    public void setRequestTimeoutMs(int requestTimeoutMs) {
+        this.requestTimeoutMs = checkAtLeast("requestTimeoutMs", requestTimeoutMs, 1);
+    }
+
+    public int getConnectionCheckIntervalMs() {
+        return connectionCheckIntervalMs;
+    }
+
+    /** How often a connection checks that the brokers answer, to call its ExceptionListener; default 1000. */
+    public void setConnectionCheckIntervalMs(int connectionCheckIntervalMs) {
+        this.connectionCheckIntervalMs = checkAtLeast("connectionCheckIntervalMs", connectionCheckIntervalMs, 10);
+    }
+
+    public boolean isAutoCreateDestinations() {
+        return autoCreateDestinations;
+    }
+
+    /** Create a named queue or topic on first use when it does not exist; default true. */
+    public void setAutoCreateDestinations(boolean autoCreateDestinations) {
+        this.autoCreateDestinations = autoCreateDestinations;
+    }
+
+    public int getDestinationPartitions() {
+        return destinationPartitions;
+    }
+
+    /** Partitions of a destination created on first use; default 1. */
+    public void setDestinationPartitions(int destinationPartitions) {
+        this.destinationPartitions = checkAtLeast("destinationPartitions", destinationPartitions, 1);
+    }
+
+    public short getDestinationReplicationFactor() {
+        return destinationReplicationFactor;
+    }
+
+    /** Replicas of a destination created on first use; default -1, the broker's default. */
+    public void setDestinationReplicationFactor(short destinationReplicationFactor) {
+        if (destinationReplicationFactor == 0 || destinationReplicationFactor < -1) {
+            throw new IllegalArgumentException("destinationReplicationFactor must be -1 or at least 1, not "
+                    + destinationReplicationFactor);
+        }
+        this.destinationReplicationFactor = destinationReplicationFactor;
+    }
+
+    // ---- by name
+
+    /**
+     * Sets options by property name from their string forms, e.g. {@code prefetch=10}.
+     *
+     * @throws IllegalArgumentException naming the option, for an unknown option or a value that does not fit it
+     */
+    public void setProperties(Map<String, String> options) {
+        Map<String, PropertyDescriptor> known = properties();
+        for (Map.Entry<String, String> option : options.entrySet()) {
+            PropertyDescriptor p = known.get(option.getKey());
+            if (p == null) {
+                throw new IllegalArgumentException("unknown connection factory option '" + option.getKey()
+                        + "'; known options: " + known.keySet());
+            }
+            try {
+                p.getWriteMethod().invoke(this, convert(p.getPropertyType(), option.getValue()));
+            } catch (InvocationTargetException e) {
+                throw new IllegalArgumentException("option " + option.getKey() + ": " + e.getCause().getMessage(),
+                        e.getCause());
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** Every option that is set, by property name, as strings {@link #setProperties} accepts. */
+    public Map<String, String> getProperties() {
+        Map<String, String> values = new TreeMap<>();
+        for (PropertyDescriptor p : properties().values()) {
+            try {
+                Object value = p.getReadMethod().invoke(this);
+                if (value != null) {
+                    values.put(p.getName(), String.valueOf(value));
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return values;
+    }
+
+    @Override
+    public Reference getReference() throws NamingException {
+        Reference reference = new Reference(MillraceConnectionFactory.class.getName(),
+                ConnectionFactoryObjectFactory.class.getName(), null);
+        getProperties().forEach((name, value) -> reference.add(new StringRefAddr(name, value)));
+        return reference;
+    }
+
+    private static Map<String, PropertyDescriptor> properties() {
+        try {
+            Map<String, PropertyDescriptor> known = new TreeMap<>();
+            for (PropertyDescriptor p : Introspector.getBeanInfo(MillraceConnectionFactory.class, Object.class)
+                    .getPropertyDescriptors()) {
+                if (p.getReadMethod() != null && p.getWriteMethod() != null && !"properties".equals(p.getName())) {
+                    known.put(p.getName(), p);
+                }
+            }
+            return known;
+        } catch (IntrospectionException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Object convert(Class<?> type, String value) {
+        try {
+            if (type == int.class) {
+                return Integer.parseInt(value.trim());
+            }
+            if (type == short.class) {
+                return Short.parseShort(value.trim());
+            }
+            if (type == boolean.class) {
+                if (!"true".equalsIgnoreCase(value.trim()) && !"false".equalsIgnoreCase(value.trim())) {
+                    throw new IllegalArgumentException("'" + value + "' is not true or false");
+                }
+                return Boolean.parseBoolean(value.trim());
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + value + "' is not a number", e);
+        }
+    }
+
+    private static String checkAcks(String name, String acks) {
+        if (!"all".equals(acks) && !"1".equals(acks) && !"0".equals(acks) && !"-1".equals(acks)) {
+            throw new IllegalArgumentException(name + " must be all, -1, 1 or 0, not " + acks);
+        }
+        return acks;
+    }
+
+    private static int checkAtLeast(String name, int value, int min) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be at least " + min + ", not " + value);
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return "MillraceConnectionFactory" + getProperties().entrySet().stream()
+                .filter(e -> !e.getKey().equals("password")).toList();
+    }
+}

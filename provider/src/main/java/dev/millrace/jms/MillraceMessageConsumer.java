@@ -1,0 +1,313 @@
+package dev.millrace.jms;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.millrace.jms.message.MillraceMessage;
+import dev.millrace.jms.message.RecordMessageMapper;
+import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.RecordFetcher;
+import dev.millrace.jms.wire.ShareFetcher;
+import dev.millrace.jms.wire.TopicFetcher;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageListener;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueReceiver;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicSubscriber;
+
+/**
+ * Receives from one destination: a queue through its share group ({@link ShareFetcher}, group
+ * {@code millrace.queue.<queue>}), a topic from the log end ({@link TopicFetcher} without group), or a durable
+ * subscription ({@link TopicFetcher} with group {@code millrace.sub.<clientId>.<subscription>}). At most
+ * {@code prefetch} records are fetched ahead.
+ *
+ * <p>Expired messages are dropped (acknowledged) instead of being delivered. A listener runs on its session's
+ * delivery thread; receive runs on the caller's. Receive and listener are exclusive, as the specification says.
+ */
+public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, TopicSubscriber {
+
+    final AtomicBoolean dispatchScheduled = new AtomicBoolean();
+    private final MillraceSession session;
+    private final MillraceDestination destination;
+    private final String subscriptionName;
+    private final boolean noLocal;
+    private final RecordFetcher fetcher;
+    private volatile MessageListener listener;
+    private volatile boolean closed;
+
+    private MillraceMessageConsumer(MillraceSession session, MillraceDestination destination, String subscriptionName,
+                                    boolean noLocal, RecordFetcher fetcher) {
+        this.session = session;
+        this.destination = destination;
+        this.subscriptionName = subscriptionName;
+        this.noLocal = noLocal;
+        this.fetcher = fetcher;
+    }
+
+    static MillraceMessageConsumer create(MillraceSession session, MillraceDestination destination,
+                                          String subscriptionName, boolean noLocal) throws JMSException {
+        MillraceConnection connection = session.connection();
+        ConnectionSettings settings = connection.settings();
+        String name = destination.getName();
+        if (!connection.isOwnTemporary(name)) {
+            connection.destinations().ensure(name);
+        }
+        String clientId = "millrace-" + connection.connectionId();
+        RecordFetcher fetcher;
+        if (destination instanceof Queue) {
+            fetcher = new ShareFetcher(settings, clientId, name, "millrace.queue." + name);
+        } else {
+            fetcher = new TopicFetcher(settings, clientId, name,
+                    subscriptionName == null ? null : session.durableGroup(subscriptionName),
+                    noLocal ? connection.connectionIdBytes() : null);
+        }
+        MillraceMessageConsumer consumer = new MillraceMessageConsumer(session, destination, subscriptionName,
+                noLocal, fetcher);
+        fetcher.onArrival(() -> session.scheduleDispatch(consumer));
+        return consumer;
+    }
+
+    String destinationName() {
+        return destination.getName();
+    }
+
+    String subscriptionName() {
+        return subscriptionName;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    boolean hasBuffered() {
+        return fetcher.hasBuffered();
+    }
+
+    MessageListener getListenerQuietly() {
+        return listener;
+    }
+
+    private void checkClosed() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("the consumer is closed");
+        }
+        session.checkClosed();
+    }
+
+    @Override
+    public String getMessageSelector() throws JMSException {
+        checkClosed();
+        return null;
+    }
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkClosed();
+        return listener;
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkClosed();
+        this.listener = listener;
+        session.scheduleDispatch(this);
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkClosed();
+        return (Queue) destination;
+    }
+
+    @Override
+    public Topic getTopic() throws JMSException {
+        checkClosed();
+        return (Topic) destination;
+    }
+
+    @Override
+    public boolean getNoLocal() throws JMSException {
+        checkClosed();
+        return noLocal;
+    }
+
+    @Override
+    public Message receive() throws JMSException {
+        return receive(-1, false);
+    }
+
+    @Override
+    public Message receive(long timeout) throws JMSException {
+        return timeout == 0 ? receive(-1, false) : receive(Math.max(timeout, 1), false);
+    }
+
+    @Override
+    public Message receiveNoWait() throws JMSException {
+        return receive(0, true);
+    }
+
+    /** @param timeoutMs negative for no limit; {@code noWait} returns at once if nothing is ready */
+    private Message receive(long timeoutMs, boolean noWait) throws JMSException {
+        checkClosed();
+        if (listener != null) {
+            throw new IllegalStateException("receive is not allowed while a MessageListener is set");
+        }
+        long deadline = timeoutMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        MillraceConnection connection = session.connection();
+        try {
+            while (!closed) {
+                if (!connection.isStarted()) {
+                    if (noWait || !connection.awaitStarted(deadline)) {
+                        return null;
+                    }
+                    continue;
+                }
+                long leftMs = deadline == Long.MAX_VALUE ? -1
+                        : TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (!noWait && leftMs == 0) {
+                    return null;
+                }
+                Delivery d = fetcher.take(noWait ? 0 : Math.min(leftMs < 0 ? 200 : leftMs, 200));
+                if (d == null) {
+                    checkFetcher();
+                    if (noWait || (deadline != Long.MAX_VALUE && System.nanoTime() >= deadline)) {
+                        return null;
+                    }
+                    continue;
+                }
+                if (!connection.isStarted() || closed) {
+                    fetcher.putBack(List.of(d));
+                    continue;
+                }
+                MillraceMessage m = toMessage(d);
+                if (m == null) {
+                    continue;
+                }
+                session.afterDelivery(this, d);
+                return m;
+            }
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JMSException("interrupted in receive");
+        }
+    }
+
+    private void checkFetcher() throws JMSException {
+        Throwable failure = fetcher.failure();
+        if (failure != null) {
+            throw JmsExceptions.fromClient("receive from " + destination, failure);
+        }
+    }
+
+    /** The message for {@code d}, or null (after acknowledging it) when it has expired. */
+    private MillraceMessage toMessage(Delivery d) throws JMSException {
+        MillraceMessage m = RecordMessageMapper.toMessage(d.jmsRecord(), destination, d.deliveryCount());
+        long expiration = m.getJMSExpiration();
+        if (expiration != 0 && expiration <= System.currentTimeMillis()) {
+            acknowledge(List.of(d), false);
+            return null;
+        }
+        session.prepare(m);
+        return m;
+    }
+
+    /** Delivers one buffered message to the listener, on the session's delivery thread. */
+    void deliverToListener() {
+        MessageListener l = listener;
+        if (l == null) {
+            return;
+        }
+        Delivery d;
+        try {
+            d = fetcher.take(0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (d == null) {
+            return;
+        }
+        try {
+            MillraceMessage m = toMessage(d);
+            if (m == null) {
+                return;
+            }
+            try {
+                l.onMessage(m);
+            } catch (RuntimeException e) {
+                if (session.getAcknowledgeMode() != jakarta.jms.Session.CLIENT_ACKNOWLEDGE) {
+                    // AUTO and DUPS_OK: a listener that throws gets the message again at once
+                    redeliver(List.of(d));
+                    return;
+                }
+            }
+            if (!closed) {
+                session.afterDelivery(this, d);
+            }
+        } catch (JMSException e) {
+            connectionFailure(e);
+        }
+    }
+
+    private void connectionFailure(JMSException e) {
+        try {
+            jakarta.jms.ExceptionListener l = session.connection().getExceptionListener();
+            if (l != null) {
+                l.onException(e);
+            }
+        } catch (JMSException ignored) {
+            // the connection is closed
+        }
+    }
+
+    void acknowledge(List<Delivery> deliveries, boolean sync) throws JMSException {
+        if (fetcher instanceof ShareFetcher share) {
+            share.acknowledge(deliveries, sync);
+        } else {
+            ((TopicFetcher) fetcher).acknowledge(deliveries, sync);
+        }
+    }
+
+    /** Delivers {@code deliveries} again: queues release them to the share group, topics rewind. */
+    void redeliver(List<Delivery> deliveries) throws JMSException {
+        if (closed) {
+            return;
+        }
+        if (fetcher instanceof ShareFetcher share) {
+            share.release(deliveries);
+        } else {
+            ((TopicFetcher) fetcher).rewind(deliveries);
+        }
+    }
+
+    /**
+     * Closes the consumer, waiting for its listener in progress unless called from it; a receive in progress
+     * returns null. Unacknowledged queue messages are released.
+     */
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        session.withDeliveryLock(this::closeForSession);
+        session.removeConsumer(this);
+    }
+
+    void closeForSession() {
+        closed = true;
+        listener = null;
+        fetcher.close();
+    }
+
+    @Override
+    public String toString() {
+        return "MillraceMessageConsumer[" + destination + (subscriptionName == null ? "" : ", " + subscriptionName)
+                + "]";
+    }
+}

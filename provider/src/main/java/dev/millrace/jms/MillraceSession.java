@@ -1,0 +1,711 @@
+package dev.millrace.jms;
+
+import java.io.Serializable;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+import dev.millrace.jms.message.MillraceBytesMessage;
+import dev.millrace.jms.message.MillraceMapMessage;
+import dev.millrace.jms.message.MillraceMessage;
+import dev.millrace.jms.message.MillraceObjectMessage;
+import dev.millrace.jms.message.MillraceStreamMessage;
+import dev.millrace.jms.message.MillraceTextMessage;
+import dev.millrace.jms.wire.Delivery;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.CompletionListener;
+import jakarta.jms.Destination;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.JMSException;
+import jakarta.jms.MapMessage;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageListener;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.ObjectMessage;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueBrowser;
+import jakarta.jms.QueueReceiver;
+import jakarta.jms.QueueSender;
+import jakarta.jms.QueueSession;
+import jakarta.jms.Session;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TemporaryQueue;
+import jakarta.jms.TemporaryTopic;
+import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicPublisher;
+import jakarta.jms.TopicSession;
+import jakarta.jms.TopicSubscriber;
+
+/**
+ * A session: its producers and consumers, acknowledgement, and the one delivery thread that runs its
+ * MessageListeners and CompletionListeners (so they never run concurrently, as the specification's threading rules
+ * require).
+ *
+ * <ul>
+ *   <li>AUTO_ACKNOWLEDGE: a message is acknowledged (and the broker's answer awaited) when receive returns it or its
+ *       listener returns. DUPS_OK_ACKNOWLEDGE: the same without waiting. CLIENT_ACKNOWLEDGE: {@link #acknowledge()}
+ *       acknowledges every message this session delivered.
+ *   <li>{@link #recover()} delivers the unacknowledged messages again: topics rewind locally (JMSXDeliveryCount
+ *       counted by the consumer), queues release them to the share group (counted by the broker).
+ *   <li>A producer keeps one partition per destination for the session's life ({@link #partitionFor}), so one
+ *       session's messages to a destination are read in the order they were sent.
+ *   <li>Async sends: CompletionListeners run on the delivery thread in the order of the sends.
+ * </ul>
+ *
+ * <p>Thread-safe where the specification allows use from several threads (close, the listeners' thread); otherwise
+ * used by one thread at a time, as sessions must be.
+ */
+public class MillraceSession implements Session, QueueSession, TopicSession {
+
+    private final MillraceConnection connection;
+    private final int mode;
+    private final int partitionSalt = ThreadLocalRandom.current().nextInt() & 0x7fffffff;
+    private final List<MillraceMessageConsumer> consumers = new CopyOnWriteArrayList<>();
+    private final List<MillraceMessageProducer> producers = new CopyOnWriteArrayList<>();
+    private final List<MillraceQueueBrowser> browsers = new CopyOnWriteArrayList<>();
+    private final List<Unacknowledged> unacknowledged = new ArrayList<>();
+    private final Map<String, Integer> partitions = new ConcurrentHashMap<>();
+    private final Deque<AsyncSend> asyncSends = new ArrayDeque<>();
+    private final ReentrantLock deliveryLock = new ReentrantLock();
+    private final ExecutorService deliveryExecutor;
+    private volatile Thread deliveryThread;
+    private volatile boolean closed;
+
+    MillraceSession(MillraceConnection connection, int mode) {
+        this.connection = connection;
+        this.mode = mode;
+        this.deliveryExecutor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "millrace-session-" + connection.connectionId());
+            t.setDaemon(true);
+            deliveryThread = t;
+            return t;
+        });
+    }
+
+    private record Unacknowledged(MillraceMessageConsumer consumer, Delivery delivery) {
+    }
+
+    // ---- package-private helpers
+
+    MillraceConnection connection() {
+        return connection;
+    }
+
+    boolean isDeliveryThread() {
+        return Thread.currentThread() == deliveryThread;
+    }
+
+    void checkClosed() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("the session is closed");
+        }
+        connection.checkClosed();
+    }
+
+    /** The partition this session writes {@code topic} to: fixed for the session's life. */
+    int partitionFor(KafkaProducer<byte[], byte[]> producer, String topic) {
+        return partitions.computeIfAbsent(topic, t -> Math.floorMod(partitionSalt, producer.partitionsFor(t).size()));
+    }
+
+    boolean hasConsumerOn(String destination) {
+        return consumers.stream().anyMatch(c -> c.destinationName().equals(destination));
+    }
+
+    void removeConsumer(MillraceMessageConsumer c) {
+        consumers.remove(c);
+    }
+
+    void removeProducer(MillraceMessageProducer p) {
+        producers.remove(p);
+    }
+
+    void removeBrowser(MillraceQueueBrowser b) {
+        browsers.remove(b);
+    }
+
+    boolean hasActiveDurable(String subscription) {
+        return consumers.stream().anyMatch(c -> subscription.equals(c.subscriptionName()));
+    }
+
+    /** What happens after a message was handed to the application (receive returned, or onMessage returned). */
+    void afterDelivery(MillraceMessageConsumer consumer, Delivery delivery) throws JMSException {
+        switch (mode) {
+            case AUTO_ACKNOWLEDGE -> consumer.acknowledge(List.of(delivery), true);
+            case DUPS_OK_ACKNOWLEDGE -> consumer.acknowledge(List.of(delivery), false);
+            default -> {
+                synchronized (unacknowledged) {
+                    unacknowledged.add(new Unacknowledged(consumer, delivery));
+                }
+            }
+        }
+    }
+
+    /** Prepares a received message: in CLIENT_ACKNOWLEDGE, its acknowledge() acknowledges the session. */
+    void prepare(MillraceMessage message) {
+        if (mode == CLIENT_ACKNOWLEDGE) {
+            message.setAcknowledgeCallback(m -> acknowledge());
+        }
+    }
+
+    void scheduleDispatch(MillraceMessageConsumer consumer) {
+        if (closed || !connection.isStarted() || consumer.getListenerQuietly() == null) {
+            return;
+        }
+        if (consumer.dispatchScheduled.compareAndSet(false, true)) {
+            try {
+                deliveryExecutor.execute(() -> dispatch(consumer));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                consumer.dispatchScheduled.set(false);
+            }
+        }
+    }
+
+    private void dispatch(MillraceMessageConsumer consumer) {
+        consumer.dispatchScheduled.set(false);
+        deliveryLock.lock();
+        try {
+            if (closed || !connection.isStarted() || consumer.isClosed()) {
+                return;
+            }
+            consumer.deliverToListener();
+        } finally {
+            deliveryLock.unlock();
+        }
+        if (consumer.hasBuffered()) {
+            scheduleDispatch(consumer);
+        }
+    }
+
+    void onStarted() {
+        for (MillraceMessageConsumer c : consumers) {
+            scheduleDispatch(c);
+        }
+    }
+
+    /** Runs {@code action} while no listener of this session runs. */
+    void withDeliveryLock(Runnable action) {
+        deliveryLock.lock();
+        try {
+            action.run();
+        } finally {
+            deliveryLock.unlock();
+        }
+    }
+
+    /** Returns once no listener of this session is running. */
+    void awaitDeliveryIdle() {
+        if (isDeliveryThread()) {
+            return;
+        }
+        deliveryLock.lock();
+        deliveryLock.unlock();
+    }
+
+    // ---- async sends
+
+    void addAsyncSend(AsyncSend send) {
+        synchronized (asyncSends) {
+            asyncSends.addLast(send);
+        }
+    }
+
+    /** Called by the Kafka producer's I/O thread; the callbacks run on the delivery thread, in send order. */
+    void onAsyncSendDone() {
+        try {
+            deliveryExecutor.execute(this::runCompletedSends);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            runCompletedSends();
+        }
+    }
+
+    private void runCompletedSends() {
+        while (true) {
+            AsyncSend head;
+            synchronized (asyncSends) {
+                head = asyncSends.peekFirst();
+                if (head == null || !head.isDone()) {
+                    return;
+                }
+                asyncSends.removeFirst();
+                asyncSends.notifyAll();
+            }
+            deliveryLock.lock();
+            inCompletionListener = true;
+            try {
+                head.runListener();
+            } finally {
+                inCompletionListener = false;
+                deliveryLock.unlock();
+            }
+        }
+    }
+
+    /** Waits until every async send of this session (of {@code producer}, or all when null) has had its callback. */
+    void awaitAsyncSends(MillraceMessageProducer producer) throws JMSException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connection.settings().requestTimeoutMs());
+        synchronized (asyncSends) {
+            while (asyncSends.stream().anyMatch(s -> producer == null || s.producer == producer)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new JMSException("async sends did not complete within "
+                            + connection.settings().requestTimeoutMs() + " ms");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(asyncSends, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new JMSException("interrupted while waiting for async sends");
+                }
+            }
+        }
+    }
+
+    /** One asynchronous send waiting for its CompletionListener call. */
+    static final class AsyncSend {
+        final MillraceMessageProducer producer;
+        private final Message message;
+        private final CompletionListener listener;
+        private volatile boolean done;
+        private volatile Exception failure;
+
+        AsyncSend(MillraceMessageProducer producer, Message message, CompletionListener listener) {
+            this.producer = producer;
+            this.message = message;
+            this.listener = listener;
+        }
+
+        void complete(Exception failure) {
+            this.failure = failure;
+            this.done = true;
+        }
+
+        boolean isDone() {
+            return done;
+        }
+
+        void runListener() {
+            try {
+                if (failure == null) {
+                    listener.onCompletion(message);
+                } else {
+                    listener.onException(message, failure);
+                }
+            } catch (RuntimeException e) {
+                // a failing callback must not stop the others
+            }
+        }
+    }
+
+    // ---- messages
+
+    @Override
+    public BytesMessage createBytesMessage() throws JMSException {
+        checkClosed();
+        return new MillraceBytesMessage();
+    }
+
+    @Override
+    public MapMessage createMapMessage() throws JMSException {
+        checkClosed();
+        return new MillraceMapMessage();
+    }
+
+    @Override
+    public Message createMessage() throws JMSException {
+        checkClosed();
+        return new MillraceMessage();
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage() throws JMSException {
+        checkClosed();
+        return new MillraceObjectMessage();
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage(Serializable object) throws JMSException {
+        ObjectMessage m = createObjectMessage();
+        m.setObject(object);
+        return m;
+    }
+
+    @Override
+    public StreamMessage createStreamMessage() throws JMSException {
+        checkClosed();
+        return new MillraceStreamMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage() throws JMSException {
+        checkClosed();
+        return new MillraceTextMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage(String text) throws JMSException {
+        TextMessage m = createTextMessage();
+        m.setText(text);
+        return m;
+    }
+
+    // ---- transactions and acknowledgement
+
+    @Override
+    public boolean getTransacted() throws JMSException {
+        checkClosed();
+        return false;
+    }
+
+    @Override
+    public int getAcknowledgeMode() throws JMSException {
+        checkClosed();
+        return mode;
+    }
+
+    @Override
+    public void commit() throws JMSException {
+        checkClosed();
+        throw new IllegalStateException("commit() on a session that is not transacted");
+    }
+
+    @Override
+    public void rollback() throws JMSException {
+        checkClosed();
+        throw new IllegalStateException("rollback() on a session that is not transacted");
+    }
+
+    /** Acknowledges every message this session has delivered (CLIENT_ACKNOWLEDGE); nothing in the other modes. */
+    public void acknowledge() throws JMSException {
+        checkClosed();
+        List<Unacknowledged> pending;
+        synchronized (unacknowledged) {
+            pending = new ArrayList<>(unacknowledged);
+            unacknowledged.clear();
+        }
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : byConsumer(pending).entrySet()) {
+            e.getKey().acknowledge(e.getValue(), true);
+        }
+    }
+
+    @Override
+    public void recover() throws JMSException {
+        checkClosed();
+        deliveryLock.lock();
+        try {
+            List<Unacknowledged> pending;
+            synchronized (unacknowledged) {
+                pending = new ArrayList<>(unacknowledged);
+                unacknowledged.clear();
+            }
+            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : byConsumer(pending).entrySet()) {
+                e.getKey().redeliver(e.getValue());
+            }
+        } finally {
+            deliveryLock.unlock();
+        }
+        onStarted();
+    }
+
+    private static Map<MillraceMessageConsumer, List<Delivery>> byConsumer(List<Unacknowledged> pending) {
+        Map<MillraceMessageConsumer, List<Delivery>> grouped = new LinkedHashMap<>();
+        for (Unacknowledged u : pending) {
+            grouped.computeIfAbsent(u.consumer(), c -> new ArrayList<>()).add(u.delivery());
+        }
+        return grouped;
+    }
+
+    /**
+     * Closes the session: waits for a listener in progress (unless called from it), waits for async sends, closes
+     * consumers (a queue's unacknowledged messages are released) and producers. Idempotent.
+     */
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        if (isInCompletionListener()) {
+            throw new IllegalStateException("close() from a CompletionListener of its own session");
+        }
+        awaitAsyncSends(null);
+        deliveryLock.lock();
+        try {
+            closed = true;
+        } finally {
+            deliveryLock.unlock();
+        }
+        for (MillraceQueueBrowser b : browsers) {
+            b.close();
+        }
+        for (MillraceMessageConsumer c : consumers) {
+            c.closeForSession();
+        }
+        for (MillraceMessageProducer p : producers) {
+            p.closeForSession();
+        }
+        synchronized (unacknowledged) {
+            unacknowledged.clear();
+        }
+        deliveryExecutor.shutdown();
+        connection.removeSession(this);
+    }
+
+    private volatile boolean inCompletionListener;
+
+    /** Whether the calling thread runs one of this session's CompletionListeners. */
+    boolean isInCompletionListener() {
+        return isDeliveryThread() && inCompletionListener;
+    }
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkClosed();
+        return null;
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkClosed();
+        throw new JMSException("session message listeners are for application servers; not supported");
+    }
+
+    @Override
+    public void run() {
+        throw new UnsupportedOperationException("session message listeners are not supported");
+    }
+
+    // ---- producers
+
+    @Override
+    public MessageProducer createProducer(Destination destination) throws JMSException {
+        checkClosed();
+        MillraceDestination d = MillraceDestination.from(destination);
+        if (d != null && !(d instanceof MillraceTemporaryQueue || d instanceof MillraceTemporaryTopic)) {
+            connection.destinations().ensure(d.getName());
+        }
+        MillraceMessageProducer p = new MillraceMessageProducer(this, d);
+        producers.add(p);
+        return p;
+    }
+
+    @Override
+    public QueueSender createSender(Queue queue) throws JMSException {
+        return (QueueSender) createProducer(queue);
+    }
+
+    @Override
+    public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        return (TopicPublisher) createProducer(topic);
+    }
+
+    // ---- consumers
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination) throws JMSException {
+        return createConsumer(destination, null, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector) throws JMSException {
+        return createConsumer(destination, messageSelector, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal)
+            throws JMSException {
+        checkClosed();
+        MillraceDestination d = consumable(destination);
+        checkNoSelector(messageSelector);
+        return add(MillraceMessageConsumer.create(this, d, null, noLocal));
+    }
+
+    private MillraceMessageConsumer add(MillraceMessageConsumer c) {
+        consumers.add(c);
+        return c;
+    }
+
+    private MillraceDestination consumable(Destination destination) throws JMSException {
+        if (destination == null) {
+            throw new InvalidDestinationException("destination must not be null");
+        }
+        MillraceDestination d = MillraceDestination.from(destination);
+        if ((d instanceof MillraceTemporaryQueue || d instanceof MillraceTemporaryTopic)
+                && !connection.isOwnTemporary(d.getName())) {
+            throw new InvalidDestinationException("temporary destination " + d.getName()
+                    + " can only be consumed by the connection that created it");
+        }
+        return d;
+    }
+
+    private static void checkNoSelector(String messageSelector) throws JMSException {
+        if (messageSelector != null && !messageSelector.isBlank()) {
+            throw new JMSException("message selectors are not supported yet (selector: " + messageSelector + ")");
+        }
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
+        checkClosed();
+        throw new JMSException("shared subscriptions are not supported yet");
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
+            throws JMSException {
+        return createSharedConsumer(topic, sharedSubscriptionName);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        return createDurableSubscriber(topic, name, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector,
+                                                   boolean noLocal) throws JMSException {
+        checkClosed();
+        MillraceDestination d = consumable(topic);
+        checkNoSelector(messageSelector);
+        if (name == null || name.isEmpty()) {
+            throw new JMSException("a durable subscription needs a name");
+        }
+        if (connection.getClientID() == null) {
+            throw new IllegalStateException("a durable subscription needs the connection's client id to be set");
+        }
+        if (connection.hasActiveDurable(name)) {
+            throw new IllegalStateException("durable subscription " + name + " already has an active consumer");
+        }
+        return add(MillraceMessageConsumer.create(this, d, name, noLocal));
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        return createDurableSubscriber(topic, name);
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
+        return createDurableSubscriber(topic, name, messageSelector, noLocal);
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        checkClosed();
+        throw new JMSException("shared durable subscriptions are not supported yet");
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
+            throws JMSException {
+        return createSharedDurableConsumer(topic, name);
+    }
+
+    /** The consumer group of durable subscription {@code name} of this connection's client id. */
+    String durableGroup(String name) throws JMSException {
+        return "millrace.sub." + connection.getClientID() + "." + name;
+    }
+
+    @Override
+    public void unsubscribe(String name) throws JMSException {
+        checkClosed();
+        if (connection.getClientID() == null) {
+            throw new IllegalStateException("unsubscribe needs the connection's client id to be set");
+        }
+        if (connection.hasActiveDurable(name)) {
+            throw new IllegalStateException("durable subscription " + name + " has an active consumer");
+        }
+        if (!connection.destinations().deleteGroup(durableGroup(name))) {
+            throw new InvalidDestinationException("there is no durable subscription " + name + " for client id "
+                    + connection.getClientID());
+        }
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue) throws JMSException {
+        return (QueueReceiver) createConsumer(queue);
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue, String messageSelector) throws JMSException {
+        return (QueueReceiver) createConsumer(queue, messageSelector);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        return (TopicSubscriber) createConsumer(topic);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal)
+            throws JMSException {
+        return (TopicSubscriber) createConsumer(topic, messageSelector, noLocal);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        return createBrowser(queue, null);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        checkClosed();
+        MillraceDestination d = consumable(queue);
+        checkNoSelector(messageSelector);
+        if (!(d instanceof Queue)) {
+            throw new InvalidDestinationException(d + " is not a queue");
+        }
+        connection.destinations().ensure(d.getName());
+        MillraceQueueBrowser b = new MillraceQueueBrowser(this, (Queue) d);
+        browsers.add(b);
+        return b;
+    }
+
+    // ---- destinations
+
+    @Override
+    public Queue createQueue(String queueName) throws JMSException {
+        checkClosed();
+        MillraceDestination.validateName(queueName);
+        return new MillraceQueue(queueName);
+    }
+
+    @Override
+    public Topic createTopic(String topicName) throws JMSException {
+        checkClosed();
+        MillraceDestination.validateName(topicName);
+        return new MillraceTopic(topicName);
+    }
+
+    @Override
+    public TemporaryQueue createTemporaryQueue() throws JMSException {
+        checkClosed();
+        String name = connection.newTemporaryName("queue");
+        connection.destinations().create(name, 1);
+        connection.addTemporary(name);
+        return new MillraceTemporaryQueue(name, connection);
+    }
+
+    @Override
+    public TemporaryTopic createTemporaryTopic() throws JMSException {
+        checkClosed();
+        String name = connection.newTemporaryName("topic");
+        connection.destinations().create(name, 1);
+        connection.addTemporary(name);
+        return new MillraceTemporaryTopic(name, connection);
+    }
+}

@@ -1,0 +1,51 @@
+package dev.millrace.jms.wire;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+import dev.millrace.protocol.jms.JmsRecord;
+
+/**
+ * One record handed to the JMS layer: where it came from and how often it has been delivered, counting this
+ * delivery. Immutable apart from the delivery count, which local redelivery raises (on the thread that owns it).
+ */
+public final class Delivery {
+
+    final ConsumerRecord<byte[], byte[]> record;
+    private int deliveryCount;
+
+    Delivery(ConsumerRecord<byte[], byte[]> record, int deliveryCount) {
+        this.record = record;
+        this.deliveryCount = deliveryCount;
+    }
+
+    public JmsRecord jmsRecord() {
+        return JmsRecord.of(record);
+    }
+
+    public int partition() {
+        return record.partition();
+    }
+
+    public long offset() {
+        return record.offset();
+    }
+
+    public int deliveryCount() {
+        return deliveryCount;
+    }
+
+    void redelivered() {
+        deliveryCount++;
+    }
+
+    /** The value of a header, or null. */
+    public byte[] header(String key) {
+        var h = record.headers().lastHeader(key);
+        return h == null ? null : h.value();
+    }
+
+    @Override
+    public String toString() {
+        return record.topic() + "-" + record.partition() + "@" + record.offset() + " (delivery " + deliveryCount + ")";
+    }
+}

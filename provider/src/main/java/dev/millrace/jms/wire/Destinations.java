@@ -1,0 +1,123 @@
+package dev.millrace.jms.wire;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+import dev.millrace.jms.ConnectionSettings;
+import dev.millrace.jms.JmsExceptions;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.JMSException;
+
+/**
+ * The topics behind a connection's destinations: checks that a destination exists before its first use and, with
+ * {@code autoCreateDestinations}, creates it with {@code destinationPartitions} partitions and the broker's other
+ * topic defaults. Remembers what it has seen, so each destination costs one round trip per connection. Thread-safe.
+ */
+public final class Destinations {
+
+    private final Admin admin;
+    private final ConnectionSettings settings;
+    private final Set<String> known = ConcurrentHashMap.newKeySet();
+
+    public Destinations(Admin admin, ConnectionSettings settings) {
+        this.admin = admin;
+        this.settings = settings;
+    }
+
+    /**
+     * Makes sure the topic exists.
+     *
+     * @throws InvalidDestinationException naming it, when it does not exist and may not be created
+     */
+    public void ensure(String name) throws JMSException {
+        if (known.contains(name)) {
+            return;
+        }
+        if (exists(name)) {
+            known.add(name);
+            return;
+        }
+        if (!settings.autoCreateDestinations()) {
+            throw new InvalidDestinationException("destination " + name + " does not exist (autoCreateDestinations "
+                    + "is off)");
+        }
+        create(name, settings.destinationPartitions());
+    }
+
+    /** Makes sure a one-partition internal topic exists, creating it regardless of autoCreateDestinations. */
+    public void ensureInternal(String name) throws JMSException {
+        if (!known.contains(name) && !exists(name)) {
+            create(name, 1);
+        }
+    }
+
+    /** Creates a topic that must not exist yet (temporary destinations). */
+    public void create(String name, int partitions) throws JMSException {
+        try {
+            admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions),
+                    Optional.of(settings.destinationReplicationFactor())))).all()
+                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw JmsExceptions.fromClient("create destination " + name, e);
+            }
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("create destination " + name, e);
+        }
+        known.add(name);
+    }
+
+    public void delete(String name) throws JMSException {
+        known.remove(name);
+        try {
+            admin.deleteTopics(List.of(name)).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                throw JmsExceptions.fromClient("delete destination " + name, e);
+            }
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("delete destination " + name, e);
+        }
+    }
+
+    /** Deletes a consumer group (a durable subscription's offsets); false if there was none. */
+    public boolean deleteGroup(String groupId) throws JMSException {
+        try {
+            admin.deleteConsumerGroups(List.of(groupId)).all().get(settings.requestTimeoutMs(),
+                    TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+                return false;
+            }
+            throw JmsExceptions.fromClient("delete subscription group " + groupId, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("delete subscription group " + groupId, e);
+        }
+    }
+
+    private boolean exists(String name) throws JMSException {
+        try {
+            Map<String, ?> found = admin.describeTopics(List.of(name)).allTopicNames()
+                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            return found.containsKey(name);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw JmsExceptions.fromClient("look up destination " + name, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("look up destination " + name, e);
+        }
+    }
+}

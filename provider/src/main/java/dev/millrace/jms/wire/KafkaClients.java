@@ -1,0 +1,84 @@
+package dev.millrace.jms.wire;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import dev.millrace.jms.ConnectionSettings;
+
+/**
+ * Builds the kafka-clients objects a connection uses from its {@link ConnectionSettings}: the one place that names
+ * Kafka client configs. Stateless.
+ */
+public final class KafkaClients {
+
+    private KafkaClients() {
+    }
+
+    public static Admin admin(ConnectionSettings s, String clientId) {
+        Map<String, Object> c = common(s, clientId);
+        c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        c.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        return Admin.create(c);
+    }
+
+    /** A producer for one delivery mode; {@code acks} is that mode's setting. Idempotent when acks is all. */
+    public static KafkaProducer<byte[], byte[]> producer(ConnectionSettings s, String clientId, String acks) {
+        Map<String, Object> c = common(s, clientId);
+        c.put(ProducerConfig.ACKS_CONFIG, acks);
+        boolean all = "all".equals(acks) || "-1".equals(acks);
+        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, all);
+        c.put(ProducerConfig.LINGER_MS_CONFIG, s.lingerMs());
+        c.put(ProducerConfig.BATCH_SIZE_CONFIG, s.batchSizeBytes());
+        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, s.requestTimeoutMs());
+        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.max(s.requestTimeoutMs(), 1000));
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(s.requestTimeoutMs(), Math.max(
+                s.requestTimeoutMs() - 1, 1)));
+        c.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, all ? 5 : 1);
+        return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** A consumer reading committed records; {@code groupId} null for a consumer without a group. */
+    public static KafkaConsumer<byte[], byte[]> consumer(ConnectionSettings s, String clientId, String groupId) {
+        Map<String, Object> c = common(s, clientId);
+        if (groupId != null) {
+            c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        }
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, s.prefetch());
+        c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** A share-group consumer with explicit acknowledgement. */
+    public static KafkaShareConsumer<byte[], byte[]> shareConsumer(ConnectionSettings s, String clientId,
+                                                                   String groupId, int maxPollRecords) {
+        Map<String, Object> c = common(s, clientId);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        c.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        return new KafkaShareConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static Map<String, Object> common(ConnectionSettings s, String clientId) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.brokers());
+        c.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        c.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+        return c;
+    }
+}

@@ -1,0 +1,244 @@
+package dev.millrace.jms.wire;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+
+import dev.millrace.jms.JmsExceptions;
+import jakarta.jms.JMSException;
+
+/**
+ * Fetches the records of one JMS consumer ahead of the application into a buffer of at most one poll (the prefetch),
+ * on a thread of its own that alone touches the Kafka client (kafka-clients consumers are not thread-safe).
+ *
+ * <pre>
+ *   fetcher thread:  run commands -> poll client (when the buffer is empty and the subclass allows) -> buffer
+ *   any thread:      take() from the buffer;  call(command) runs a command on the fetcher thread and waits
+ * </pre>
+ *
+ * <p>Commands (acknowledge, rewind, release, close) wake the client out of its poll, so they run promptly.
+ * Thread-safe.
+ */
+public abstract class RecordFetcher implements AutoCloseable {
+
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(500);
+
+    private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
+    private final LinkedBlockingDeque<Delivery> buffer = new LinkedBlockingDeque<>();
+    private final Thread thread;
+    private final int timeoutMs;
+    private volatile Runnable onArrival = () -> { };
+    private volatile boolean running = true;
+    private volatile boolean polling;
+    private volatile Throwable failure;
+
+    protected RecordFetcher(String name, int timeoutMs) {
+        this.timeoutMs = timeoutMs;
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts the fetcher thread and runs {@code init} on it, waiting for it. */
+    protected final void start(Callable<Void> init) throws JMSException {
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        commands.offer(() -> {
+            try {
+                init.call();
+                started.complete(null);
+            } catch (Throwable t) {
+                failure = t;
+                started.completeExceptionally(t);
+            }
+        });
+        thread.start();
+        try {
+            started.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("start consumer", e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("start consumer", e);
+        }
+    }
+
+    protected final int timeoutMs() {
+        return timeoutMs;
+    }
+
+    /** Called (on the fetcher thread) when records arrive in the buffer. */
+    public void onArrival(Runnable onArrival) {
+        this.onArrival = onArrival;
+    }
+
+    /** The next buffered record, waiting up to {@code timeoutMs} (0 = no wait, negative = forever), or null. */
+    public Delivery take(long timeoutMs) throws InterruptedException {
+        Delivery d;
+        if (timeoutMs == 0) {
+            d = buffer.pollFirst();
+        } else if (timeoutMs < 0) {
+            d = null;
+            while (d == null && running) {
+                d = buffer.pollFirst(100, TimeUnit.MILLISECONDS);
+            }
+        } else {
+            d = buffer.pollFirst(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        if (d != null && buffer.isEmpty()) {
+            commands.offer(() -> { });
+        }
+        return d;
+    }
+
+    /** Puts records back at the front of the buffer, in their order (delivery was refused or stopped). */
+    public void putBack(List<Delivery> deliveries) {
+        for (int i = deliveries.size() - 1; i >= 0; i--) {
+            buffer.addFirst(deliveries.get(i));
+        }
+    }
+
+    public boolean hasBuffered() {
+        return !buffer.isEmpty();
+    }
+
+    /** Empties the buffer, returning what was in it in order. */
+    protected final List<Delivery> drainBuffer() {
+        List<Delivery> drained = new java.util.ArrayList<>();
+        buffer.drainTo(drained);
+        return drained;
+    }
+
+    /** Runs {@code command} on the fetcher thread and waits for its result, up to the request timeout. */
+    public final <T> T call(String what, Callable<T> command) throws JMSException {
+        if (Thread.currentThread() == thread) {
+            try {
+                return command.call();
+            } catch (Exception e) {
+                throw JmsExceptions.fromClient(what, e);
+            }
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        commands.offer(() -> {
+            try {
+                result.complete(command.call());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        if (polling) {
+            wakeupClient();
+        }
+        try {
+            return result.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient(what, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient(what, e);
+        }
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                Runnable command;
+                while ((command = commands.poll()) != null) {
+                    command.run();
+                }
+                if (!running) {
+                    break;
+                }
+                if (!buffer.isEmpty() || !readyToPoll() || failure != null) {
+                    command = commands.poll(100, TimeUnit.MILLISECONDS);
+                    if (command != null) {
+                        command.run();
+                    }
+                    continue;
+                }
+                polling = true;
+                if (!commands.isEmpty()) {
+                    polling = false;
+                    continue;
+                }
+                try {
+                    Collection<Delivery> fetched = poll(POLL_TIMEOUT);
+                    if (!fetched.isEmpty()) {
+                        buffer.addAll(fetched);
+                        onArrival.run();
+                    }
+                } catch (WakeupException | InterruptException e) {
+                    // a command is waiting
+                } catch (RuntimeException e) {
+                    failure = e;
+                } finally {
+                    polling = false;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                closeClient();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /**
+     * Runs a blocking client call, once more if a wakeup meant for a poll that had already returned interrupts it
+     * (kafka-clients keeps a wakeup until the next blocking call).
+     */
+    protected static <T> T awake(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (WakeupException e) {
+            return call.get();
+        }
+    }
+
+    /** The failure of the last poll, if it failed; the fetcher stops polling after one. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** Whether the subclass lets the fetcher poll again (all records of the last poll settled). Fetcher thread. */
+    protected boolean readyToPoll() {
+        return true;
+    }
+
+    /** Polls the client. Fetcher thread. */
+    protected abstract Collection<Delivery> poll(Duration timeout);
+
+    /** Interrupts a poll in progress; any thread. */
+    protected abstract void wakeupClient();
+
+    /** Closes the client. Fetcher thread, last. */
+    protected abstract void closeClient();
+
+    /** Stops the fetcher thread and closes the client, waiting up to the request timeout. Idempotent. */
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        commands.offer(() -> { });
+        wakeupClient();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(timeoutMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

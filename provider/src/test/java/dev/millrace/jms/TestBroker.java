@@ -1,0 +1,61 @@
+package dev.millrace.jms;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.common.utils.Time;
+
+import dev.millrace.broker.config.BrokerConfigLoader;
+import dev.millrace.broker.server.BrokerServer;
+
+/**
+ * A real Millrace broker in this JVM on 127.0.0.1 (any free port), for the provider's integration tests. Share groups
+ * start at the log start ({@code group.share.auto.offset.reset=earliest}), as a JMS queue needs.
+ */
+final class TestBroker implements AutoCloseable {
+
+    private final BrokerServer server;
+
+    private TestBroker(BrokerServer server) {
+        this.server = server;
+    }
+
+    static TestBroker start(Path dataDir) throws Exception {
+        return start(dataDir, Map.of());
+    }
+
+    static TestBroker start(Path dataDir, Map<String, String> settings) throws Exception {
+        Map<String, String> all = new HashMap<>(Map.of("host", "127.0.0.1", "port", "0",
+                "data.dir", dataDir.toString(), "controller.port", String.valueOf(freePort()),
+                "offsets.topic.num.partitions", "1", "group.initial.rebalance.delay.ms", "0",
+                "transaction.state.log.num.partitions", "1", "group.share.auto.offset.reset", "earliest"));
+        all.putAll(settings);
+        BrokerServer server = new BrokerServer(BrokerConfigLoader.fromMap(all), Time.SYSTEM);
+        server.start();
+        return new TestBroker(server);
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + server.boundAddress().getPort();
+    }
+
+    MillraceConnectionFactory factory() {
+        MillraceConnectionFactory f = new MillraceConnectionFactory(bootstrap());
+        f.setRequestTimeoutMs(10_000);
+        return f;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.close();
+    }
+}
