@@ -31,7 +31,8 @@ final class TestBroker implements AutoCloseable {
         Map<String, String> all = new HashMap<>(Map.of("host", "127.0.0.1", "port", "0",
                 "data.dir", dataDir.toString(), "controller.port", String.valueOf(freePort()),
                 "offsets.topic.num.partitions", "1", "group.initial.rebalance.delay.ms", "0",
-                "transaction.state.log.num.partitions", "1", "group.share.auto.offset.reset", "earliest"));
+                "transaction.state.log.num.partitions", "1", "group.share.auto.offset.reset", "earliest",
+                "delay.topic.num.partitions", "1"));
         all.putAll(settings);
         BrokerServer server = new BrokerServer(BrokerConfigLoader.fromMap(all), Time.SYSTEM);
         server.start();
