@@ -106,6 +106,11 @@ public final class BrokerConfig {
     @Min(1)
     long delayMaxMs = 365L * 24 * 3600 * 1000;
 
+    @Setting(name = "delay.cache.bytes", doc = "Memory for copies of pending delayed records, so that delivering "
+            + "them needs no log read; records beyond it are read again when due.")
+    @Min(0)
+    long delayCacheBytes = 64L * 1024 * 1024;
+
     @Setting(name = "group.initial.rebalance.delay.ms", doc = "How long the first rebalance of an empty consumer "
             + "group waits for more members to join.")
     @Min(0)
@@ -243,6 +248,10 @@ public final class BrokerConfig {
 
     public int delayTopicNumPartitions() {
         return delayTopicNumPartitions;
+    }
+
+    public long delayCacheBytes() {
+        return delayCacheBytes;
     }
 
     public long delayMaxMs() {

@@ -28,6 +28,8 @@ final class DelayPartition {
     private final TreeSet<PendingDelay> byDue = new TreeSet<>(PendingDelay.BY_DUE);
     /** Delivered offsets whose delivery marks have not been read back yet (they may be scanned later). */
     private final Map<Long, Boolean> delivered = new HashMap<>();
+    /** Set while a delivery task for this partition waits in the service's queue (timer firings coalesce). */
+    final java.util.concurrent.atomic.AtomicBoolean deliveryQueued = new java.util.concurrent.atomic.AtomicBoolean();
     long lastCheckpointed = -1;
     long lastCheckpointMs;
 
@@ -63,10 +65,14 @@ final class DelayPartition {
         delivered.put(offset, Boolean.TRUE);
     }
 
-    /** A delivery mark for {@code offset} was read from the log: it needs no more remembering. */
-    void onDoneMark(long offset) {
-        remove(offset);
+    /**
+     * A delivery mark for {@code offset} was read from the log: it needs no more remembering.
+     *
+     * @return the pending delay it removed (when rebuilding), or null
+     */
+    PendingDelay onDoneMark(long offset) {
         delivered.remove(offset);
+        return remove(offset);
     }
 
     /** Pending delays due at {@code nowMs}, earliest first, at most {@code max}. */

@@ -65,7 +65,9 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * <p><b>Timing.</b> Records are read once they are below the partition's last stable offset (a
  * delayed record sent in a transaction waits for its commit). Each pending record is a task in the
  * timing wheel; when one fires the service delivers every record of its partition that is due by
- * the broker's clock, never one whose due time has not come. A round that fails (a target
+ * the broker's clock, never one whose due time has not come. Firings coalesce: while a delivery
+ * task of a partition waits in the service's queue, further firings add none. Pending records keep
+ * a copy of their content within {@code delay.cache.bytes}, so a round usually reads nothing. A round that fails (a target
  * partition offline, a failed append) is aborted and retried a second later.
  *
  * <p>Targets: the header's partition, else murmur2 of the key as Kafka's default partitioner, else
@@ -83,8 +85,13 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private static final long RETRY_MS = 1_000;
     private static final long CHECKPOINT_INTERVAL_MS = 1_000;
 
-    /** Settings: partitions of the delay topic, the longest delay accepted, the rounds' transaction timeout. */
-    public record Config(int partitions, long maxDelayMs, int transactionTimeoutMs, File checkpointDir) {
+    /**
+     * Settings: partitions of the delay topic, the longest delay accepted, the rounds' transaction
+     * timeout, where checkpoints go, and how many bytes of pending records' content may be kept in
+     * memory (records beyond it are re-read from the log when due).
+     */
+    public record Config(int partitions, long maxDelayMs, int transactionTimeoutMs, File checkpointDir,
+                         long cacheBytes) {
     }
 
     private final Config config;
@@ -93,8 +100,12 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private final Timer timer;
     private final Time time;
     private final ExecutorService executor;
+    /** Writes checkpoints (fsync) off the delivery thread, in order. */
+    private final ExecutorService checkpointer;
     private final DelayPartition[] partitions;
     private final AtomicInteger roundRobin = new AtomicInteger();
+    /** Bytes of record copies held by pending delays; confined to the service thread. */
+    private long cachedBytes;
     private volatile boolean closed;
 
     public DelayedDeliveryService(Config config, DelayLogs logs, TransactionCoordinator transactions, Timer timer,
@@ -106,6 +117,11 @@ public final class DelayedDeliveryService implements AutoCloseable {
         this.time = time;
         this.executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "millrace-delay-service");
+            t.setDaemon(true);
+            return t;
+        });
+        this.checkpointer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "millrace-delay-checkpointer");
             t.setDaemon(true);
             return t;
         });
@@ -151,8 +167,10 @@ public final class DelayedDeliveryService implements AutoCloseable {
             log.warn("Could not checkpoint the delay service at close: {}", e.toString());
         }
         executor.shutdown();
+        checkpointer.shutdown();
         try {
             executor.awaitTermination(10, TimeUnit.SECONDS);
+            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -291,6 +309,17 @@ public final class DelayedDeliveryService implements AutoCloseable {
         p.scanOffset = next;
     }
 
+    private static byte[] bytes(ByteBuffer buffer) {
+        return buffer == null ? null : Utils.toArray(buffer);
+    }
+
+    private void release(PendingDelay pending) {
+        if (pending != null && pending.copy != null) {
+            cachedBytes -= pending.copy.bytes();
+            pending.copy = null;
+        }
+    }
+
     private static boolean isAborted(RecordBatch batch, List<AbortedTxn> aborted) {
         if (!batch.isTransactional()) {
             return false;
@@ -307,7 +336,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private void index(DelayPartition p, Record record) {
         RecordHeaders headers = new RecordHeaders(record.headers());
         if (DelayedDelivery.isDoneMark(headers)) {
-            p.onDoneMark(DelayedDelivery.doneOffset(headers));
+            release(p.onDoneMark(DelayedDelivery.doneOffset(headers)));
             return;
         }
         DelayedDelivery.Request request;
@@ -320,6 +349,12 @@ public final class DelayedDeliveryService implements AutoCloseable {
         PendingDelay pending = new PendingDelay(record.offset(), request.dueMs(), request.targetTopic(),
                 request.targetPartition());
         if (p.add(pending)) {
+            int bytes = record.sizeInBytes() + 64;
+            if (cachedBytes + bytes <= config.cacheBytes()) {
+                pending.copy = new PendingDelay.Copy(record.timestamp(), bytes(record.key()), bytes(record.value()),
+                        deliveredHeadersWithoutTime(record), bytes);
+                cachedBytes += bytes;
+            }
             schedule(p, pending, pending.dueMs - time.milliseconds());
         }
     }
@@ -331,7 +366,12 @@ public final class DelayedDeliveryService implements AutoCloseable {
         pending.task = new TimerTask(Math.max(0, delayMs)) {
             @Override
             public void run() {
-                DelayedDeliveryService.this.run(() -> deliverDue(p));
+                if (p.deliveryQueued.compareAndSet(false, true)) {
+                    DelayedDeliveryService.this.run(() -> {
+                        p.deliveryQueued.set(false);
+                        deliverDue(p);
+                    });
+                }
             }
         };
         timer.add(pending.task);
@@ -368,17 +408,28 @@ public final class DelayedDeliveryService implements AutoCloseable {
         List<Long> delivered = new ArrayList<>();
         long now = time.milliseconds();
         try {
-            Map<Long, Record> records = readRecords(delayLog, due);
+            List<PendingDelay> uncached = new ArrayList<>();
             for (PendingDelay pending : due) {
-                Record record = records.get(pending.offset);
-                TopicPartition target = record == null ? null : target(pending, record);
+                if (pending.copy == null) {
+                    uncached.add(pending);
+                }
+            }
+            Map<Long, Record> records = uncached.isEmpty() ? Map.of() : readRecords(delayLog, uncached);
+            for (PendingDelay pending : due) {
+                PendingDelay.Copy copy = pending.copy;
+                Record record = copy == null ? records.get(pending.offset) : null;
+                if (copy == null && record != null) {
+                    copy = new PendingDelay.Copy(record.timestamp(), bytes(record.key()), bytes(record.value()),
+                            deliveredHeadersWithoutTime(record), 0);
+                }
+                TopicPartition target = copy == null ? null : target(pending, copy.key());
                 if (target == null || logs.log(target).isEmpty()) {
-                    log.warn("Dropping delayed record at offset {} of {}: {}", pending.offset, p.tp, record == null
+                    log.warn("Dropping delayed record at offset {} of {}: {}", pending.offset, p.tp, copy == null
                             ? "it is no longer in the log" : "its target " + pending.targetTopic + "/"
                             + pending.targetPartition + " does not exist on this broker");
                 } else {
-                    copies.computeIfAbsent(target, t -> builder(p)).append(record.timestamp(), record.key(),
-                            record.value(), deliveredHeaders(record, now));
+                    copies.computeIfAbsent(target, t -> builder(p)).append(copy.timestamp(), copy.key(),
+                            copy.value(), withDeliveryTime(copy.headers(), now));
                 }
                 delivered.add(pending.offset);
             }
@@ -405,6 +456,9 @@ public final class DelayedDeliveryService implements AutoCloseable {
                     .get(30, TimeUnit.SECONDS);
             if (ended != Errors.NONE) {
                 throw ended.exception("EndTxn for " + p.transactionalId);
+            }
+            for (PendingDelay pending : due) {
+                release(pending);
             }
             delivered.forEach(p::markDelivered);
             return true;
@@ -460,27 +514,33 @@ public final class DelayedDeliveryService implements AutoCloseable {
         return out;
     }
 
-    private TopicPartition target(PendingDelay pending, Record record) {
+    private TopicPartition target(PendingDelay pending, byte[] key) {
         int count = logs.partitionCount(pending.targetTopic);
         if (count <= 0 || pending.targetPartition >= count) {
             return null;
         }
         int partition = pending.targetPartition >= 0 ? pending.targetPartition
-                : record.hasKey() ? Utils.toPositive(Utils.murmur2(Utils.toArray(record.key()))) % count
+                : key != null ? Utils.toPositive(Utils.murmur2(key)) % count
                 : Utils.toPositive(roundRobin.getAndIncrement()) % count;
         return new TopicPartition(pending.targetTopic, partition);
     }
 
-    private static Header[] deliveredHeaders(Record record, long nowMs) {
+    /** The record's headers minus the target headers (the copy's headers, before the delivery time). */
+    private static Header[] deliveredHeadersWithoutTime(Record record) {
         List<Header> out = new ArrayList<>();
         for (Header header : record.headers()) {
             String key = header.key();
             if (!key.equals(DelayedDelivery.TARGET_TOPIC) && !key.equals(DelayedDelivery.TARGET_PARTITION)) {
-                out.add(header);
+                out.add(new RecordHeader(key, header.value()));
             }
         }
-        out.add(new RecordHeader(DelayedDelivery.DELIVERED_MS, DelayedDelivery.encodeLong(nowMs)));
         return out.toArray(new Header[0]);
+    }
+
+    private static Header[] withDeliveryTime(Header[] headers, long nowMs) {
+        Header[] out = java.util.Arrays.copyOf(headers, headers.length + 1);
+        out[headers.length] = new RecordHeader(DelayedDelivery.DELIVERED_MS, DelayedDelivery.encodeLong(nowMs));
+        return out;
     }
 
     // ---- checkpoints
@@ -502,23 +562,37 @@ public final class DelayedDeliveryService implements AutoCloseable {
         }
     }
 
+    /**
+     * Checkpoints the partition's low-water mark: the file is written (with fsync) on the
+     * checkpointer thread so deliveries never wait for the disk; the delay partition's log start
+     * moves up to it only when that frees a whole segment, since moving it also syncs a file.
+     */
     private void writeCheckpoint(DelayPartition p) {
         long low = p.lowWaterMark();
         p.lastCheckpointMs = time.milliseconds();
         if (low == p.lastCheckpointed) {
             return;
         }
+        p.lastCheckpointed = low;
+        File file = checkpointFile(p);
         try {
-            Files.createDirectories(config.checkpointDir().toPath());
-            new OffsetCheckpointFile(checkpointFile(p)).write(low);
-            p.lastCheckpointed = low;
-            logs.log(p.tp).ifPresent(l -> {
-                if (low > l.logStartOffset() && low <= l.logEndOffset()) {
-                    l.maybeIncrementLogStartOffset(low);
+            checkpointer.execute(() -> {
+                try {
+                    Files.createDirectories(config.checkpointDir().toPath());
+                    new OffsetCheckpointFile(file).write(low);
+                    logs.log(p.tp).ifPresent(l -> {
+                        boolean freesSegment = l.segmentBaseOffsets().stream()
+                                .anyMatch(base -> base > l.logStartOffset() && base <= low);
+                        if (freesSegment && low <= l.logEndOffset()) {
+                            l.maybeIncrementLogStartOffset(low);
+                        }
+                    });
+                } catch (IOException | RuntimeException e) {
+                    log.warn("Could not write the delay checkpoint of {}: {}", p.tp, e.toString());
                 }
             });
-        } catch (IOException | RuntimeException e) {
-            log.warn("Could not write the delay checkpoint of {}: {}", p.tp, e.toString());
+        } catch (RejectedExecutionException e) {
+            log.warn("Delay checkpoint of {} at {} not written: the service is closing", p.tp, low);
         }
     }
 

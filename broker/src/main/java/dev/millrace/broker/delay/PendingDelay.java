@@ -6,8 +6,9 @@ import dev.millrace.delay.TimerTask;
 
 /**
  * A delayed record waiting in the service: where it is in the delay topic, when it is due and
- * where it goes. The record itself stays in the log and is read again when due, so a pending delay
- * costs this object and its timer entry, not the record's bytes.
+ * where it goes, and, while the service's cache budget allows, a copy of the record's content so
+ * that delivering it needs no read. Without a copy the record is read from the log again when due,
+ * so a pending delay then costs this object and its timer entry only.
  */
 final class PendingDelay {
 
@@ -19,6 +20,12 @@ final class PendingDelay {
     final String targetTopic;
     final int targetPartition;
     TimerTask task;
+    /** The record's content when cached (else null and re-read from the log when due). */
+    Copy copy;
+
+    /** A copy of a delayed record's content; {@code bytes} is what it counts against the cache budget. */
+    record Copy(long timestamp, byte[] key, byte[] value, org.apache.kafka.common.header.Header[] headers, int bytes) {
+    }
 
     PendingDelay(long offset, long dueMs, String targetTopic, int targetPartition) {
         this.offset = offset;

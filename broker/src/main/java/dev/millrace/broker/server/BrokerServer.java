@@ -131,7 +131,8 @@ public final class BrokerServer implements AutoCloseable {
         transactions.load().get(60, TimeUnit.SECONDS);
         int delayPartitions = controller.image().topic(DelayedDelivery.TOPIC).orElseThrow().partitions().size();
         delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
-                60_000, new File(dataDir, "delay-checkpoints")), InternalTopics.delayLogs(controller, partitions),
+                60_000, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()),
+                InternalTopics.delayLogs(controller, partitions),
                 transactions, timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(delays::onAppend);
         delays.start();
