@@ -32,6 +32,14 @@ final class InternalTopics {
     private InternalTopics() {
     }
 
+    /**
+     * Kafka's internal topics plus Millrace's delay topic: shown as internal in Metadata (so
+     * {@code listTopics()} leaves them out) and never auto-created.
+     */
+    static boolean isInternal(String topic) {
+        return org.apache.kafka.common.internals.Topic.isInternal(topic) || DelayedDelivery.TOPIC.equals(topic);
+    }
+
     /** Creates {@code __consumer_offsets} unless it exists; waits for the metadata to apply. */
     static void ensureOffsetsTopic(Controller controller, int partitions) throws Exception {
         ensureCompactedTopic(controller, OffsetsTopic.NAME, partitions);

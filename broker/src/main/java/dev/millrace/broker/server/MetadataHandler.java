@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.Errors;
@@ -52,7 +51,7 @@ final class MetadataHandler {
         List<NewTopic> toCreate = new ArrayList<>();
         if (autoCreateTopics && request.allowAutoTopicCreation() && wanted != null) {
             for (String name : wanted) {
-                if (image.topic(name).isEmpty() && !Topic.isInternal(name)) {
+                if (image.topic(name).isEmpty() && !InternalTopics.isInternal(name)) {
                     toCreate.add(new NewTopic(name, -1, (short) -1, Map.of()));
                 }
             }
@@ -102,7 +101,7 @@ final class MetadataHandler {
 
     private static MetadataResponseTopic describe(TopicImage topic) {
         MetadataResponseTopic out = new MetadataResponseTopic().setName(topic.name()).setTopicId(topic.topicId())
-                .setIsInternal(Topic.isInternal(topic.name()));
+                .setIsInternal(InternalTopics.isInternal(topic.name()));
         topic.partitions().values().forEach(p -> out.partitions().add(
                 new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p.partition())
                         .setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch())
