@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,27 +152,9 @@ class ReadProcessWriteIntegrationTest {
     }
 
     private static Map<String, Integer> readCommittedOutput(String bootstrap) {
-        Properties c = new Properties();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         Map<String, Integer> counts = new HashMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (int i = 0; i < PARTITIONS; i++) {
-                partitions.add(new TopicPartition(OUTPUT, i));
-            }
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline
-                    && !partitions.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp))) {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    counts.merge(r.value(), 1, Integer::sum);
-                }
-            }
+        for (String value : ReadCommitted.values(bootstrap, OUTPUT, PARTITIONS)) {
+            counts.merge(value, 1, Integer::sum);
         }
         return counts;
     }
