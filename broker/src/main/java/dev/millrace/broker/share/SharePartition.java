@@ -188,6 +188,37 @@ public final class SharePartition {
         maybeAdvanceStart(new Events());
     }
 
+    /**
+     * Moves the start offset to {@code offset} (AlterShareGroupOffsets): every in-flight state is
+     * dropped, records from {@code offset} on are delivered afresh, with delivery count 0. Only for a
+     * group without members (no record is held). The change is saved like any other.
+     */
+    public void resetTo(long offset) {
+        Events events = new Events();
+        synchronized (this) {
+            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+                if (e.getValue().state == RecordState.ACQUIRED) {
+                    throw new IllegalStateException("Cannot reset " + key + " to offset " + offset + ": offset "
+                            + e.getKey() + " is " + RecordState.ACQUIRED + ", not released");
+                }
+            }
+            inFlight.clear();
+            startOffset = Math.max(offset, log.logStartOffset());
+            endOffset = startOffset;
+            nextAcquisitionId++;
+            events.changed = true;
+            events.available = true;
+        }
+        events.fire();
+    }
+
+    /** The records from the start offset to the high watermark not yet acknowledged or archived. */
+    public synchronized long lag() {
+        long behind = Math.max(0, log.highWatermark() - startOffset);
+        long done = inFlight.values().stream().filter(r -> r.state.isTerminal()).count();
+        return Math.max(0, behind - done);
+    }
+
     private AcquireResult acquireLocked(String memberId, int maxRecords, int maxBytes, Events events) {
         long now = time.hiResClockMs();
         moveToLogStart();
