@@ -34,7 +34,9 @@ import dev.millrace.delay.Time;
  * record comes back available with its delivery count. Of two concurrent saves of one partition the
  * later snapshot wins; an older one arriving late is dropped.
  *
- * <p>Thread-safe.
+ * <p>Thread-safe. Writes to one partition of {@value #TOPIC} are serialised on a lock of that
+ * partition (the version check, the append and the in-memory copy together), so groups that hash to
+ * different partitions save in parallel.
  */
 public final class LogShareStateStore implements ShareStateStore {
 
@@ -52,6 +54,7 @@ public final class LogShareStateStore implements ShareStateStore {
     private final Time time;
     private final Map<Id, SharePartitionSnapshot> latest = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> groupConfigs = new ConcurrentHashMap<>();
+    private final Object[] partitionLocks;
 
     public LogShareStateStore(ShareTopics topics, int partitionCount, Time time) {
         this.topics = Objects.requireNonNull(topics, "topics");
@@ -60,6 +63,10 @@ public final class LogShareStateStore implements ShareStateStore {
             throw new IllegalArgumentException(TOPIC + " must have at least one partition, got " + partitionCount);
         }
         this.partitionCount = partitionCount;
+        this.partitionLocks = new Object[partitionCount];
+        for (int i = 0; i < partitionCount; i++) {
+            partitionLocks[i] = new Object();
+        }
     }
 
     /** Replays every partition of {@value #TOPIC}; call once before serving. */
@@ -124,7 +131,7 @@ public final class LogShareStateStore implements ShareStateStore {
         SharePartitionKey key = partition.key();
         SharePartitionSnapshot snapshot = partition.snapshot();
         Id id = idOf(key);
-        synchronized (this) {
+        synchronized (lockOf(key.groupId())) {
             SharePartitionSnapshot previous = latest.get(id);
             if (previous != null && previous.version() >= snapshot.version()) {
                 return;
@@ -134,8 +141,7 @@ public final class LogShareStateStore implements ShareStateStore {
             MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128),
                     Compression.NONE, TimestampType.CREATE_TIME, 0L);
             builder.append(time.milliseconds(), k, v);
-            topics.append(new TopicPartition(TOPIC, Utils.abs(key.groupId().hashCode()) % partitionCount),
-                    builder.build());
+            topics.append(partitionOf(key.groupId()), builder.build());
             latest.put(id, snapshot);
         }
     }
@@ -153,7 +159,7 @@ public final class LogShareStateStore implements ShareStateStore {
         MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length
                 + (v == null ? 0 : v.length) + 128), Compression.NONE, TimestampType.CREATE_TIME, 0L);
         builder.append(time.milliseconds(), k, v);
-        synchronized (this) {
+        synchronized (lockOf(groupId)) {
             topics.append(partitionOf(groupId), builder.build());
             if (configs.isEmpty()) {
                 groupConfigs.remove(groupId);
@@ -175,10 +181,14 @@ public final class LogShareStateStore implements ShareStateStore {
         MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + 128), Compression.NONE,
                 TimestampType.CREATE_TIME, 0L);
         builder.append(time.milliseconds(), k, null);
-        synchronized (this) {
+        synchronized (lockOf(groupId)) {
             topics.append(partitionOf(groupId), builder.build());
             latest.remove(new Id(groupId, topicId, partition));
         }
+    }
+
+    private Object lockOf(String groupId) {
+        return partitionLocks[Utils.abs(groupId.hashCode()) % partitionCount];
     }
 
     private TopicPartition partitionOf(String groupId) {
