@@ -389,6 +389,9 @@ public final class BrokerComparison {
             out.append(", p50 ").append(Metric.P50_MS.format(result.get(Metric.P50_MS)))
                     .append(" ms, p99 ").append(Metric.P99_MS.format(result.get(Metric.P99_MS)))
                     .append(" ms, max ").append(Metric.MAX_MS.format(result.get(Metric.MAX_MS))).append(" ms");
+        } else if (scenario.kind() == Scenario.Kind.SHARE) {
+            Double ratio = result.get(Metric.SHARE_OF_GROUP);
+            out.append(", share/group ").append(ratio == null ? "n/a" : Metric.SHARE_OF_GROUP.format(ratio));
         } else {
             out.append(", fetching only ")
                     .append(Metric.FETCH_MB_PER_SEC.format(result.get(Metric.FETCH_MB_PER_SEC))).append(" MB/s, ")
