@@ -253,7 +253,9 @@ public final class BrokerComparison {
                     }
                 }
                 table.add(scenario, order, PerfTool.printable(
-                        scenario.toolArgs("<broker>", options.recordSize(), "e2e-consume-<broker>"), "<broker>"));
+                        scenario.toolArgs("<broker>", options.recordSize(),
+                        (scenario.kind() == Scenario.Kind.SHARE ? "e2e-share-" : "e2e-consume-") + "<broker>"),
+                        "<broker>"));
                 if (scenario.consumer() && !acks1Ran) {
                     for (BrokerNode node : nodes.values()) {
                         produceUnmeasured(node, scenario.topic(), scenario.records(), "fill", peerClasspath);
