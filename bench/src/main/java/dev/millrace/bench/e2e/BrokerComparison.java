@@ -253,16 +253,22 @@ public final class BrokerComparison {
                     }
                 }
                 table.add(scenario, order, PerfTool.printable(
-                        scenario.toolArgs("<broker>", options.recordSize(), "e2e-consume-<broker>"), "<broker>"));
-                if (scenario.kind() == Scenario.Kind.CONSUME && !acks1Ran) {
+                        scenario.toolArgs("<broker>", options.recordSize(),
+                        (scenario.kind() == Scenario.Kind.SHARE ? "e2e-share-" : "e2e-consume-") + "<broker>"),
+                        "<broker>"));
+                if (scenario.consumer() && !acks1Ran) {
                     for (BrokerNode node : nodes.values()) {
                         produceUnmeasured(node, scenario.topic(), scenario.records(), "fill", peerClasspath);
                     }
+                    acks1Ran = true;
                 }
                 System.out.println();
                 progress("run " + (i + 1) + " of " + scenarios.size() + ": " + scenario.title());
                 for (String name : order) {
                     PerfResult result = measure(nodes.get(name), scenario, peerClasspath);
+                    if (scenario.kind() == Scenario.Kind.SHARE) {
+                        result = withShareOfGroup(table, name, result);
+                    }
                     table.put(scenario, name, result);
                     progress("  " + name + ": " + summary(scenario, result));
                 }
@@ -302,7 +308,10 @@ public final class BrokerComparison {
         settle();
         int logLinesBefore = Cleanup.readLines(node.log()).size();
         String label = node.name().toLowerCase(Locale.ROOT) + "-" + scenario.kind().key();
-        String group = "e2e-consume-" + node.name().toLowerCase(Locale.ROOT);
+        String group = groupOf(node, scenario);
+        if (scenario.kind() == Scenario.Kind.SHARE) {
+            node.setShareGroupEarliest(group);
+        }
         PerfResult result = PerfTool.run(label, peerClasspath,
                 scenario.toolArgs(node.bootstrap(), options.recordSize(), group), scenario.records(),
                 scenario.timeout(), workDir, cleanup);
@@ -325,6 +334,31 @@ public final class BrokerComparison {
                 && scenario.kind() == Scenario.Kind.CONSUME
                 ? PerfResult.Status.NOT_SUPPORTED : PerfResult.Status.FAILED;
         return new PerfResult(status, reason, result.figures());
+    }
+
+    private static String groupOf(BrokerNode node, Scenario scenario) {
+        return (scenario.kind() == Scenario.Kind.SHARE ? "e2e-share-" : "e2e-consume-")
+                + node.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Adds share/group to a share run's figures: its records/s over those of the consumer-group run
+     * on the same broker in this comparison (same topic, same records), when that run succeeded.
+     */
+    private static PerfResult withShareOfGroup(ResultTable table, String broker, PerfResult share) {
+        if (!share.ok()) {
+            return share;
+        }
+        for (ResultTable.Entry entry : table.entries()) {
+            PerfResult group = entry.results().get(broker);
+            if (entry.scenario().kind() == Scenario.Kind.CONSUME && group != null && group.ok()) {
+                Map<Metric, Double> figures = new LinkedHashMap<>(share.figures());
+                figures.put(Metric.SHARE_OF_GROUP, share.get(Metric.RECORDS_PER_SEC)
+                        / group.get(Metric.RECORDS_PER_SEC));
+                return new PerfResult(share.status(), share.reason(), figures);
+            }
+        }
+        return share;
     }
 
     private void produceUnmeasured(BrokerNode node, String topic, long records, String what, String peerClasspath)
@@ -357,6 +391,9 @@ public final class BrokerComparison {
             out.append(", p50 ").append(Metric.P50_MS.format(result.get(Metric.P50_MS)))
                     .append(" ms, p99 ").append(Metric.P99_MS.format(result.get(Metric.P99_MS)))
                     .append(" ms, max ").append(Metric.MAX_MS.format(result.get(Metric.MAX_MS))).append(" ms");
+        } else if (scenario.kind() == Scenario.Kind.SHARE) {
+            Double ratio = result.get(Metric.SHARE_OF_GROUP);
+            out.append(", share/group ").append(ratio == null ? "n/a" : Metric.SHARE_OF_GROUP.format(ratio));
         } else {
             out.append(", fetching only ")
                     .append(Metric.FETCH_MB_PER_SEC.format(result.get(Metric.FETCH_MB_PER_SEC))).append(" MB/s, ")
@@ -437,8 +474,8 @@ public final class BrokerComparison {
         System.out.println("  --warmup-records N    unmeasured warmup per broker, 0 for none (default 1,000,000)");
         System.out.println("  --record-size B       bytes per record value (default 1024)");
         System.out.println("  --partitions N        partitions per topic, the same on both (default 1)");
-        System.out.println("  --runs LIST           of acks1,acksall,idempotent,transactional,fixed,consume (default all; consume "
-                + "alone fills its topic first)");
+        System.out.println("  --runs LIST           of acks1,acksall,idempotent,transactional,fixed,consume,share (default "
+                + "all; consume or share without acks1 fills the topic first; share/group needs consume before share)");
         System.out.println("  --brokers LIST        of millrace,kafka (default both)");
         System.out.println("  --kafka-first         start the alternation with Kafka (default Millrace)");
         System.out.println("  --home DIR            project root (default: the current directory)");

@@ -22,7 +22,9 @@ enum Metric {
     WHOLE_RUN_MAX_MS("max latency ms, whole run", false, "%,.0f"),
     FETCH_RECORDS_PER_SEC("records/s, fetching only", true, "%,.0f"),
     FETCH_MB_PER_SEC("MB/s, fetching only", true, "%,.2f"),
-    GROUP_JOIN_MS("group join (rebalance) ms", false, "%,.0f");
+    GROUP_JOIN_MS("group join (rebalance) ms", false, "%,.0f"),
+    /** Share-group records/s over consumer-group records/s on the same broker, same topic, same run. */
+    SHARE_OF_GROUP("share/group records/s", true, "%,.2f");
 
     private final String label;
     private final boolean higherIsBetter;

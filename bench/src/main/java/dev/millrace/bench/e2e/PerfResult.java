@@ -128,9 +128,12 @@ record PerfResult(Status status, String reason, Map<Metric, Double> figures) {
                 Map<Metric, Double> figures = new LinkedHashMap<>();
                 figures.put(Metric.RECORDS_PER_SEC, Double.parseDouble(row.get("nMsg.sec")));
                 figures.put(Metric.MB_PER_SEC, Double.parseDouble(row.get("MB.sec")));
-                figures.put(Metric.FETCH_RECORDS_PER_SEC, Double.parseDouble(row.get("fetch.nMsg.sec")));
-                figures.put(Metric.FETCH_MB_PER_SEC, Double.parseDouble(row.get("fetch.MB.sec")));
-                figures.put(Metric.GROUP_JOIN_MS, Double.parseDouble(row.get("rebalance.time.ms")));
+                if (row.containsKey("fetch.nMsg.sec")) {
+                    // ConsumerPerformance; ShareConsumerPerformance prints neither these nor a join time
+                    figures.put(Metric.FETCH_RECORDS_PER_SEC, Double.parseDouble(row.get("fetch.nMsg.sec")));
+                    figures.put(Metric.FETCH_MB_PER_SEC, Double.parseDouble(row.get("fetch.MB.sec")));
+                    figures.put(Metric.GROUP_JOIN_MS, Double.parseDouble(row.get("rebalance.time.ms")));
+                }
                 long consumed = Long.parseLong(row.get("data.consumed.in.nMsg"));
                 if (consumed < expected) {
                     return new PerfResult(Status.FAILED,

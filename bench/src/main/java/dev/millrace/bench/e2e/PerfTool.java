@@ -21,6 +21,7 @@ final class PerfTool {
 
     static final String PRODUCER = "org.apache.kafka.tools.ProducerPerformance";
     static final String CONSUMER = "org.apache.kafka.tools.ConsumerPerformance";
+    static final String SHARE_CONSUMER = "org.apache.kafka.tools.ShareConsumerPerformance";
 
     /** Seconds ConsumerPerformance waits for a record before giving up (its --timeout). */
     static final int CONSUMER_IDLE_TIMEOUT_MS = 30_000;
@@ -59,6 +60,17 @@ final class PerfTool {
 
     static List<String> consumerArgs(String bootstrap, String topic, long records, String group) {
         return List.of(CONSUMER, "--bootstrap-server", bootstrap, "--topic", topic,
+                "--num-records", Long.toString(records), "--group", group,
+                "--timeout", Integer.toString(CONSUMER_IDLE_TIMEOUT_MS));
+    }
+
+    /**
+     * ShareConsumerPerformance's arguments: one share consumer with the tool's defaults (implicit
+     * acknowledgement, max.poll.records 500). The group must start at the earliest offset, which the
+     * tool does not set: {@link BrokerNode#setShareGroupEarliest} does it first, on either broker.
+     */
+    static List<String> shareConsumerArgs(String bootstrap, String topic, long records, String group) {
+        return List.of(SHARE_CONSUMER, "--bootstrap-server", bootstrap, "--topic", topic,
                 "--num-records", Long.toString(records), "--group", group,
                 "--timeout", Integer.toString(CONSUMER_IDLE_TIMEOUT_MS));
     }

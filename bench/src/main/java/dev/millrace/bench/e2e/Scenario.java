@@ -20,7 +20,8 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
         IDEMPOTENT("idempotent"),
         TRANSACTIONAL("transactional"),
         FIXED_RATE("fixed"),
-        CONSUME("consume");
+        CONSUME("consume"),
+        SHARE("share");
 
         private final String key;
 
@@ -38,7 +39,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
                     return kind;
                 }
             }
-            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, transactional, fixed, consume)");
+            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, transactional, fixed, consume, share)");
         }
     }
 
@@ -65,14 +66,26 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
             case CONSUME -> new Scenario(kind, String.format(Locale.ROOT,
                     "consume (consumer group), from the acks=1 run's topic: %,d records of %d B", records,
                     recordSize), ACKS_1_TOPIC, records, 0, -1, "");
+            case SHARE -> new Scenario(kind, String.format(Locale.ROOT,
+                    "consume (share group, ShareConsumerPerformance, share.auto.offset.reset=earliest), from the "
+                            + "acks=1 run's topic: %,d records of %d B", records, recordSize),
+                    ACKS_1_TOPIC, records, 0, -1, "");
         };
     }
 
     boolean producer() {
-        return kind != Kind.CONSUME;
+        return kind != Kind.CONSUME && kind != Kind.SHARE;
+    }
+
+    /** Whether the run reads the acks=1 topic, which must be filled first when acks1 did not run. */
+    boolean consumer() {
+        return !producer();
     }
 
     List<Metric> metrics() {
+        if (kind == Kind.SHARE) {
+            return List.of(Metric.RECORDS_PER_SEC, Metric.MB_PER_SEC, Metric.SHARE_OF_GROUP);
+        }
         if (!producer()) {
             return List.of(Metric.RECORDS_PER_SEC, Metric.MB_PER_SEC, Metric.FETCH_RECORDS_PER_SEC,
                     Metric.FETCH_MB_PER_SEC, Metric.GROUP_JOIN_MS);
@@ -89,6 +102,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
         return producer() ? PerfTool.producerArgs(bootstrap, topic, records, warmup, recordSize, throughput, acks,
                 kind == Kind.IDEMPOTENT || kind == Kind.TRANSACTIONAL,
                 kind == Kind.TRANSACTIONAL ? "bench-txn-" + group : null)
+                : kind == Kind.SHARE ? PerfTool.shareConsumerArgs(bootstrap, topic, records, group)
                 : PerfTool.consumerArgs(bootstrap, topic, records, group);
     }
 

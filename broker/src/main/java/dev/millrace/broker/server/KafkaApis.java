@@ -43,6 +43,12 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.AlterShareGroupOffsetsResponse;
+import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DeleteShareGroupOffsetsResponse;
+import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DescribeShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
 import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
@@ -102,6 +108,9 @@ public final class KafkaApis implements RequestHandler {
             .add(ApiKeys.SHARE_GROUP_DESCRIBE, 1, 1)
             .add(ApiKeys.SHARE_FETCH, 1, 2)
             .add(ApiKeys.SHARE_ACKNOWLEDGE, 1, 2)
+            .addAll(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS)
+            .addAll(ApiKeys.ALTER_SHARE_GROUP_OFFSETS)
+            .addAll(ApiKeys.DELETE_SHARE_GROUP_OFFSETS)
             .build();
 
     private final MetadataHandler metadata;
@@ -163,11 +172,15 @@ public final class KafkaApis implements RequestHandler {
             case CREATE_PARTITIONS:
                 return topicAdmin.createPartitions((CreatePartitionsRequest) request).thenApply(r -> r);
             case DESCRIBE_CONFIGS:
-                return done(topicAdmin.describeConfigs((DescribeConfigsRequest) request));
+                return done(shares == null ? topicAdmin.describeConfigs((DescribeConfigsRequest) request)
+                        : GroupConfigRouting.describeConfigs((DescribeConfigsRequest) request, version, topicAdmin,
+                                shares.groupConfigs()));
             case ALTER_CONFIGS:
                 return topicAdmin.alterConfigs((AlterConfigsRequest) request).thenApply(r -> r);
             case INCREMENTAL_ALTER_CONFIGS:
-                return topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request).thenApply(r -> r);
+                return (shares == null ? topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request)
+                        : GroupConfigRouting.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request, version,
+                                topicAdmin, shares.groupConfigs())).thenApply(r -> r);
             case DELETE_RECORDS:
                 return done(deleteRecords.handle((DeleteRecordsRequest) request));
             case INIT_PRODUCER_ID: {
@@ -210,7 +223,9 @@ public final class KafkaApis implements RequestHandler {
                 return groups.handleListGroups((ListGroupsRequest) request)
                         .thenApply(r -> shares == null ? r : shares.withShareGroups((ListGroupsRequest) request, r));
             case DELETE_GROUPS:
-                return groups.handleDeleteGroups((DeleteGroupsRequest) request, version).thenApply(r -> r);
+                return (shares == null ? groups.handleDeleteGroups((DeleteGroupsRequest) request, version)
+                        : ShareAdminRouting.deleteGroups((DeleteGroupsRequest) request, version, groups, shares.admin()))
+                        .thenApply(r -> r);
             case SHARE_GROUP_HEARTBEAT:
                 return shares.handleShareGroupHeartbeat((ShareGroupHeartbeatRequest) request, context.clientId(),
                         context.clientAddress.toString()).thenApply(r -> r);
@@ -220,6 +235,15 @@ public final class KafkaApis implements RequestHandler {
                 return shares.handleShareFetch((ShareFetchRequest) request).thenApply(r -> r);
             case SHARE_ACKNOWLEDGE:
                 return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request).thenApply(r -> r);
+            case DESCRIBE_SHARE_GROUP_OFFSETS:
+                return done(new DescribeShareGroupOffsetsResponse(shares.admin().describeOffsets(
+                        ((DescribeShareGroupOffsetsRequest) request).data())));
+            case ALTER_SHARE_GROUP_OFFSETS:
+                return done(new AlterShareGroupOffsetsResponse(shares.admin().alterOffsets(
+                        ((AlterShareGroupOffsetsRequest) request).data())));
+            case DELETE_SHARE_GROUP_OFFSETS:
+                return done(new DeleteShareGroupOffsetsResponse(shares.admin().deleteOffsets(
+                        ((DeleteShareGroupOffsetsRequest) request).data())));
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));

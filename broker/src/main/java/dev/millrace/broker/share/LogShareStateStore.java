@@ -1,6 +1,7 @@
 package dev.millrace.broker.share;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -33,7 +34,9 @@ import dev.millrace.delay.Time;
  * record comes back available with its delivery count. Of two concurrent saves of one partition the
  * later snapshot wins; an older one arriving late is dropped.
  *
- * <p>Thread-safe.
+ * <p>Thread-safe. Writes to one partition of {@value #TOPIC} are serialised on a lock of that
+ * partition (the version check, the append and the in-memory copy together), so groups that hash to
+ * different partitions save in parallel.
  */
 public final class LogShareStateStore implements ShareStateStore {
 
@@ -50,6 +53,8 @@ public final class LogShareStateStore implements ShareStateStore {
     private final int partitionCount;
     private final Time time;
     private final Map<Id, SharePartitionSnapshot> latest = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> groupConfigs = new ConcurrentHashMap<>();
+    private final Object[] partitionLocks;
 
     public LogShareStateStore(ShareTopics topics, int partitionCount, Time time) {
         this.topics = Objects.requireNonNull(topics, "topics");
@@ -58,6 +63,10 @@ public final class LogShareStateStore implements ShareStateStore {
             throw new IllegalArgumentException(TOPIC + " must have at least one partition, got " + partitionCount);
         }
         this.partitionCount = partitionCount;
+        this.partitionLocks = new Object[partitionCount];
+        for (int i = 0; i < partitionCount; i++) {
+            partitionLocks[i] = new Object();
+        }
     }
 
     /** Replays every partition of {@value #TOPIC}; call once before serving. */
@@ -94,6 +103,15 @@ public final class LogShareStateStore implements ShareStateStore {
         if (!record.hasKey()) {
             throw new IllegalStateException("Record at offset " + record.offset() + " of " + tp + " has no key");
         }
+        if (ShareStateSerde.keyVersion(record.key()) == ShareStateSerde.GROUP_CONFIG_KEY_VERSION) {
+            String groupId = ShareStateSerde.decodeGroupConfigKey(record.key());
+            if (record.hasValue()) {
+                groupConfigs.put(groupId, ShareStateSerde.decodeGroupConfigValue(record.value()));
+            } else {
+                groupConfigs.remove(groupId);
+            }
+            return;
+        }
         ShareStateSerde.StateKey key = ShareStateSerde.decodeKey(record.key());
         Id id = new Id(key.groupId(), key.topicId(), key.partition());
         if (!record.hasValue()) {
@@ -113,7 +131,7 @@ public final class LogShareStateStore implements ShareStateStore {
         SharePartitionKey key = partition.key();
         SharePartitionSnapshot snapshot = partition.snapshot();
         Id id = idOf(key);
-        synchronized (this) {
+        synchronized (lockOf(key.groupId())) {
             SharePartitionSnapshot previous = latest.get(id);
             if (previous != null && previous.version() >= snapshot.version()) {
                 return;
@@ -123,10 +141,58 @@ public final class LogShareStateStore implements ShareStateStore {
             MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128),
                     Compression.NONE, TimestampType.CREATE_TIME, 0L);
             builder.append(time.milliseconds(), k, v);
-            topics.append(new TopicPartition(TOPIC, Utils.abs(key.groupId().hashCode()) % partitionCount),
-                    builder.build());
+            topics.append(partitionOf(key.groupId()), builder.build());
             latest.put(id, snapshot);
         }
+    }
+
+    @Override
+    public Map<String, Map<String, String>> groupConfigs() {
+        return Map.copyOf(groupConfigs);
+    }
+
+    /** Appends the group's settings (a tombstone when empty) to the group's partition of {@value #TOPIC}. */
+    @Override
+    public void saveGroupConfig(String groupId, Map<String, String> configs) {
+        byte[] k = ShareStateSerde.groupConfigKey(groupId);
+        byte[] v = configs.isEmpty() ? null : ShareStateSerde.groupConfigValue(configs);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length
+                + (v == null ? 0 : v.length) + 128), Compression.NONE, TimestampType.CREATE_TIME, 0L);
+        builder.append(time.milliseconds(), k, v);
+        synchronized (lockOf(groupId)) {
+            topics.append(partitionOf(groupId), builder.build());
+            if (configs.isEmpty()) {
+                groupConfigs.remove(groupId);
+            } else {
+                groupConfigs.put(groupId, Map.copyOf(configs));
+            }
+        }
+    }
+
+    @Override
+    public List<Map.Entry<org.apache.kafka.common.Uuid, Integer>> partitionsOf(String groupId) {
+        return latest.keySet().stream().filter(id -> id.groupId().equals(groupId))
+                .map(id -> Map.entry(id.topicId(), id.partition())).toList();
+    }
+
+    @Override
+    public void delete(String groupId, org.apache.kafka.common.Uuid topicId, int partition) {
+        byte[] k = ShareStateSerde.key(groupId, topicId, partition);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + 128), Compression.NONE,
+                TimestampType.CREATE_TIME, 0L);
+        builder.append(time.milliseconds(), k, null);
+        synchronized (lockOf(groupId)) {
+            topics.append(partitionOf(groupId), builder.build());
+            latest.remove(new Id(groupId, topicId, partition));
+        }
+    }
+
+    private Object lockOf(String groupId) {
+        return partitionLocks[Utils.abs(groupId.hashCode()) % partitionCount];
+    }
+
+    private TopicPartition partitionOf(String groupId) {
+        return new TopicPartition(TOPIC, Utils.abs(groupId.hashCode()) % partitionCount);
     }
 
     private static Id idOf(SharePartitionKey key) {

@@ -47,6 +47,8 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareFetchPurgatory purgatory;
     private final ShareFetchHandler fetchHandler;
     private final ShareAcknowledgeHandler acknowledgeHandler;
+    private final ShareGroupConfigHandler groupConfigHandler;
+    private final ShareGroupAdmin admin;
     private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-share-events"));
     private final ExecutorService deadLetters = Executors.newSingleThreadExecutor(r -> daemon(r,
             "millrace-share-dead-letters"));
@@ -79,8 +81,13 @@ public final class ShareBroker implements AutoCloseable {
             }
         };
         this.partitions = new SharePartitionManager(config, topics, timer, time, listener, store);
+        ShareGroupConfigs groupConfigs = new ShareGroupConfigs(config, store);
+        partitions.setGroupConfigs(groupConfigs);
+        this.groupConfigHandler = new ShareGroupConfigHandler(groupConfigs);
         this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
-        this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory);
+        this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory,
+                coordinator::isMember);
+        this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         timer.add(new Purge());
     }
@@ -119,6 +126,16 @@ public final class ShareBroker implements AutoCloseable {
         ListGroupsResponseData data = classic.data().duplicate();
         data.groups().addAll(shareGroups);
         return new ListGroupsResponse(data);
+    }
+
+    /** The share-group offset admin APIs and share-group deletion. */
+    public ShareGroupAdmin admin() {
+        return admin;
+    }
+
+    /** IncrementalAlterConfigs and DescribeConfigs of GROUP resources. */
+    public ShareGroupConfigHandler groupConfigs() {
+        return groupConfigHandler;
     }
 
     /** Records were appended to {@code tp}: wake share fetches waiting on it. */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiPredicate;
 
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -29,7 +30,9 @@ import org.apache.kafka.common.requests.ShareRequestMetadata;
  * <p>Partitions are served round-robin across requests, so that a full {@code MaxRecords} from the
  * first partition does not starve the others. A final-epoch request (-1) only acknowledges: then
  * the session closes and every record the member still holds is released. {@code IsRenewAck}
- * requests (v2) only acknowledge (renew) too. The response names only partitions with records,
+ * requests (v2) only acknowledge (renew) too. A fetch from a member id that is not a current member
+ * of the group (it never joined, timed out or left) is answered UNKNOWN_MEMBER_ID, except the final
+ * one, which only acknowledges and closes the session. The response names only partitions with records,
  * an acknowledgement result or an error.
  *
  * <p>Thread-safe; called on request threads.
@@ -45,9 +48,11 @@ public final class ShareFetchHandler {
     private final ShareFetchPurgatory purgatory;
     private final Acknowledger acknowledger;
     private final AtomicInteger rotation = new AtomicInteger();
+    private final BiPredicate<String, String> isMember;
 
     ShareFetchHandler(ShareGroupConfig config, ShareTopics topics, SharePartitionManager partitions,
-                      ShareSessionCache sessions, ShareFetchPurgatory purgatory) {
+                      ShareSessionCache sessions, ShareFetchPurgatory purgatory, BiPredicate<String, String> isMember) {
+        this.isMember = isMember;
         this.config = config;
         this.topics = topics;
         this.partitions = partitions;
@@ -63,6 +68,10 @@ public final class ShareFetchHandler {
         int epoch = data.shareSessionEpoch();
         if (groupId == null || groupId.isEmpty() || memberId == null || memberId.isEmpty()) {
             return done(topLevelError(Errors.INVALID_REQUEST));
+        }
+        if (epoch != ShareRequestMetadata.FINAL_EPOCH && !isMember.test(groupId, memberId)) {
+            // a member removed from the group (session timeout, left) must rejoin before it fetches
+            return done(topLevelError(Errors.UNKNOWN_MEMBER_ID));
         }
         Map<TopicIdPartition, PartitionData> out = new LinkedHashMap<>();
         List<TopicIdPartition> added = new ArrayList<>();

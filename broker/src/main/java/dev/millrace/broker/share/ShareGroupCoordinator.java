@@ -172,6 +172,32 @@ public final class ShareGroupCoordinator {
         return groups.containsKey(groupId);
     }
 
+    /** True if {@code memberId} is a current member of share group {@code groupId}. */
+    public synchronized boolean isMember(String groupId, String memberId) {
+        ShareGroup group = groups.get(groupId);
+        return group != null && group.members.containsKey(memberId);
+    }
+
+    /** True if {@code groupId} has at least one member. */
+    public synchronized boolean hasMembers(String groupId) {
+        ShareGroup group = groups.get(groupId);
+        return group != null && !group.members.isEmpty();
+    }
+
+    /**
+     * Forgets the empty share group {@code groupId}.
+     *
+     * @return NONE (also when it was not known here), or NON_EMPTY_GROUP when it has members
+     */
+    public synchronized Errors delete(String groupId) {
+        ShareGroup group = groups.get(groupId);
+        if (group != null && !group.members.isEmpty()) {
+            return Errors.NON_EMPTY_GROUP;
+        }
+        groups.remove(groupId);
+        return Errors.NONE;
+    }
+
     private Map<Uuid, Set<Integer>> assignmentFor(List<String> subscribedTopics) {
         Map<Uuid, Set<Integer>> assignment = new HashMap<>();
         for (String topic : subscribedTopics) {

@@ -188,6 +188,37 @@ public final class SharePartition {
         maybeAdvanceStart(new Events());
     }
 
+    /**
+     * Moves the start offset to {@code offset} (AlterShareGroupOffsets): every in-flight state is
+     * dropped, records from {@code offset} on are delivered afresh, with delivery count 0. Only for a
+     * group without members (no record is held). The change is saved like any other.
+     */
+    public void resetTo(long offset) {
+        Events events = new Events();
+        synchronized (this) {
+            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+                if (e.getValue().state == RecordState.ACQUIRED) {
+                    throw new IllegalStateException("Cannot reset " + key + " to offset " + offset + ": offset "
+                            + e.getKey() + " is " + RecordState.ACQUIRED + ", not released");
+                }
+            }
+            inFlight.clear();
+            startOffset = Math.max(offset, log.logStartOffset());
+            endOffset = startOffset;
+            nextAcquisitionId++;
+            events.changed = true;
+            events.available = true;
+        }
+        events.fire();
+    }
+
+    /** The records from the start offset to the high watermark not yet acknowledged or archived. */
+    public synchronized long lag() {
+        long behind = Math.max(0, log.highWatermark() - startOffset);
+        long done = inFlight.values().stream().filter(r -> r.state.isTerminal()).count();
+        return Math.max(0, behind - done);
+    }
+
     private AcquireResult acquireLocked(String memberId, int maxRecords, int maxBytes, Events events) {
         long now = time.hiResClockMs();
         moveToLogStart();
@@ -208,33 +239,22 @@ public final class SharePartition {
                 continue;
             }
             int before = acquired.size();
-            for (Record record : batch) {
-                long offset = record.offset();
-                if (offset < first || offset < startOffset) {
-                    continue;
-                }
-                if (acquired.size() >= maxRecords || (offset >= endOffset && offset >= limitEnd)) {
-                    stop = true;
-                    break;
-                }
-                if (offset >= endOffset) {
-                    archiveGapsUpTo(offset);
-                    InFlightRecord fresh = new InFlightRecord(RecordState.AVAILABLE, 0);
-                    inFlight.put(offset, fresh);
-                    endOffset = offset + 1;
-                    if (batch.isControlBatch()) {
-                        fresh.state = RecordState.ARCHIVED;
-                        continue;
+            Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
+                    batch.isControlBatch(), acquired);
+            if (isDense(batch)) {
+                // every offset of the batch holds a record: decide from the header, without reading the records
+                for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
+                    if (!acquisition.offer(offset)) {
+                        stop = true;
+                        break;
                     }
                 }
-                InFlightRecord state = inFlight.get(offset);
-                if (state != null && state.isAcquirable(now)) {
-                    state.state = RecordState.ACQUIRED;
-                    state.deliveryCount++;
-                    state.memberId = memberId;
-                    state.acquisitionId = acquisitionId;
-                    state.lockExpiresAtMs = now + config.recordLockDurationMs();
-                    acquired.add(offset);
+            } else {
+                for (Record record : batch) {
+                    if (record.offset() >= first && !acquisition.offer(record.offset())) {
+                        stop = true;
+                        break;
+                    }
                 }
             }
             if (acquired.size() > before) {
@@ -255,6 +275,74 @@ public final class SharePartition {
         events.changed = true;
         timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
+    }
+
+    /**
+     * Whether every offset from the batch's base to its last offset holds a record (a v2 batch whose
+     * record count spans them all), so that its offsets are known from the header alone. Compacted
+     * batches and older formats have holes or no count and are read record by record.
+     */
+    private static boolean isDense(RecordBatch batch) {
+        if (batch.magic() < RecordBatch.MAGIC_VALUE_V2) {
+            return false;
+        }
+        Integer count = batch.countOrNull();
+        return count != null && count == batch.lastOffset() - batch.baseOffset() + 1;
+    }
+
+    /**
+     * One acquisition in progress: {@link #offer} decides an offset of the batch being read. Runs
+     * under the partition's monitor.
+     */
+    private final class Acquisition {
+        private final String memberId;
+        private final long acquisitionId;
+        private final long now;
+        private final int maxRecords;
+        private final long limitEnd;
+        private final boolean controlBatch;
+        private final List<Long> acquired;
+
+        Acquisition(String memberId, long acquisitionId, long now, int maxRecords, long limitEnd,
+                    boolean controlBatch, List<Long> acquired) {
+            this.memberId = memberId;
+            this.acquisitionId = acquisitionId;
+            this.now = now;
+            this.maxRecords = maxRecords;
+            this.limitEnd = limitEnd;
+            this.controlBatch = controlBatch;
+            this.acquired = acquired;
+        }
+
+        /** Acquires {@code offset} if it is acquirable; false when the acquisition must stop before it. */
+        boolean offer(long offset) {
+            if (offset < startOffset) {
+                return true;
+            }
+            if (acquired.size() >= maxRecords || (offset >= endOffset && offset >= limitEnd)) {
+                return false;
+            }
+            if (offset >= endOffset) {
+                archiveGapsUpTo(offset);
+                InFlightRecord fresh = new InFlightRecord(controlBatch ? RecordState.ARCHIVED : RecordState.AVAILABLE,
+                        0);
+                inFlight.put(offset, fresh);
+                endOffset = offset + 1;
+                if (controlBatch) {
+                    return true;
+                }
+            }
+            InFlightRecord state = inFlight.get(offset);
+            if (state != null && state.isAcquirable(now)) {
+                state.state = RecordState.ACQUIRED;
+                state.deliveryCount++;
+                state.memberId = memberId;
+                state.acquisitionId = acquisitionId;
+                state.lockExpiresAtMs = now + config.recordLockDurationMs();
+                acquired.add(offset);
+            }
+            return true;
+        }
     }
 
     /** The earliest offset that can be acquired now, or -1. */

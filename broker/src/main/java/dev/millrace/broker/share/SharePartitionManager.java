@@ -15,8 +15,9 @@ import dev.millrace.delay.Timer;
 /**
  * Holds the {@link SharePartition}s of this broker, one per (share group, topic partition), created
  * the first time a member fetches the partition: from its persisted state if there is one, else at
- * the log start ({@code group.share.auto.offset.reset=earliest}) or the high watermark
- * ({@code latest}).
+ * the log start ({@code share.auto.offset.reset=earliest}, the group's setting in
+ * {@link ShareGroupConfigs}, else the broker's {@code group.share.auto.offset.reset}) or the high
+ * watermark ({@code latest}).
  *
  * <p>Threading: thread-safe.
  */
@@ -32,6 +33,7 @@ public final class SharePartitionManager {
     private final SharePartitionListener listener;
     private final ShareStateStore store;
     private final Map<Key, SharePartition> partitions = new ConcurrentHashMap<>();
+    private volatile ShareGroupConfigs groupConfigs;
 
     public SharePartitionManager(ShareGroupConfig config, ShareTopics topics, Timer timer, Time time,
                                  SharePartitionListener listener, ShareStateStore store) {
@@ -41,6 +43,11 @@ public final class SharePartitionManager {
         this.time = Objects.requireNonNull(time, "time");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** Per-group settings to use for new share-partitions instead of the broker's; set once, before serving. */
+    void setGroupConfigs(ShareGroupConfigs groupConfigs) {
+        this.groupConfigs = groupConfigs;
     }
 
     /** The share-partition of {@code groupId} on {@code tp}, created if needed; empty if the log is not here. */
@@ -68,6 +75,15 @@ public final class SharePartitionManager {
                 .map(Map.Entry::getValue).toList();
     }
 
+    /**
+     * Forgets the share-partition of {@code groupId} on {@code tp} here and in the store (its saved
+     * state gets a tombstone). The group must have no members.
+     */
+    public void delete(String groupId, Uuid topicId, TopicPartition tp) {
+        partitions.remove(new Key(groupId, tp));
+        store.delete(groupId, topicId, tp.partition());
+    }
+
     /** Releases every record {@code memberId} holds in any partition of {@code groupId}. */
     public void releaseMember(String groupId, String memberId) {
         partitionsOf(groupId).forEach(p -> p.releaseMember(memberId));
@@ -76,7 +92,9 @@ public final class SharePartitionManager {
     private SharePartition create(String groupId, Uuid topicId, TopicPartition tp, ShareLog log) {
         SharePartitionKey key = new SharePartitionKey(groupId, topicId, tp);
         Optional<SharePartitionSnapshot> persisted = store.load(key);
-        long start = config.autoOffsetResetEarliest() ? log.logStartOffset() : log.highWatermark();
+        ShareGroupConfigs perGroup = groupConfigs;
+        boolean earliest = perGroup != null ? perGroup.autoOffsetResetEarliest(groupId) : config.autoOffsetResetEarliest();
+        long start = earliest ? log.logStartOffset() : log.highWatermark();
         SharePartition partition = new SharePartition(key, log, config, timer, time, listener,
                 persisted.map(SharePartitionSnapshot::startOffset).orElse(start));
         persisted.ifPresent(partition::restore);

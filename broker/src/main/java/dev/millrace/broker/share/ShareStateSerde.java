@@ -17,6 +17,13 @@ import org.apache.kafka.common.Uuid;
  *          | runCount x ( firstOffset:int64 | length:int32 | state:int8 | deliveryCount:int16 )
  * </pre>
  *
+ * Group settings ({@link ShareGroupConfigs}) live in the same topic under a key of version 1:
+ *
+ * <pre>
+ *   key:   version:int16(1) | groupLength:int16 | group:utf8
+ *   value: version:int16(0) | count:int32 | count x ( nameLength:int16 | name:utf8 | valueLength:int16 | value:utf8 )
+ * </pre>
+ *
  * A run is consecutive in-flight offsets with one state and delivery count; state is the ordinal
  * of {@link RecordState}. Decoding a key or value with an unknown version throws
  * {@link IllegalArgumentException} naming it.
@@ -31,6 +38,9 @@ public final class ShareStateSerde {
 
     private static final short VERSION = 0;
 
+    /** The key version of a group-settings record. */
+    public static final short GROUP_CONFIG_KEY_VERSION = 1;
+
     private ShareStateSerde() {
     }
 
@@ -40,6 +50,59 @@ public final class ShareStateSerde {
         buffer.putShort(VERSION).putShort((short) group.length).put(group)
                 .putLong(topicId.getMostSignificantBits()).putLong(topicId.getLeastSignificantBits()).putInt(partition);
         return buffer.array();
+    }
+
+    /** The version of the key in {@code buffer}, without consuming it. */
+    public static short keyVersion(ByteBuffer buffer) {
+        return buffer.getShort(buffer.position());
+    }
+
+    public static byte[] groupConfigKey(String groupId) {
+        byte[] group = groupId.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(2 + 2 + group.length).putShort(GROUP_CONFIG_KEY_VERSION)
+                .putShort((short) group.length).put(group).array();
+    }
+
+    public static String decodeGroupConfigKey(ByteBuffer buffer) {
+        short version = buffer.getShort();
+        if (version != GROUP_CONFIG_KEY_VERSION) {
+            throw new IllegalArgumentException("Not a group-config key: version " + version);
+        }
+        byte[] group = new byte[buffer.getShort()];
+        buffer.get(group);
+        return new String(group, StandardCharsets.UTF_8);
+    }
+
+    public static byte[] groupConfigValue(java.util.Map<String, String> configs) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ByteBuffer head = ByteBuffer.allocate(6).putShort(VERSION).putInt(configs.size());
+        bytes.writeBytes(head.array());
+        configs.forEach((name, value) -> {
+            bytes.writeBytes(shortString(name));
+            bytes.writeBytes(shortString(value));
+        });
+        return bytes.toByteArray();
+    }
+
+    public static java.util.Map<String, String> decodeGroupConfigValue(ByteBuffer buffer) {
+        checkVersion(buffer.getShort(), "group-config value");
+        int count = buffer.getInt();
+        java.util.Map<String, String> configs = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            configs.put(readShortString(buffer), readShortString(buffer));
+        }
+        return configs;
+    }
+
+    private static byte[] shortString(String s) {
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(2 + utf8.length).putShort((short) utf8.length).put(utf8).array();
+    }
+
+    private static String readShortString(ByteBuffer buffer) {
+        byte[] utf8 = new byte[buffer.getShort()];
+        buffer.get(utf8);
+        return new String(utf8, StandardCharsets.UTF_8);
     }
 
     public static StateKey decodeKey(ByteBuffer buffer) {

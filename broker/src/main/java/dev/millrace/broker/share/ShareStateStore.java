@@ -1,5 +1,9 @@
 package dev.millrace.broker.share;
 
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.Uuid;
 import java.util.Optional;
 
 /**
@@ -15,6 +19,24 @@ public interface ShareStateStore {
 
     /** Saves the current state of {@code partition}; may batch or write asynchronously. */
     void save(SharePartition partition);
+
+    /** Every group's saved settings ({@link ShareGroupConfigs}); read once at start. */
+    default Map<String, Map<String, String>> groupConfigs() {
+        return Map.of();
+    }
+
+    /** Saves {@code groupId}'s settings (all of them; empty removes them) before returning. */
+    default void saveGroupConfig(String groupId, Map<String, String> configs) {
+    }
+
+    /** The share-partitions of {@code groupId} with saved state, as (topic id, partition). */
+    default List<Map.Entry<Uuid, Integer>> partitionsOf(String groupId) {
+        return List.of();
+    }
+
+    /** Forgets the saved state of one share-partition (a tombstone) before returning. */
+    default void delete(String groupId, Uuid topicId, int partition) {
+    }
 
     ShareStateStore NONE = new ShareStateStore() {
         @Override

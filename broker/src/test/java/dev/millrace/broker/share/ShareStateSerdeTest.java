@@ -34,6 +34,19 @@ class ShareStateSerdeTest {
     }
 
     @Test
+    void shouldRoundTripGroupConfigsUnderTheirOwnKeyVersion() {
+        ByteBuffer key = ByteBuffer.wrap(ShareStateSerde.groupConfigKey("gröup"));
+        java.util.Map<String, String> configs = java.util.Map.of("share.auto.offset.reset", "earliest");
+
+        assertThat(ShareStateSerde.keyVersion(key)).isEqualTo(ShareStateSerde.GROUP_CONFIG_KEY_VERSION);
+        assertThat(ShareStateSerde.decodeGroupConfigKey(key)).isEqualTo("gröup");
+        assertThat(ShareStateSerde.decodeGroupConfigValue(ByteBuffer.wrap(ShareStateSerde.groupConfigValue(configs))))
+                .isEqualTo(configs);
+        assertThat(ShareStateSerde.keyVersion(ByteBuffer.wrap(ShareStateSerde.key("g", Uuid.randomUuid(), 0))))
+                .as("share-partition keys keep version 0").isZero();
+    }
+
+    @Test
     void shouldRejectAnUnknownVersion() {
         ByteBuffer value = ByteBuffer.wrap(ShareStateSerde.value(new SharePartitionSnapshot(0, 0, List.of(), 1)));
         value.putShort(0, (short) 9);

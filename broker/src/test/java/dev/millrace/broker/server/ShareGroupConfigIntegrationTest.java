@@ -1,0 +1,141 @@
+package dev.millrace.broker.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Per-group {@code share.auto.offset.reset} through the Admin client (IncrementalAlterConfigs and
+ * DescribeConfigs on GROUP resources) on a broker whose default is {@code latest}.
+ */
+@Timeout(60)
+class ShareGroupConfigIntegrationTest {
+
+    private static final String TOPIC = "queue";
+
+    @TempDir
+    Path dataDir;
+
+    private BrokerServer broker;
+
+    @AfterEach
+    void stop() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void shouldReadFromTheLogStartWhenTheGroupIsSetToEarliestAndKeepTheSettingAcrossARestart() throws Exception {
+        Map<String, String> settings = Map.of("controller.port", String.valueOf(TestBrokers.freePort()));
+        broker = TestBrokers.start(dataDir, settings);
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "readers");
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            produce(10);
+            admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                    new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)))).all().get();
+            assertThat(autoOffsetReset(admin, group).value()).isEqualTo("earliest");
+        }
+        broker.close();
+        broker = TestBrokers.start(dataDir, settings);
+
+        try (Admin admin = admin()) {
+            ConfigEntry entry = autoOffsetReset(admin, group);
+            assertThat(entry.value()).isEqualTo("earliest");
+            assertThat(entry.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
+        }
+        List<String> received = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> consumer = shareConsumer("readers")) {
+            consumer.subscribe(List.of(TOPIC));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (received.size() < 10 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    received.add(record.value());
+                }
+            }
+        }
+        assertThat(received).as("records written before the group's first member, read from the log start")
+                .containsExactlyInAnyOrder("0", "1", "2", "3", "4", "5", "6", "7", "8", "9");
+    }
+
+    @Test
+    void shouldRejectUnknownSettingsAndBadValuesAndDeleteBackToTheBrokerDefault() throws Exception {
+        broker = TestBrokers.start(dataDir, Map.of());
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "readers");
+        try (Admin admin = admin()) {
+            assertThat(autoOffsetReset(admin, group).value()).isEqualTo("latest");
+            assertThat(autoOffsetReset(admin, group).source()).isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+
+            assertThatThrownBy(() -> set(admin, group, "share.auto.offset.reset", "sometimes"))
+                    .isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("earliest or latest");
+            assertThatThrownBy(() -> set(admin, group, "share.no.such.setting", "1"))
+                    .isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("share.no.such.setting");
+
+            set(admin, group, "share.auto.offset.reset", "earliest");
+            assertThat(autoOffsetReset(admin, group).value()).isEqualTo("earliest");
+            admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                    new ConfigEntry("share.auto.offset.reset", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+            assertThat(autoOffsetReset(admin, group).value()).isEqualTo("latest");
+            assertThat(autoOffsetReset(admin, group).source()).isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+        }
+    }
+
+    private static void set(Admin admin, ConfigResource group, String name, String value) throws Exception {
+        admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(new ConfigEntry(name, value),
+                AlterConfigOp.OpType.SET)))).all().get();
+    }
+
+    private static ConfigEntry autoOffsetReset(Admin admin, ConfigResource group) throws Exception {
+        Config config = admin.describeConfigs(List.of(group)).all().get().get(group);
+        return config.get("share.auto.offset.reset");
+    }
+
+    private Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker)));
+    }
+
+    private void produce(int count) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker)), new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, 0, null, Integer.toString(i))).get();
+            }
+        }
+    }
+
+    private KafkaShareConsumer<String, String> shareConsumer(String groupId) {
+        return new KafkaShareConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker),
+                ConsumerConfig.GROUP_ID_CONFIG, groupId), new StringDeserializer(), new StringDeserializer());
+    }
+}
