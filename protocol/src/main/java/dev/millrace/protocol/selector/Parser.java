@@ -268,8 +268,9 @@ final class Parser {
             case FALSE:
                 return Literal.bool(t.position, t.text, t.type == TokenType.TRUE);
             case IDENTIFIER:
-                identifiers.add(t.text);
-                return new Identifier(t.position, t.text, NON_SELECTABLE_HEADERS.contains(t.text));
+                String name = t.text.intern(); // one object per name: contexts may memoize by identity
+                identifiers.add(name);
+                return new Identifier(t.position, name, NON_SELECTABLE_HEADERS.contains(name));
             case LPAREN:
                 Expr inner = or();
                 expect(TokenType.RPAREN, isCondition(inner) || inner.kind() == Expr.Kind.NUMERIC
