@@ -18,6 +18,8 @@ import java.util.List;
  *       identifier-ignorable characters excluded as in {@code JmsIdentifiers}; case-sensitive. A word equal to a
  *       keyword in any ASCII case is that keyword.
  *   <li>Operators {@code = <> < > <= >= + - * / ( ) ,}; whitespace ({@link Character#isWhitespace}) separates.
+ *       SQL comments are not supported (section 3.8.1.3): {@code --} and {@code /*} are errors rather than being
+ *       read as two operators, so a comment cannot silently turn into arithmetic.
  * </ul>
  *
  * <p>Not thread-safe; one instance per compilation.
@@ -74,6 +76,12 @@ final class Lexer {
     }
 
     private Token operator(int start, char c) {
+        if ((c == '-' || c == '/') && pos + 1 < text.length() && text.charAt(pos + 1) == (c == '-' ? '-' : '*')) {
+            // "a = 1 -- note" would otherwise parse as a = 1 - (-note): refuse what looks like an SQL comment
+            String token = text.substring(start, start + 2);
+            throw new SelectorSyntaxException(text, start, token, "Unexpected '" + token + "'",
+                    "SQL comments are not supported" + (c == '-' ? "; write - - for a double negation" : ""));
+        }
         pos++;
         switch (c) {
             case '=': return op(TokenType.EQ, start);

@@ -170,6 +170,9 @@ class SelectorSyntaxTest {
         "a = 1e400       | 4  | 1e400",
         "a = 1e-400      | 4  | 1e-400",
         "a = #           | 4  | #",
+        "a = 1 -- note   | 6  | --",
+        "a = 1 /* x */   | 6  | /*",
+        "a = . 5         | 4  | .",
     })
     void shouldRefuseBadCharactersAndMalformedNumbers(String selector, int position, String token) {
         SelectorSyntaxException e = error(selector);
@@ -184,6 +187,8 @@ class SelectorSyntaxTest {
         assertThat(error("a = 09").getMessage()).endsWith("(a leading 0 makes it octal)");
         assertThat(error("a NOT = 1").getMessage()).endsWith("(expected BETWEEN, LIKE or IN after NOT)");
         assertThat(error("a + 1").getMessage()).endsWith("(expected a comparison operator)");
+        assertThat(error("a = 1 -- x").getMessage()).contains("SQL comments are not supported");
+        assertThat(eval("a = 1 - - 2", "a", 3)).isTrue();
     }
 
     @ParameterizedTest
