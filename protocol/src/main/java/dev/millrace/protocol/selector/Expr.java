@@ -25,6 +25,8 @@ abstract class Expr {
     /** Where the node's first token starts, and that token, for error messages. */
     final int position;
     final String token;
+    /** Levels of the subtree this node roots, set by the parser to bound the tree (see {@code Parser.nested}). */
+    int height = 1;
 
     Expr(int position, String token) {
         this.position = position;

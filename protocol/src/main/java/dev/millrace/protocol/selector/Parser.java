@@ -42,10 +42,15 @@ final class Parser {
     static final Set<String> NON_SELECTABLE_HEADERS = Set.of(
             "JMSDestination", "JMSReplyTo", "JMSRedelivered", "JMSExpiration", "JMSDeliveryTime");
 
+    /** The highest tree a selector may make; see {@link #nested}. */
+    static final int MAX_HEIGHT = 64;
+
     private final String text;
     private final List<Token> tokens;
     private final Set<String> identifiers = new LinkedHashSet<>();
     private int index;
+    /** Open parentheses, NOTs and signs being parsed: the parser's own recursion, limited like the tree. */
+    private int depth;
 
     private Parser(String text) {
         this.text = text;
@@ -66,27 +71,35 @@ final class Parser {
     }
 
     private Expr or() {
-        Expr left = and();
-        while (peek().type == TokenType.OR) {
-            requireCondition(left);
-            next();
-            Expr right = and();
-            requireCondition(right);
-            left = new Logical.Or(left, right);
+        Expr first = and();
+        if (peek().type != TokenType.OR) {
+            return first;
         }
-        return left;
+        List<Expr> operands = new ArrayList<>();
+        operands.add(first);
+        while (peek().type == TokenType.OR) {
+            requireCondition(operands.get(operands.size() - 1));
+            next();
+            operands.add(and());
+        }
+        requireCondition(operands.get(operands.size() - 1));
+        return nested(new Logical.Or(operands), operands.toArray(new Expr[0]));
     }
 
     private Expr and() {
-        Expr left = not();
-        while (peek().type == TokenType.AND) {
-            requireCondition(left);
-            next();
-            Expr right = not();
-            requireCondition(right);
-            left = new Logical.And(left, right);
+        Expr first = not();
+        if (peek().type != TokenType.AND) {
+            return first;
         }
-        return left;
+        List<Expr> operands = new ArrayList<>();
+        operands.add(first);
+        while (peek().type == TokenType.AND) {
+            requireCondition(operands.get(operands.size() - 1));
+            next();
+            operands.add(not());
+        }
+        requireCondition(operands.get(operands.size() - 1));
+        return nested(new Logical.And(operands), operands.toArray(new Expr[0]));
     }
 
     private Expr not() {
@@ -94,9 +107,42 @@ final class Parser {
             return predicate();
         }
         Token not = next();
+        enter();
         Expr operand = not();
+        depth--;
         requireCondition(operand);
-        return new Logical.Not(not.position, not.text, operand);
+        return nested(new Logical.Not(not.position, not.text, operand), operand);
+    }
+
+    /**
+     * Records {@code node}'s height (1 + its highest child's) and refuses a tree higher than {@value #MAX_HEIGHT}:
+     * selectors may come from any client, and evaluation recurses once per level (an arithmetic node even asks its
+     * operands' types again, so the cost grows with the square of the height). AND and OR chains are flat, so the
+     * limit bites only on nesting: parentheses, NOT, signs, arithmetic chains.
+     */
+    private Expr nested(Expr node, Expr... children) {
+        int height = 0;
+        for (Expr child : children) {
+            height = Math.max(height, child.height);
+        }
+        node.height = height + 1;
+        if (node.height > MAX_HEIGHT) {
+            throw tooDeep();
+        }
+        return node;
+    }
+
+    /** Before recursing into a parenthesis, NOT or sign: the parser must not overflow the stack either. */
+    private void enter() {
+        if (++depth > MAX_HEIGHT) {
+            throw tooDeep();
+        }
+    }
+
+    private SelectorSyntaxException tooDeep() {
+        Token at = peek();
+        return new SelectorSyntaxException(text, at.position, at.describe(), "Selector nests too deeply",
+                "more than " + MAX_HEIGHT + " levels of parentheses, NOT, signs or arithmetic");
     }
 
     private Expr predicate() {
@@ -110,12 +156,13 @@ final class Parser {
             case LE:
             case GE:
                 next();
-                return comparison(op, left, additive());
+                Expr right = additive();
+                return nested(comparison(op, left, right), left, right);
             case IS:
                 next();
                 boolean not = accept(TokenType.NOT);
                 expect(TokenType.NULL, "expected NULL or NOT NULL after IS");
-                return new IsNull(identifierOperand(left, op), not);
+                return nested(new IsNull(identifierOperand(left, op), not), left);
             case NOT:
                 next();
                 TokenType after = peek().type;
@@ -141,11 +188,11 @@ final class Parser {
                 expect(TokenType.AND, "expected AND between the bounds of BETWEEN");
                 Expr high = additive();
                 requireNumeric(high, op);
-                return new Between(left, low, high, negated);
+                return nested(new Between(left, low, high, negated), left, low, high);
             case LIKE:
-                return like(identifierOperand(left, op), negated);
+                return nested(like(identifierOperand(left, op), negated), left);
             default:
-                return in(identifierOperand(left, op), negated);
+                return nested(in(identifierOperand(left, op), negated), left);
         }
     }
 
@@ -208,7 +255,7 @@ final class Parser {
             requireNumeric(left, op);
             Expr right = multiplicative();
             requireNumeric(right, op);
-            left = new Arithmetic(op.text.charAt(0), left, right);
+            left = nested(new Arithmetic(op.text.charAt(0), left, right), left, right);
         }
         return left;
     }
@@ -220,7 +267,7 @@ final class Parser {
             requireNumeric(left, op);
             Expr right = unary();
             requireNumeric(right, op);
-            left = new Arithmetic(op.text.charAt(0), left, right);
+            left = nested(new Arithmetic(op.text.charAt(0), left, right), left, right);
         }
         return left;
     }
@@ -236,7 +283,9 @@ final class Parser {
             next();
             return Literal.exact(sign.position, source(sign, literal), exact(literal, negative));
         }
+        enter();
         Expr operand = unary();
+        depth--;
         requireNumeric(operand, sign);
         if (operand instanceof Literal && operand.kind() == Expr.Kind.NUMERIC) {
             String token = source(sign, operand);
@@ -247,7 +296,7 @@ final class Parser {
             double v = operand.doubleValue(null);
             return Literal.approximate(sign.position, token, negative ? -v : v);
         }
-        return new UnarySign(sign.position, sign.text, negative, operand);
+        return nested(new UnarySign(sign.position, sign.text, negative, operand), operand);
     }
 
     private Expr primary() {
@@ -272,7 +321,9 @@ final class Parser {
                 identifiers.add(name);
                 return new Identifier(t.position, name, NON_SELECTABLE_HEADERS.contains(name));
             case LPAREN:
+                enter();
                 Expr inner = or();
+                depth--;
                 expect(TokenType.RPAREN, isCondition(inner) || inner.kind() == Expr.Kind.NUMERIC
                         ? "expected ')'" : "expected a comparison operator or ')'");
                 return inner;

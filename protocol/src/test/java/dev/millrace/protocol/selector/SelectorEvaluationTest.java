@@ -52,6 +52,24 @@ class SelectorEvaluationTest {
     }
 
     @Test
+    void shouldEvaluateAndOrChainsAsRepeatedBinaryOperators() {
+        for (Boolean a : TRUTHS) {
+            for (Boolean b : TRUTHS) {
+                for (Boolean c : TRUTHS) {
+                    assertThat(eval("x AND y AND z", "x", a, "y", b, "z", c)).as("%s AND %s AND %s", a, b, c)
+                            .isEqualTo(eval("(x AND y) AND z", "x", a, "y", b, "z", c));
+                    assertThat(eval("x OR y OR z", "x", a, "y", b, "z", c)).as("%s OR %s OR %s", a, b, c)
+                            .isEqualTo(eval("(x OR y) OR z", "x", a, "y", b, "z", c));
+                }
+            }
+        }
+        assertThat(eval("x AND y AND z", "x", true, "y", null, "z", false)).isFalse();
+        assertThat(eval("x AND y AND z", "x", true, "y", null, "z", true)).isNull();
+        assertThat(eval("x OR y OR z", "x", false, "y", null, "z", true)).isTrue();
+        assertThat(eval("x OR y OR z", "x", false, "y", null, "z", false)).isNull();
+    }
+
+    @Test
     void shouldFollowTheSqlTruthTableForNot() {
         assertThat(eval("NOT a", "a", true)).isFalse();
         assertThat(eval("NOT a", "a", false)).isTrue();

@@ -310,4 +310,34 @@ class SelectorSyntaxTest {
         assertThat(Selector.compile("x + 2 * -y > 1 - 2 - 3").toString())
                 .endsWith("=> ((x + (2 * -y)) > ((1 - 2) - 3))]");
     }
+    @Test
+    void shouldKeepLongAndOrChainsFlat() {
+        StringBuilder ors = new StringBuilder();
+        for (int i = 0; i < 10_000; i++) {
+            ors.append(i == 0 ? "" : " OR ").append("id = ").append(i);
+        }
+        Selector s = Selector.compile(ors.toString());
+        assertThat(s.evaluate(id -> 9_999)).isTrue();
+        assertThat(s.evaluate(id -> 10_000)).isFalse();
+        assertThat(s.evaluate(id -> null)).isNull();
+        assertThat(Selector.compile(ors.toString().replace(" OR ", " AND ")).evaluate(id -> 1)).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"(", "NOT ", "- "})
+    void shouldRefuseDeepNestingWithASyntaxErrorNotAStackOverflow(String opener) {
+        String tail = opener.equals("(") ? "a = 1" + ")".repeat(100_000) : opener.equals("- ") ? "1 = a" : "a";
+        SelectorSyntaxException e = error(opener.repeat(100_000) + tail);
+        assertThat(e.getMessage()).startsWith("Selector nests too deeply at position " + 65 * opener.length());
+        String fine = opener.repeat(Parser.MAX_HEIGHT - 2)
+                + (opener.equals("(") ? "a = 1" + ")".repeat(Parser.MAX_HEIGHT - 2) : tail);
+        assertThat(Selector.compile(fine).matchesAll()).isFalse();
+    }
+
+    @Test
+    void shouldRefuseArithmeticChainsHigherThanTheLimit() {
+        assertThat(eval("1" + " + 1".repeat(50) + " = 51")).isTrue();
+        assertThat(error("1" + " + 1".repeat(Parser.MAX_HEIGHT) + " = 1").getMessage())
+                .startsWith("Selector nests too deeply");
+    }
 }
