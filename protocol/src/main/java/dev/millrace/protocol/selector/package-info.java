@@ -45,6 +45,11 @@
  *   <li><b>Grammar strictness.</b> LIKE, IN and IS NULL take an identifier on the left (3.8.1.1 writes them with
  *       "identifier"); BETWEEN and arithmetic take numbers or identifiers; NULL is no literal outside IS NULL.
  *   <li><b>Keywords</b> are case-insensitive in ASCII only, identifiers case-sensitive (3.8.1.1).
+ *   <li><b>SQL comments</b> are not supported (3.8.1.3); {@code --} and {@code /*} are syntax errors rather than two
+ *       operators.
+ *   <li><b>Untrusted input.</b> The broker compiles selectors sent by any client, so nesting (parentheses, NOT,
+ *       signs, arithmetic chains) is limited to 64 levels, a syntax error beyond; AND and OR chains of any length are
+ *       flat nodes. Nothing else is limited: the text's length is bounded by the request that carries it.
  * </ul>
  *
  * <h2>Cost</h2>
