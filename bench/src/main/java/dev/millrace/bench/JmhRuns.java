@@ -2,6 +2,7 @@ package dev.millrace.bench;
 
 import java.util.Collection;
 
+import org.openjdk.jmh.profile.Profiler;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -25,12 +26,25 @@ public final class JmhRuns {
 
     /** Runs the benchmarks whose full name matches {@code include}; returns their results. */
     public static Collection<RunResult> run(String include, boolean quick, int quickSeconds) {
+        return run(include, quick, quickSeconds, new Class[0]);
+    }
+
+    /**
+     * As {@link #run(String, boolean, int)}, with JMH profilers attached (for example
+     * {@code GCProfiler}, whose {@code gc.alloc.rate.norm} secondary result is bytes allocated per op).
+     */
+    @SafeVarargs
+    public static Collection<RunResult> run(String include, boolean quick, int quickSeconds,
+            Class<? extends Profiler>... profilers) {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(include)
                 .forks(1)
                 .jvmArgs(FORK_JVM_ARGS)
                 .jvmArgsAppend("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"))
                 .shouldFailOnError(true);
+        for (Class<? extends Profiler> profiler : profilers) {
+            options.addProfiler(profiler);
+        }
         if (quick) {
             options.warmupIterations(1).warmupTime(TimeValue.seconds(quickSeconds))
                     .measurementIterations(3).measurementTime(TimeValue.seconds(quickSeconds));

@@ -189,6 +189,16 @@ public final class JmsRecordCodec {
         return b.build();
     }
 
+    /**
+     * Decodes the value of a UTF-8 header field ({@code jms.message.id}, {@code jms.correlation.id},
+     * {@code jms.type}) as {@link #decode} does, for readers that take single headers.
+     *
+     * @throws JmsRecordFormatException on invalid UTF-8
+     */
+    public static String decodeUtf8Header(String key, byte[] value) {
+        return utf8(key, value == null ? new byte[0] : value);
+    }
+
     private static void decodeProperty(JmsMessageData.Builder b, String key, byte[] value) {
         String name = key.substring(JmsHeaders.PROPERTY_PREFIX.length());
         String problem = JmsIdentifiers.invalidPropertyNameReason(name);

@@ -111,6 +111,63 @@ public final class TypedValueCodec {
     }
 
     /**
+     * The type tag of a property value in header form, after the checks {@link #decodeProperty} makes except the
+     * UTF-8 check of a String: a known property tag, the exact length for fixed-size types, 0x00/0x01 for a boolean.
+     * With {@link #exactPropertyValue}, {@link #approximatePropertyValue} and {@link #booleanPropertyValue} it reads
+     * a property without boxing (the broker's selector evaluation); a String's UTF-8 starts at offset 1.
+     *
+     * @throws JmsRecordFormatException as {@link #decodeProperty} does
+     */
+    public static byte propertyTag(String headerKey, byte[] bytes) {
+        if (bytes == null || bytes.length == 0) {
+            throw new JmsRecordFormatException(headerKey, 0, "expected 1 byte(s) for the type tag, found 0");
+        }
+        byte tag = bytes[0];
+        int size;
+        switch (tag) {
+            case NULL: size = 0; break;
+            case BOOLEAN: case BYTE: size = 1; break;
+            case SHORT: size = 2; break;
+            case INT: case FLOAT: size = 4; break;
+            case LONG: case DOUBLE: size = 8; break;
+            case STRING: return tag;
+            case CHAR: case BYTES:
+                throw new JmsRecordFormatException(headerKey, 0, "type tag 0x" + hex(tag) + " (" + typeName(tag)
+                        + ") is not allowed for a property");
+            default:
+                throw new JmsRecordFormatException(headerKey, 0, "unknown type tag 0x" + hex(tag));
+        }
+        if (bytes.length != 1 + size) {
+            throw new JmsRecordFormatException(headerKey, 1, "a " + typeName(tag) + " value takes " + size
+                    + " byte(s), found " + (bytes.length - 1));
+        }
+        if (tag == BOOLEAN && bytes[1] != 0 && bytes[1] != 1) {
+            throw new JmsRecordFormatException(headerKey, 1, "boolean must be 0x00 or 0x01, found 0x" + hex(bytes[1]));
+        }
+        return tag;
+    }
+
+    /** The value of a byte, short, int or long property whose bytes passed {@link #propertyTag}. */
+    public static long exactPropertyValue(byte[] bytes) {
+        long value = bytes[1]; // sign-extends the first byte, then the others shift in
+        for (int i = 2; i < bytes.length; i++) {
+            value = (value << 8) | (bytes[i] & 0xff);
+        }
+        return value;
+    }
+
+    /** The value of a float (widened) or double property whose bytes passed {@link #propertyTag}. */
+    public static double approximatePropertyValue(byte[] bytes) {
+        long bits = exactPropertyValue(bytes);
+        return bytes[0] == FLOAT ? Float.intBitsToFloat((int) bits) : Double.longBitsToDouble(bits);
+    }
+
+    /** The value of a boolean property whose bytes passed {@link #propertyTag}. */
+    public static boolean booleanPropertyValue(byte[] bytes) {
+        return bytes[1] == 1;
+    }
+
+    /**
      * Appends a value in sized form.
      *
      * @throws IllegalArgumentException if {@code value} is not a {@linkplain #isBodyValue body value}

@@ -120,4 +120,34 @@ class TypedValueCodecTest {
                     assertThat(e.getMessage()).contains("UTF-8");
                 });
     }
+    @ParameterizedTest
+    @MethodSource("propertyValuesAndBytes")
+    void shouldReadPropertyPrimitivesAsDecodePropertyDoes(Object value, byte[] bytes) {
+        byte tag = TypedValueCodec.propertyTag("jms.prop.p", bytes);
+        assertThat(tag).isEqualTo(bytes[0]);
+        if (value instanceof Boolean) {
+            assertThat(TypedValueCodec.booleanPropertyValue(bytes)).isEqualTo(value);
+        } else if (value instanceof Float || value instanceof Double) {
+            assertThat(TypedValueCodec.approximatePropertyValue(bytes)).isEqualTo(((Number) value).doubleValue());
+        } else if (value instanceof Number) {
+            assertThat(TypedValueCodec.exactPropertyValue(bytes)).isEqualTo(((Number) value).longValue());
+        }
+    }
+
+    @Test
+    void shouldCheckPropertyLengthsAndTagsWithoutDecoding() {
+        assertThatThrownBy(() -> TypedValueCodec.propertyTag("jms.prop.p", new byte[0]))
+                .isInstanceOf(JmsRecordFormatException.class).hasMessageContaining("jms.prop.p");
+        assertThatThrownBy(() -> TypedValueCodec.propertyTag("jms.prop.p", new byte[] {0x05, 0, 0, 0}))
+                .isInstanceOf(JmsRecordFormatException.class).hasMessageContaining("4 byte(s), found 3");
+        assertThatThrownBy(() -> TypedValueCodec.propertyTag("jms.prop.p", new byte[] {0x01, 0x02}))
+                .isInstanceOf(JmsRecordFormatException.class).hasMessageContaining("0x02");
+        assertThatThrownBy(() -> TypedValueCodec.propertyTag("jms.prop.p", new byte[] {0x0A, 0, 0, 0, 0}))
+                .isInstanceOf(JmsRecordFormatException.class).hasMessageContaining("not allowed for a property");
+        assertThatThrownBy(() -> TypedValueCodec.propertyTag("jms.prop.p", new byte[] {0x33}))
+                .isInstanceOf(JmsRecordFormatException.class).hasMessageContaining("unknown type tag 0x33");
+        assertThat(TypedValueCodec.exactPropertyValue(new byte[] {0x03, (byte) 0xFF, (byte) 0xFE})).isEqualTo(-2);
+        assertThat(TypedValueCodec.exactPropertyValue(TypedValueCodec.encodeProperty(Long.MIN_VALUE)))
+                .isEqualTo(Long.MIN_VALUE);
+    }
 }
