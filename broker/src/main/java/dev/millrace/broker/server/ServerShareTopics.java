@@ -11,10 +11,12 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.log.AbortedTxn;
 import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.share.LogShareStateStore;
 import dev.millrace.broker.share.ShareLog;
@@ -106,6 +108,26 @@ final class ServerShareTopics implements ShareTopics {
         @Override
         public Records read(long offset, int maxBytes) {
             return partition.log().read(offset, maxBytes, true).records();
+        }
+
+        @Override
+        public long lastStableOffset() {
+            return partition.lastStableOffset();
+        }
+
+        @Override
+        public boolean isAborted(RecordBatch batch) {
+            if (!batch.isTransactional() || batch.isControlBatch()) {
+                return false;
+            }
+            for (AbortedTxn txn : partition.log().collectAbortedTransactions(batch.baseOffset(),
+                    batch.lastOffset() + 1)) {
+                if (txn.producerId() == batch.producerId() && txn.firstOffset() <= batch.baseOffset()
+                        && batch.lastOffset() < txn.lastOffset()) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override

@@ -13,13 +13,17 @@ import org.apache.kafka.common.requests.ApiError;
 
 /**
  * Per-group settings of share groups, set with IncrementalAlterConfigs on a {@code GROUP} config
- * resource, as Kafka's group configs. One setting is known:
+ * resource, as Kafka's group configs. Two settings are known:
  *
  * <ul>
  *   <li>{@value #AUTO_OFFSET_RESET} ({@code earliest} or {@code latest}; default: the broker's
  *       {@code group.share.auto.offset.reset}): where the group starts on a partition it has no state
  *       for yet. Changing it does not move partitions the group already reads; reset those with
  *       AlterShareGroupOffsets.</li>
+ *   <li>{@value #ISOLATION_LEVEL} ({@code read_committed} or {@code read_uncommitted}; default
+ *       {@code read_uncommitted}, as Kafka): with read_committed the group acquires only records
+ *       below the last stable offset and never those of aborted transactions
+ *       ({@link IsolatedShareLog}). JMS queues use read_committed.</li>
  * </ul>
  *
  * Any other name is INVALID_CONFIG naming it. A group need not exist to be configured (a queue can be
@@ -32,6 +36,8 @@ import org.apache.kafka.common.requests.ApiError;
 public final class ShareGroupConfigs {
 
     public static final String AUTO_OFFSET_RESET = "share.auto.offset.reset";
+    public static final String ISOLATION_LEVEL = "share.isolation.level";
+    private static final java.util.List<String> KNOWN = java.util.List.of(AUTO_OFFSET_RESET, ISOLATION_LEVEL);
 
     private final ShareGroupConfig defaults;
     private final ShareStateStore store;
@@ -49,6 +55,11 @@ public final class ShareGroupConfigs {
         return value == null ? defaults.autoOffsetResetEarliest() : ShareGroupConfig.parseEarliest(value);
     }
 
+    /** Whether {@code groupId} reads committed records only ({@value #ISOLATION_LEVEL}=read_committed). */
+    public boolean readCommitted(String groupId) {
+        return "read_committed".equals(overrides.getOrDefault(groupId, Map.of()).get(ISOLATION_LEVEL));
+    }
+
     /** The settings explicitly set on {@code groupId}. */
     public Map<String, String> overrides(String groupId) {
         return overrides.getOrDefault(groupId, Map.of());
@@ -58,11 +69,15 @@ public final class ShareGroupConfigs {
     public Map<String, Optional<String>> describe(String groupId) {
         Map<String, Optional<String>> out = new LinkedHashMap<>();
         out.put(AUTO_OFFSET_RESET, Optional.ofNullable(overrides(groupId).get(AUTO_OFFSET_RESET)));
+        out.put(ISOLATION_LEVEL, Optional.ofNullable(overrides(groupId).get(ISOLATION_LEVEL)));
         return out;
     }
 
     /** The default value of a known setting. */
     public String defaultValue(String name) {
+        if (ISOLATION_LEVEL.equals(name)) {
+            return "read_uncommitted";
+        }
         return defaults.autoOffsetResetEarliest() ? "earliest" : "latest";
     }
 
@@ -84,9 +99,9 @@ public final class ShareGroupConfigs {
             normalized.put(e.getKey(), e.getValue().toLowerCase(Locale.ROOT));
         }
         for (String name : delete) {
-            if (!AUTO_OFFSET_RESET.equals(name)) {
+            if (!KNOWN.contains(name)) {
                 return new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": unknown group config '" + name
-                        + "' (known: " + AUTO_OFFSET_RESET + ")");
+                        + "' (known: " + String.join(", ", KNOWN) + ")");
             }
         }
         if (validateOnly) {
@@ -105,15 +120,18 @@ public final class ShareGroupConfigs {
     }
 
     private static Optional<String> validate(String name, String value) {
-        if (!AUTO_OFFSET_RESET.equals(name)) {
-            return Optional.of("unknown group config '" + name + "' (known: " + AUTO_OFFSET_RESET + ")");
+        if (!KNOWN.contains(name)) {
+            return Optional.of("unknown group config '" + name + "' (known: " + String.join(", ", KNOWN) + ")");
         }
         if (value == null) {
             return Optional.of(name + " has a null value; delete it to return to the default");
         }
         String v = value.toLowerCase(Locale.ROOT);
-        if (!v.equals("earliest") && !v.equals("latest")) {
+        if (AUTO_OFFSET_RESET.equals(name) && !v.equals("earliest") && !v.equals("latest")) {
             return Optional.of(name + " must be earliest or latest, got '" + value + "'");
+        }
+        if (ISOLATION_LEVEL.equals(name) && !v.equals("read_committed") && !v.equals("read_uncommitted")) {
+            return Optional.of(name + " must be read_committed or read_uncommitted, got '" + value + "'");
         }
         return Optional.empty();
     }

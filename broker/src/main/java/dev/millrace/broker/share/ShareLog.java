@@ -2,6 +2,7 @@ package dev.millrace.broker.share;
 
 import java.util.Optional;
 
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
 /**
@@ -19,6 +20,24 @@ public interface ShareLog {
 
     /** Batches from the one holding {@code offset}, up to {@code maxBytes} (at least one whole batch). */
     Records read(long offset, int maxBytes);
+
+    /** The end of what read-committed consumers may read: no open transaction's records below it. */
+    default long lastStableOffset() {
+        return highWatermark();
+    }
+
+    /** Whether {@code batch} belongs to an aborted transaction. */
+    default boolean isAborted(RecordBatch batch) {
+        return false;
+    }
+
+    /**
+     * Whether acquisition passes over {@code batch} (its offsets are archived, never delivered):
+     * control batches (transaction markers) always.
+     */
+    default boolean skip(RecordBatch batch) {
+        return batch.isControlBatch();
+    }
 
     /** The topic's dead-letter topic ({@code millrace.share.dlq.topic}), if it has one. */
     Optional<String> deadLetterTopic();

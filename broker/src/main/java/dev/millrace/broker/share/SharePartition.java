@@ -240,7 +240,7 @@ public final class SharePartition {
             }
             int before = acquired.size();
             Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
-                    batch.isControlBatch(), acquired);
+                    log.skip(batch), acquired);
             if (isDense(batch)) {
                 // every offset of the batch holds a record: decide from the header, without reading the records
                 for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {

@@ -94,8 +94,10 @@ public final class SharePartitionManager {
         Optional<SharePartitionSnapshot> persisted = store.load(key);
         ShareGroupConfigs perGroup = groupConfigs;
         boolean earliest = perGroup != null ? perGroup.autoOffsetResetEarliest(groupId) : config.autoOffsetResetEarliest();
-        long start = earliest ? log.logStartOffset() : log.highWatermark();
-        SharePartition partition = new SharePartition(key, log, config, timer, time, listener,
+        long start = earliest ? log.logStartOffset()
+                : perGroup != null && perGroup.readCommitted(groupId) ? log.lastStableOffset() : log.highWatermark();
+        ShareLog view = new IsolatedShareLog(log, () -> perGroup != null && perGroup.readCommitted(groupId));
+        SharePartition partition = new SharePartition(key, view, config, timer, time, listener,
                 persisted.map(SharePartitionSnapshot::startOffset).orElse(start));
         persisted.ifPresent(partition::restore);
         return partition;

@@ -110,6 +110,60 @@ class ShareGroupConfigIntegrationTest {
         }
     }
 
+    @Test
+    void aReadCommittedGroupNeverGetsAbortedOrOpenTransactionalRecords() throws Exception {
+        broker = TestBrokers.start(dataDir, Map.of());
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "committed-readers");
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+            set(admin, group, "share.auto.offset.reset", "earliest");
+            set(admin, group, "share.isolation.level", "read_committed");
+            assertThatThrownBy(() -> set(admin, group, "share.isolation.level", "sometimes"))
+                    .cause().isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("read_committed or read_uncommitted");
+            assertThat(admin.describeConfigs(List.of(group)).all().get().get(group).get("share.isolation.level")
+                    .value()).isEqualTo("read_committed");
+        }
+        Map<String, Object> txn = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker),
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "queue-writer");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(txn, new StringSerializer(),
+                new StringSerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "committed-1"));
+            producer.commitTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "aborted"));
+            producer.flush();
+            producer.abortTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "committed-2"));
+            producer.commitTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "open-then-committed"));
+            producer.flush();
+
+            List<String> received = new ArrayList<>();
+            try (KafkaShareConsumer<String, String> consumer = shareConsumer("committed-readers")) {
+                consumer.subscribe(List.of(TOPIC));
+                long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (received.size() < 2 && System.nanoTime() < deadline) {
+                    consumer.poll(Duration.ofMillis(200)).forEach(r -> received.add(r.value()));
+                }
+                consumer.poll(Duration.ofMillis(500)).forEach(r -> received.add(r.value()));
+                assertThat(received).as("committed only; the open transaction is held back")
+                        .containsExactly("committed-1", "committed-2");
+
+                producer.commitTransaction();
+                deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (received.size() < 3 && System.nanoTime() < deadline) {
+                    consumer.poll(Duration.ofMillis(200)).forEach(r -> received.add(r.value()));
+                }
+            }
+            assertThat(received).containsExactly("committed-1", "committed-2", "open-then-committed");
+        }
+    }
+
     private static void set(Admin admin, ConfigResource group, String name, String value) throws Exception {
         admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(new ConfigEntry(name, value),
                 AlterConfigOp.OpType.SET)))).all().get();
