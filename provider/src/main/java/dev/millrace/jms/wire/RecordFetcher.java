@@ -146,6 +146,20 @@ public abstract class RecordFetcher implements AutoCloseable {
         }
     }
 
+    /** Runs {@code command} on the fetcher thread later, without waiting; a failure is only kept as {@link #failure}. */
+    protected final void submit(Runnable command) {
+        commands.offer(() -> {
+            try {
+                command.run();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        });
+        if (polling) {
+            wakeupClient();
+        }
+    }
+
     private void run() {
         try {
             while (running) {

@@ -38,6 +38,9 @@ public final class ShareFetcher extends RecordFetcher {
     private final Set<ConsumerRecord<byte[], byte[]>> unsettled = java.util.Collections.newSetFromMap(
             new IdentityHashMap<>());
 
+    /** Whether acceptances were made since the last poll (which carries or follows them). Fetcher thread. */
+    private boolean uncommitted;
+
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
             throws JMSException {
         super("millrace-share-" + topic, settings.requestTimeoutMs());
@@ -61,6 +64,7 @@ public final class ShareFetcher extends RecordFetcher {
 
     @Override
     protected Collection<Delivery> poll(Duration timeout) {
+        uncommitted = false; // the poll carries them
         List<Delivery> out = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
             unsettled.add(r);
@@ -73,6 +77,29 @@ public final class ShareFetcher extends RecordFetcher {
     /** Accepts the records: they will not be delivered again. {@code sync} waits for the broker's answer. */
     public void acknowledge(List<Delivery> deliveries, boolean sync) throws JMSException {
         settle(deliveries, AcknowledgeType.ACCEPT, sync);
+    }
+
+    /**
+     * Accepts the records without waiting: the acceptance goes to the broker at once ({@code sendNow}) or with the
+     * next fetch, which kafka-clients sends only once every record of the last one is settled. A consumer that crashes
+     * before the broker has it gets the records again, with a raised delivery count.
+     */
+    public void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) {
+        submit(() -> {
+            boolean any = false;
+            for (Delivery d : deliveries) {
+                if (unsettled.remove(d.record)) {
+                    consumer.acknowledge(d.record, AcknowledgeType.ACCEPT);
+                    any = true;
+                }
+            }
+            if (any) {
+                uncommitted = true;
+                if (sendNow) {
+                    consumer.commitAsync();
+                }
+            }
+        });
     }
 
     /** Releases the records: the broker delivers them again (to any consumer), their delivery count raised. */
@@ -111,10 +138,20 @@ public final class ShareFetcher extends RecordFetcher {
 
     @Override
     protected void closeClient() {
+        boolean settle = uncommitted || !unsettled.isEmpty();
         for (ConsumerRecord<byte[], byte[]> r : unsettled) {
             consumer.acknowledge(r, AcknowledgeType.RELEASE);
         }
         unsettled.clear();
+        if (settle) {
+            try {
+                // close alone does not reliably deliver acceptances still waiting for a poll, nor wait for those
+                // sent asynchronously; a synchronous commit on the same connection follows them
+                awake(() -> consumer.commitSync(Duration.ofMillis(timeoutMs()))); // close() may have woken it
+            } catch (KafkaException e) {
+                // the broker releases what it did not get once the locks expire
+            }
+        }
         consumer.close(Duration.ofSeconds(5));
     }
 }
