@@ -31,8 +31,11 @@ import jakarta.jms.ConnectionFactory;
  * <pre>
  *   mvn -B -q package -DskipTests
  *   java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp bench/target/millrace-bench.jar dev.millrace.bench.jms.JmsComparison
- *       [--quick] [--artemis-first] [--only millrace|artemis] [--keep] [--home DIR]
+ *       [--quick] [--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
  * </pre>
+ *
+ * <p>{@code --millrace-set} passes a broker setting to Millrace (e.g. {@code log.flush.interval.messages=1} to fsync
+ * every append, as Artemis's journal does for every durable send by default).
  *
  * <p>Prints each figure as it comes, then a table (text and Markdown) with Millrace/Artemis ratios and the
  * targets of issue 6 (throughput ratio &ge; 2, p99 &le; Artemis's). Exits 0 when every run produced figures, 1
@@ -48,6 +51,7 @@ public final class JmsComparison {
         boolean artemisFirst = false;
         boolean keep = false;
         String only = null;
+        List<String> millraceSettings = new ArrayList<>(List.of("group.share.auto.offset.reset=earliest"));
         Path home = Path.of("").toAbsolutePath();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -56,10 +60,11 @@ public final class JmsComparison {
                 case "--keep" -> keep = true;
                 case "--only" -> only = args[++i];
                 case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
+                case "--millrace-set" -> millraceSettings.add(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
                             + "; usage: JmsComparison [--quick] [--artemis-first] [--only millrace|artemis] "
-                            + "[--keep] [--home DIR]");
+                            + "[--millrace-set NAME=VALUE]... [--keep] [--home DIR]");
                     System.exit(2);
                 }
             }
@@ -84,7 +89,8 @@ public final class JmsComparison {
             for (String name : order) {
                 if (name.equals("millrace")) {
                     BrokerNode node = BrokerNode.startMillrace(home, workDir, BrokerComparison.BROKER_JVM, cleanup,
-                            List.of("group.share.auto.offset.reset=earliest"));
+                            millraceSettings);
+                    System.out.println("Millrace broker settings: " + millraceSettings);
                     nodes.add(node);
                     factories.put("Millrace", new MillraceConnectionFactory(node.bootstrap()));
                 } else {
@@ -111,6 +117,8 @@ public final class JmsComparison {
                 }
             }
             for (BrokerNode node : nodes) {
+                Cleanup.tail(node.log(), 500).stream().filter(line -> line.startsWith("Artemis started"))
+                        .forEach(System.out::println);
                 node.stop();
             }
         } finally {
