@@ -86,6 +86,26 @@ class AcknowledgeAndAsyncSendIntegrationTest {
         }
     }
 
+    /** Acknowledgements go to the broker after receive returns; closing must send those still pending first. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {Session.AUTO_ACKNOWLEDGE, Session.DUPS_OK_ACKNOWLEDGE,
+            Session.AUTO_ACKNOWLEDGE, Session.DUPS_OK_ACKNOWLEDGE, Session.AUTO_ACKNOWLEDGE,
+            Session.DUPS_OK_ACKNOWLEDGE})
+    void shouldHaveSentEveryAcknowledgementWhenAConsumerClosesRightAfterReceiving(int mode) throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(mode);
+            Queue q = s.createQueue("q.close-after-receive." + java.util.UUID.randomUUID());
+            send(s, q, "m0", "m1", "m2");
+            MessageConsumer consumer = s.createConsumer(q);
+            c.start();
+            for (int i = 0; i < 3; i++) {
+                assertThat(consumer.receive(10_000)).isNotNull();
+            }
+            consumer.close();
+            assertThat(s.createConsumer(q).receive(500)).as("acknowledged before close").isNull();
+        }
+    }
+
     @Test
     void shouldAcknowledgeUpToTheCurrentMessageFromAClientAcknowledgeListener() throws Exception {
         List<String> seen = Collections.synchronizedList(new ArrayList<>());

@@ -117,8 +117,10 @@ public final class JmsComparison {
                 }
             }
             for (BrokerNode node : nodes) {
-                Cleanup.tail(node.log(), 500).stream().filter(line -> line.startsWith("Artemis started"))
-                        .forEach(System.out::println);
+                if (node.name().equals("Artemis")) {
+                    Cleanup.tail(node.log(), 200).stream().filter(line -> line.startsWith("Artemis started"))
+                            .forEach(System.out::println);
+                }
                 node.stop();
             }
         } finally {
