@@ -58,8 +58,8 @@ import jakarta.jms.TopicSubscriber;
  *
  * <ul>
  *   <li>AUTO_ACKNOWLEDGE: a message is acknowledged when receive returns it or its listener returns. On a queue the
- *       acceptance is sent at once without waiting for the broker's answer (as Artemis and ActiveMQ clients do by
- *       default): a consumer that dies just then may get the message again, flagged JMSRedelivered, which the
+ *       consumer's fetch thread sends the acceptance at once (with any that came meanwhile) and the application does
+ *       not wait for the broker's answer (as Artemis and ActiveMQ clients do by default): a consumer that dies just then may get the message again, flagged JMSRedelivered, which the
  *       specification allows. On a durable subscription the offset commit is awaited. DUPS_OK_ACKNOWLEDGE: queue
  *       acceptances go with the next fetch (after the prefetched batch), topic commits are not awaited.
  *       CLIENT_ACKNOWLEDGE: {@link #acknowledge()} acknowledges every message this session delivered and waits.

@@ -10,7 +10,8 @@ import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
 /**
  * Apache ActiveMQ Artemis, embedded in a JVM of its own, as the peer of the JMS comparison: one acceptor on
  * {@code 127.0.0.1:<port>}, persistence on with the journal's defaults (type, buffer timeout, sync on every durable
- * send), bindings, journal, paging and large messages under {@code <dir>}, security off. Queues are created on first
+ * send), bindings, journal, paging and large messages under {@code <dir>}, security off, audit logging off (as in
+ * the distribution's logging configuration). Queues are created on first
  * use (Artemis's default address settings). Runs until the JVM is stopped (SIGTERM stops the server).
  *
  * <pre>
@@ -27,6 +28,9 @@ public final class ArtemisServer {
             System.err.println("usage: ArtemisServer PORT DIR");
             System.exit(2);
         }
+        // The Artemis distribution's log4j2.properties turns its audit loggers off; embedded under slf4j-simple they
+        // would log every message sent and acknowledged (hundreds of MB per run). Before the first logger exists:
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.activemq.audit", "off");
         int port = Integer.parseInt(args[0]);
         Path dir = Path.of(args[1]);
         Configuration config = new ConfigurationImpl()

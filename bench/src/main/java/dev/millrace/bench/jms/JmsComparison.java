@@ -118,8 +118,7 @@ public final class JmsComparison {
             }
             for (BrokerNode node : nodes) {
                 if (node.name().equals("Artemis")) {
-                    Cleanup.tail(node.log(), 200).stream().filter(line -> line.startsWith("Artemis started"))
-                            .forEach(System.out::println);
+                    printStartLine(node.log());
                 }
                 node.stop();
             }
@@ -129,6 +128,15 @@ public final class JmsComparison {
         System.out.println();
         System.out.print(markdown(results));
         System.exit(exit);
+    }
+
+    /** Prints the line where ArtemisServer names its journal type, reading only the start of its log. */
+    private static void printStartLine(Path log) {
+        try (java.util.stream.Stream<String> lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+            lines.limit(500).filter(line -> line.startsWith("Artemis started")).forEach(System.out::println);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            System.out.println("could not read " + log + ": " + e);
+        }
     }
 
     static String markdown(Map<String, JmsHarness.Result> results) {
