@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import dev.millrace.jms.wire.ClientIdClaim;
 import dev.millrace.jms.wire.Destinations;
 import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.TemporaryDestinationReaper;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
 import jakarta.jms.ConnectionMetaData;
@@ -74,6 +75,9 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private volatile String clientId;
     private volatile boolean clientIdFromFactory;
     private volatile ClientIdClaim claim;
+    private volatile ClientIdClaim temporaryOwnership;
+    private final java.util.concurrent.atomic.AtomicBoolean sweepScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private long checksSinceSweep;
 
     private MillraceConnection(ConnectionSettings settings) {
         this.settings = settings;
@@ -127,7 +131,15 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
             if (c != null) {
                 c.keepAlive();
             }
+            ClientIdClaim ownership = temporaryOwnership;
+            if (ownership != null) {
+                ownership.keepAlive();
+            }
             checkBroker();
+            if (++checksSinceSweep * settings.connectionCheckIntervalMs() >= SWEEP_INTERVAL_MS) {
+                checksSinceSweep = 0;
+                sweepTemporaries();
+            }
             brokerLost = false;
         } catch (JMSException | RuntimeException e) {
             if (!brokerLost && !closed) {
@@ -225,6 +237,54 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     String newTemporaryName(String kind) {
         return "millrace.tmp." + kind + "." + connectionId + "." + sequence.incrementAndGet();
+    }
+
+    /** How often a connection looks for temporary destinations of crashed connections (besides on creation). */
+    static final long SWEEP_INTERVAL_MS = 60_000;
+
+    /**
+     * Before this connection's first temporary destination: joins its owner group, which tells other connections
+     * that its temporary destinations are in use ({@link TemporaryDestinationReaper}). Also schedules a sweep.
+     */
+    void prepareTemporary() throws JMSException {
+        if (temporaryOwnership == null) {
+            synchronized (temporaryDestinations) {
+                if (temporaryOwnership == null) {
+                    try {
+                        temporaryOwnership = monitor.submit(() -> ClientIdClaim.hold(settings, admin, destinations,
+                                connectionId, TemporaryDestinationReaper.ownerGroup(connectionId))).get();
+                    } catch (ExecutionException e) {
+                        throw JmsExceptions.fromClient("hold temporary destinations", e.getCause());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw JmsExceptions.fromClient("hold temporary destinations", e);
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        throw new IllegalStateException("the connection is closed");
+                    }
+                }
+            }
+        }
+        if (sweepScheduled.compareAndSet(false, true)) {
+            try {
+                monitor.execute(() -> {
+                    sweepScheduled.set(false);
+                    sweepTemporaries();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                sweepScheduled.set(false);
+            }
+        }
+    }
+
+    private void sweepTemporaries() {
+        if (closed) {
+            return;
+        }
+        try {
+            TemporaryDestinationReaper.sweep(admin, settings, connectionId);
+        } catch (JMSException | RuntimeException e) {
+            // best effort; the next sweep tries again
+        }
     }
 
     void addTemporary(String name) {
@@ -403,9 +463,13 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         }
         temporaryDestinations.clear();
         ClientIdClaim c = claim;
+        ClientIdClaim ownership = temporaryOwnership;
         monitor.submit(() -> {
             if (c != null) {
                 c.close();
+            }
+            if (ownership != null) {
+                ownership.close();
             }
         });
         monitor.shutdown();

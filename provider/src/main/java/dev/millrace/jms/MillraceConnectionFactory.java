@@ -55,7 +55,7 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private String nonPersistentAcks = "1";
     private int lingerMs = 0;
     private int batchSizeBytes = 16_384;
-    private int prefetch = 100;
+    private int prefetch = 1000;
     private int requestTimeoutMs = 30_000;
     private int connectionCheckIntervalMs = 1000;
     private boolean autoCreateDestinations = true;
@@ -220,7 +220,7 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         return prefetch;
     }
 
-    /** Most messages a consumer fetches ahead of the application ({@code max.poll.records}); default 100. */
+    /** Most messages a consumer fetches ahead of the application ({@code max.poll.records}); default 1000. */
     public void setPrefetch(int prefetch) {
         this.prefetch = checkAtLeast("prefetch", prefetch, 1);
     }

@@ -238,16 +238,21 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
             if (m == null) {
                 return;
             }
+            boolean clientAcknowledge = session.getAcknowledgeMode() == jakarta.jms.Session.CLIENT_ACKNOWLEDGE;
+            if (clientAcknowledge) {
+                // before onMessage, so that message.acknowledge() in it covers this message too
+                session.afterDelivery(this, d);
+            }
             try {
                 l.onMessage(m);
             } catch (RuntimeException e) {
-                if (session.getAcknowledgeMode() != jakarta.jms.Session.CLIENT_ACKNOWLEDGE) {
+                if (!clientAcknowledge) {
                     // AUTO and DUPS_OK: a listener that throws gets the message again at once
                     redeliver(List.of(d));
                     return;
                 }
             }
-            if (!closed) {
+            if (!closed && !clientAcknowledge) {
                 session.afterDelivery(this, d);
             }
         } catch (JMSException e) {
@@ -271,6 +276,19 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
             share.acknowledge(deliveries, sync);
         } else {
             ((TopicFetcher) fetcher).acknowledge(deliveries, sync);
+        }
+    }
+
+    /**
+     * The acknowledgement of AUTO_ACKNOWLEDGE ({@code sendNow}) and DUPS_OK_ACKNOWLEDGE. Queues: without waiting
+     * for the broker, the acceptance sent at once ({@code sendNow}) or with the next fetch. Topics (durable
+     * subscriptions): a synchronous offset commit ({@code sendNow}) or an asynchronous one.
+     */
+    void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) throws JMSException {
+        if (fetcher instanceof ShareFetcher share) {
+            share.acknowledgeLater(deliveries, sendNow);
+        } else {
+            ((TopicFetcher) fetcher).acknowledge(deliveries, sendNow);
         }
     }
 

@@ -57,9 +57,12 @@ import jakarta.jms.TopicSubscriber;
  * require).
  *
  * <ul>
- *   <li>AUTO_ACKNOWLEDGE: a message is acknowledged (and the broker's answer awaited) when receive returns it or its
- *       listener returns. DUPS_OK_ACKNOWLEDGE: the same without waiting. CLIENT_ACKNOWLEDGE: {@link #acknowledge()}
- *       acknowledges every message this session delivered.
+ *   <li>AUTO_ACKNOWLEDGE: a message is acknowledged when receive returns it or its listener returns. On a queue the
+ *       consumer's fetch thread sends the acceptance at once (with any that came meanwhile) and the application does
+ *       not wait for the broker's answer (as Artemis and ActiveMQ clients do by default): a consumer that dies just then may get the message again, flagged JMSRedelivered, which the
+ *       specification allows. On a durable subscription the offset commit is awaited. DUPS_OK_ACKNOWLEDGE: queue
+ *       acceptances go with the next fetch (after the prefetched batch), topic commits are not awaited.
+ *       CLIENT_ACKNOWLEDGE: {@link #acknowledge()} acknowledges every message this session delivered and waits.
  *   <li>{@link #recover()} delivers the unacknowledged messages again: topics rewind locally (JMSXDeliveryCount
  *       counted by the consumer), queues release them to the share group (counted by the broker).
  *   <li>A producer keeps one partition per destination for the session's life ({@link #partitionFor}), so one
@@ -145,8 +148,8 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     /** What happens after a message was handed to the application (receive returned, or onMessage returned). */
     void afterDelivery(MillraceMessageConsumer consumer, Delivery delivery) throws JMSException {
         switch (mode) {
-            case AUTO_ACKNOWLEDGE -> consumer.acknowledge(List.of(delivery), true);
-            case DUPS_OK_ACKNOWLEDGE -> consumer.acknowledge(List.of(delivery), false);
+            case AUTO_ACKNOWLEDGE -> consumer.acknowledgeLater(List.of(delivery), true);
+            case DUPS_OK_ACKNOWLEDGE -> consumer.acknowledgeLater(List.of(delivery), false);
             default -> {
                 synchronized (unacknowledged) {
                     unacknowledged.add(new Unacknowledged(consumer, delivery));
@@ -694,6 +697,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
         checkClosed();
+        connection.prepareTemporary();
         String name = connection.newTemporaryName("queue");
         connection.destinations().create(name, 1);
         connection.addTemporary(name);
@@ -703,6 +707,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
         checkClosed();
+        connection.prepareTemporary();
         String name = connection.newTemporaryName("topic");
         connection.destinations().create(name, 1);
         connection.addTemporary(name);

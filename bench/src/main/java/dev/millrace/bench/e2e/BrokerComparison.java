@@ -58,7 +58,7 @@ import java.util.concurrent.TimeUnit;
 public final class BrokerComparison {
 
     /** JVM options of both brokers: the same heap for each, pre-touched (first touch is slow here). */
-    static final List<String> BROKER_JVM = List.of("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch");
+    public static final List<String> BROKER_JVM = List.of("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch");
 
     static final String WARMUP_TOPIC = "e2e-warmup";
 
@@ -458,7 +458,7 @@ public final class BrokerComparison {
         return String.format(Locale.ROOT, "%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60);
     }
 
-    static String javaBinary() {
+    public static String javaBinary() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 

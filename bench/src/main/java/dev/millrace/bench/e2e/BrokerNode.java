@@ -28,9 +28,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * One broker under test, running in a JVM of its own on 127.0.0.1 with its data in the
  * comparison's work directory: Millrace from the build output, or a real Apache Kafka 4.4 KRaft
  * single node (combined broker and controller) from the peer classpath. Both get the same JVM
- * options ({@link BrokerComparison#BROKER_JVM}); stdout and stderr go to a log file.
+ * options ({@link BrokerComparison#BROKER_JVM}); stdout and stderr go to a log file. The JMS comparison
+ * ({@code dev.millrace.bench.jms}) also starts Apache ActiveMQ Artemis this way.
  */
-final class BrokerNode implements AutoCloseable {
+public final class BrokerNode implements AutoCloseable {
 
     static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
 
@@ -57,6 +58,12 @@ final class BrokerNode implements AutoCloseable {
      */
     static BrokerNode startMillrace(Path home, Path workDir, List<String> jvm, Cleanup cleanup)
             throws IOException, InterruptedException {
+        return startMillrace(home, workDir, jvm, cleanup, List.of());
+    }
+
+    /** Like {@link #startMillrace(Path, Path, List, Cleanup)}, with {@code settings} ({@code name=value}) as {@code --set}. */
+    public static BrokerNode startMillrace(Path home, Path workDir, List<String> jvm, Cleanup cleanup,
+                                           List<String> settings) throws IOException, InterruptedException {
         Path jar = home.resolve("broker/target/millrace-broker.jar");
         Path lib = home.resolve("broker/target/lib");
         if (!Files.isRegularFile(jar) || !Files.isDirectory(lib)) {
@@ -79,6 +86,10 @@ final class BrokerNode implements AutoCloseable {
                 "--set", "controller.host=127.0.0.1",
                 "--set", "controller.port=" + controllerPort,
                 "--set", "group.initial.rebalance.delay.ms=0"));
+        for (String setting : settings) {
+            command.add("--set");
+            command.add(setting);
+        }
         return launch("Millrace", command, port, workDir.resolve("millrace.log"), workDir, cleanup);
     }
 
@@ -142,6 +153,27 @@ final class BrokerNode implements AutoCloseable {
         return launch("Kafka", command, port, workDir.resolve("kafka.log"), workDir, cleanup);
     }
 
+    /**
+     * Starts an Apache ActiveMQ Artemis broker: {@code java <jvm> -cp <this JVM's classpath> <mainClass> <port> <dir>},
+     * where the main class (in bench/) embeds Artemis with a persistent journal under {@code dir}.
+     */
+    public static BrokerNode startArtemis(String mainClass, Path workDir, List<String> jvm, Cleanup cleanup)
+            throws IOException, InterruptedException {
+        int port = Cleanup.freePort();
+        Path data = Files.createDirectories(workDir.resolve("artemis-data"));
+        List<String> command = new ArrayList<>();
+        command.add(BrokerComparison.javaBinary());
+        command.addAll(jvm);
+        command.add("-cp");
+        command.add(java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator)));
+        command.add(mainClass);
+        command.add(Integer.toString(port));
+        command.add(data.toString());
+        return launch("Artemis", command, port, workDir.resolve("artemis.log"), workDir, cleanup);
+    }
+
     private static BrokerNode launch(String name, List<String> command, int port, Path log, Path workDir,
                                      Cleanup cleanup) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
@@ -158,27 +190,27 @@ final class BrokerNode implements AutoCloseable {
         return node;
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    String bootstrap() {
+    public String bootstrap() {
         return "127.0.0.1:" + port;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
-    List<String> command() {
+    public List<String> command() {
         return command;
     }
 
@@ -186,7 +218,7 @@ final class BrokerNode implements AutoCloseable {
      * Creates a topic with the Admin client (replication factor 1), retrying for up to a minute
      * while the broker settles, and waits until every partition has a leader.
      */
-    void createTopic(String topic, int partitions) throws InterruptedException {
+    public void createTopic(String topic, int partitions) throws InterruptedException {
         Properties config = new Properties();
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
@@ -261,7 +293,7 @@ final class BrokerNode implements AutoCloseable {
         }
     }
 
-    void printLogTail(int lines) {
+    public void printLogTail(int lines) {
         System.out.println("  last lines of " + name + "'s log (" + log + "):");
         for (String line : Cleanup.tail(log, lines)) {
             System.out.println("    | " + line);
@@ -269,7 +301,7 @@ final class BrokerNode implements AutoCloseable {
     }
 
     /** Stops the broker (SIGTERM, SIGKILL after {@link Cleanup#STOP_GRACE}); returns its exit code. */
-    int stop() {
+    public int stop() {
         if (exitCode == null) {
             exitCode = Cleanup.stop(process, Cleanup.STOP_GRACE);
             cleanup.untrack(process);

@@ -22,16 +22,16 @@ import java.util.stream.Stream;
  * first. A process tracked after that is killed at once. Also holds the small process, port and
  * file helpers the comparison uses.
  */
-final class Cleanup implements Runnable {
+public final class Cleanup implements Runnable {
 
-    static final Duration STOP_GRACE = Duration.ofSeconds(30);
+    public static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
     private final List<Process> processes = new ArrayList<>();
     private final Path workDir;
     private final boolean keep;
     private boolean done;
 
-    Cleanup(Path workDir, boolean keep) {
+    public Cleanup(Path workDir, boolean keep) {
         this.workDir = workDir;
         this.keep = keep;
     }
@@ -90,7 +90,7 @@ final class Cleanup implements Runnable {
         }
     }
 
-    static void deleteTree(Path dir) {
+    public static void deleteTree(Path dir) {
         if (dir == null || !Files.exists(dir)) {
             return;
         }
@@ -104,7 +104,7 @@ final class Cleanup implements Runnable {
     }
 
     /** A port that was free on 127.0.0.1 a moment ago. */
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
@@ -146,7 +146,7 @@ final class Cleanup implements Runnable {
     }
 
     /** The last {@code count} lines of a file, for error reports. */
-    static List<String> tail(Path file, int count) {
+    public static List<String> tail(Path file, int count) {
         List<String> lines = readLines(file);
         return lines.subList(Math.max(0, lines.size() - count), lines.size());
     }

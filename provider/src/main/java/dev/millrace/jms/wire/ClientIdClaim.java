@@ -56,20 +56,7 @@ public final class ClientIdClaim implements AutoCloseable {
         KafkaShareConsumer<byte[], byte[]> consumer = KafkaClients.shareConsumer(settings, connectionId, group, 1);
         boolean held = false;
         try {
-            consumer.subscribe(List.of(TOPIC));
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
-            Collection<ShareMemberDescription> members = List.of();
-            while (System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(50));
-                members = members(admin, group, settings);
-                if (members.stream().anyMatch(m -> m.clientId().equals(connectionId))) {
-                    break;
-                }
-            }
-            if (members.stream().noneMatch(m -> m.clientId().equals(connectionId))) {
-                throw new JMSException("could not claim client id '" + clientId + "': group " + group
-                        + " did not list this connection within " + settings.requestTimeoutMs() + " ms");
-            }
+            Collection<ShareMemberDescription> members = join(consumer, settings, admin, connectionId, group);
             if (members.size() > 1) {
                 throw new InvalidClientIDException("client id '" + clientId + "' is in use by another connection");
             }
@@ -82,7 +69,45 @@ public final class ClientIdClaim implements AutoCloseable {
         }
     }
 
-    private static Collection<ShareMemberDescription> members(Admin admin, String group, ConnectionSettings settings)
+    /**
+     * Joins {@code group} (subscribed to {@value #TOPIC}) without a claim on exclusivity: the membership tells others
+     * that the connection is alive, until it closes or its share session times out.
+     */
+    public static ClientIdClaim hold(ConnectionSettings settings, Admin admin, Destinations destinations,
+                                     String connectionId, String group) throws JMSException {
+        destinations.ensureInternal(TOPIC);
+        KafkaShareConsumer<byte[], byte[]> consumer = KafkaClients.shareConsumer(settings, connectionId, group, 1);
+        boolean held = false;
+        try {
+            join(consumer, settings, admin, connectionId, group);
+            held = true;
+            return new ClientIdClaim(consumer);
+        } finally {
+            if (!held) {
+                consumer.close(Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    /** Subscribes and polls until the group lists this connection; returns the members then listed. */
+    private static Collection<ShareMemberDescription> join(KafkaShareConsumer<byte[], byte[]> consumer,
+                                                           ConnectionSettings settings, Admin admin,
+                                                           String connectionId, String group) throws JMSException {
+        consumer.subscribe(List.of(TOPIC));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
+        Collection<ShareMemberDescription> members = List.of();
+        while (System.nanoTime() < deadline) {
+            consumer.poll(Duration.ofMillis(50));
+            members = members(admin, group, settings);
+            if (members.stream().anyMatch(m -> m.clientId().equals(connectionId))) {
+                return members;
+            }
+        }
+        throw new JMSException("could not join group " + group + ": it did not list this connection within "
+                + settings.requestTimeoutMs() + " ms");
+    }
+
+    static Collection<ShareMemberDescription> members(Admin admin, String group, ConnectionSettings settings)
             throws JMSException {
         try {
             ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group)

@@ -146,12 +146,31 @@ public abstract class RecordFetcher implements AutoCloseable {
         }
     }
 
+    /** Runs {@code command} on the fetcher thread later, without waiting; a failure is only kept as {@link #failure}. */
+    protected final void submit(Runnable command) {
+        commands.offer(() -> {
+            try {
+                command.run();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        });
+        if (polling) {
+            wakeupClient();
+        }
+    }
+
     private void run() {
         try {
             while (running) {
                 Runnable command;
                 while ((command = commands.poll()) != null) {
                     command.run();
+                }
+                try {
+                    afterCommands();
+                } catch (RuntimeException e) {
+                    // a subclass's deferred work failed; what it left undone is redone by the broker (lock expiry)
                 }
                 if (!running) {
                     break;
@@ -185,6 +204,10 @@ public abstract class RecordFetcher implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            Runnable left;
+            while ((left = commands.poll()) != null) {
+                left.run(); // e.g. acknowledgements submitted before close
+            }
             try {
                 closeClient();
             } catch (RuntimeException e) {
@@ -210,6 +233,10 @@ public abstract class RecordFetcher implements AutoCloseable {
         return failure;
     }
 
+    /** Called on the fetcher thread after each run of queued commands, before a poll. */
+    protected void afterCommands() {
+    }
+
     /** Whether the subclass lets the fetcher poll again (all records of the last poll settled). Fetcher thread. */
     protected boolean readyToPoll() {
         return true;
@@ -232,7 +259,9 @@ public abstract class RecordFetcher implements AutoCloseable {
         }
         running = false;
         commands.offer(() -> { });
-        wakeupClient();
+        if (polling) {
+            wakeupClient(); // only then: a wakeup left pending would break the closing commit instead
+        }
         if (Thread.currentThread() != thread) {
             try {
                 thread.join(timeoutMs);

@@ -38,6 +38,11 @@ public final class ShareFetcher extends RecordFetcher {
     private final Set<ConsumerRecord<byte[], byte[]>> unsettled = java.util.Collections.newSetFromMap(
             new IdentityHashMap<>());
 
+    /** Whether acceptances were made without a commit since. Fetcher thread. */
+    private boolean uncommitted;
+    /** Whether those acceptances should go at once (AUTO_ACKNOWLEDGE). Fetcher thread. */
+    private boolean flushWanted;
+
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
             throws JMSException {
         super("millrace-share-" + topic, settings.requestTimeoutMs());
@@ -55,11 +60,6 @@ public final class ShareFetcher extends RecordFetcher {
     }
 
     @Override
-    protected boolean readyToPoll() {
-        return unsettled.isEmpty();
-    }
-
-    @Override
     protected Collection<Delivery> poll(Duration timeout) {
         List<Delivery> out = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
@@ -73,6 +73,39 @@ public final class ShareFetcher extends RecordFetcher {
     /** Accepts the records: they will not be delivered again. {@code sync} waits for the broker's answer. */
     public void acknowledge(List<Delivery> deliveries, boolean sync) throws JMSException {
         settle(deliveries, AcknowledgeType.ACCEPT, sync);
+    }
+
+    /**
+     * Accepts the records without waiting. The fetcher thread sends the acceptances in one synchronous commit:
+     * {@code sendNow} (AUTO_ACKNOWLEDGE) as soon as it is free, with those that came meanwhile; otherwise
+     * (DUPS_OK_ACKNOWLEDGE) once every record of the last poll is settled, before the next poll. Acknowledgements are
+     * never sent concurrently with each other or with a poll. A consumer that dies before the broker has them gets
+     * the records again, with a raised delivery count.
+     */
+    public void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) {
+        submit(() -> {
+            for (Delivery d : deliveries) {
+                if (unsettled.remove(d.record)) {
+                    consumer.acknowledge(d.record, AcknowledgeType.ACCEPT);
+                    uncommitted = true;
+                    flushWanted |= sendNow;
+                }
+            }
+        });
+    }
+
+    @Override
+    protected void afterCommands() {
+        if (uncommitted && (flushWanted || unsettled.isEmpty())) {
+            uncommitted = false;
+            flushWanted = false;
+            awake(consumer::commitSync); // per-partition errors: the broker redelivers on lock expiry
+        }
+    }
+
+    @Override
+    protected boolean readyToPoll() {
+        return unsettled.isEmpty() && !uncommitted;
     }
 
     /** Releases the records: the broker delivers them again (to any consumer), their delivery count raised. */
@@ -95,7 +128,10 @@ public final class ShareFetcher extends RecordFetcher {
                 consumer.commitAsync();
                 return Map.of();
             }
-            return awake(consumer::commitSync);
+            Map<TopicIdPartition, Optional<KafkaException>> committed = awake(consumer::commitSync);
+            uncommitted = false;
+            flushWanted = false;
+            return committed;
         });
         for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
             if (e.getValue().isPresent()) {
@@ -111,10 +147,19 @@ public final class ShareFetcher extends RecordFetcher {
 
     @Override
     protected void closeClient() {
+        boolean settle = uncommitted || !unsettled.isEmpty();
         for (ConsumerRecord<byte[], byte[]> r : unsettled) {
             consumer.acknowledge(r, AcknowledgeType.RELEASE);
         }
         unsettled.clear();
+        if (settle) {
+            try {
+                // close alone did not reliably deliver acknowledgements still pending in the client
+                awake(() -> consumer.commitSync(Duration.ofMillis(timeoutMs()))); // close() may have woken it
+            } catch (KafkaException e) {
+                // the broker releases what it did not get once the locks expire
+            }
+        }
         consumer.close(Duration.ofSeconds(5));
     }
 }
