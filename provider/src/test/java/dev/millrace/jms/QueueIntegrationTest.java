@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import jakarta.jms.Connection;
+import jakarta.jms.DeliveryMode;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
@@ -72,6 +73,31 @@ class QueueIntegrationTest {
             consumer.close();
             MessageConsumer again = s.createConsumer(q);
             assertThat(again.receive(500)).as("accepted messages are gone").isNull();
+        }
+    }
+
+    @Test
+    void shouldDeliverHigherPriorityFirstAmongReadyMessagesKeepingOrderWithinAPriority() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue q = s.createQueue("q.priority");
+            MessageProducer p = s.createProducer(q);
+            for (int i = 0; i < 4; i++) {
+                p.send(s.createTextMessage("low-" + i), DeliveryMode.PERSISTENT, 1, 0);
+            }
+            for (int i = 0; i < 4; i++) {
+                p.send(s.createTextMessage("high-" + i), DeliveryMode.PERSISTENT, 9, 0);
+            }
+            p.send(s.createTextMessage("default"));
+            MessageConsumer consumer = s.createConsumer(q);
+            c.start();
+            List<String> got = new ArrayList<>();
+            for (int i = 0; i < 9; i++) {
+                got.add(text(consumer.receive(10_000)));
+            }
+            assertThat(got).as("all nine were ready together (sent before the consumer existed)")
+                    .containsExactly("high-0", "high-1", "high-2", "high-3", "default", "low-0", "low-1", "low-2",
+                            "low-3");
         }
     }
 

@@ -38,6 +38,15 @@ public final class Delivery {
         deliveryCount++;
     }
 
+    /**
+     * The message's JMSPriority as the record carries it ({@code jms.priority}, one byte 0..9); 4,
+     * the JMS default, when the header is absent or not one byte (records of plain Kafka producers).
+     */
+    public int priority() {
+        byte[] value = header(dev.millrace.protocol.jms.JmsHeaders.PRIORITY);
+        return value != null && value.length == 1 && value[0] >= 0 && value[0] <= 9 ? value[0] : 4;
+    }
+
     /** The value of a header, or null. */
     public byte[] header(String key) {
         var h = record.headers().lastHeader(key);

@@ -3,6 +3,7 @@ package dev.millrace.jms.wire;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,6 +68,10 @@ public final class ShareFetcher extends RecordFetcher {
             Optional<Short> count = r.deliveryCount();
             out.add(new Delivery(r, count.map(Short::intValue).orElse(1)));
         }
+        // Priority, best effort (JMS 3.1 6.2.9): among the records of one fetch, higher JMSPriority first;
+        // the sort is stable, so messages of one priority keep their order. Only queues reorder: each
+        // record is acknowledged on its own, whereas a topic subscription commits offsets in order.
+        out.sort(Comparator.comparingInt(Delivery::priority).reversed());
         return out;
     }
 
