@@ -261,9 +261,20 @@ public final class DelayedDeliveryService implements AutoCloseable {
         }
     }
 
+    /**
+     * (Re)initialises the partition's transactional id, which aborts a round left open. While the
+     * coordinator is still writing that abort's markers it answers CONCURRENT_TRANSACTIONS; the call
+     * is repeated for up to {@code transactionTimeoutMs}.
+     */
     private void initProducer(DelayPartition p) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.transactionTimeoutMs());
         TransactionCoordinator.InitResult init = transactions.initProducerId(p.transactionalId,
                 config.transactionTimeoutMs(), -1, (short) -1).get(60, TimeUnit.SECONDS);
+        while (init.error() == Errors.CONCURRENT_TRANSACTIONS && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(RETRY_MS / 10);
+            init = transactions.initProducerId(p.transactionalId, config.transactionTimeoutMs(), -1, (short) -1)
+                    .get(60, TimeUnit.SECONDS);
+        }
         if (init.error() != Errors.NONE) {
             throw init.error().exception("Cannot initialise " + p.transactionalId + " for the delay service");
         }

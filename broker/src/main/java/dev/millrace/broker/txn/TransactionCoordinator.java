@@ -223,8 +223,14 @@ public final class TransactionCoordinator implements AutoCloseable {
             // another InitProducerId for the same id created it meanwhile
             return bumpEpoch(current, timeoutMs, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
         }
+        if (current != null && current.state().isPrepare()) {
+            return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
+        }
         if (current != null && current.state() == TransactionState.ONGOING) {
             current = abort(current, "its epoch is exhausted and the producer re-initialised");
+            if (current.state().isPrepare()) {
+                return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
+            }
         }
         long now = time.milliseconds();
         TransactionMetadata fresh = new TransactionMetadata(transactionalId, producerId, (short) 0, timeoutMs,
@@ -245,6 +251,10 @@ public final class TransactionCoordinator implements AutoCloseable {
         }
         if (current.state() == TransactionState.ONGOING) {
             current = abort(current, "a new producer initialised with its transactional id");
+            if (current.state().isPrepare()) {
+                // the abort markers could not be written yet; they are retried, and the producer retries
+                return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
+            }
         }
         short epoch = (short) (current.producerEpoch() + 1);
         TransactionMetadata next = current.withProducer(current.producerId(), epoch, timeoutMs, time.milliseconds())

@@ -234,6 +234,24 @@ class TransactionCoordinatorTest {
     }
 
     @Test
+    void fencingWhoseAbortMarkersFailAnswersConcurrentTransactionsUntilTheyAreWritten() throws Exception {
+        get(coordinator.initProducerId("tx", TIMEOUT_MS, -1, (short) -1));
+        get(coordinator.addPartitions("tx", 1000, (short) 0, List.of(P0)));
+        markersFail.set(true);
+        assertThat(get(coordinator.initProducerId("tx", TIMEOUT_MS, -1, (short) -1)).error())
+                .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+        assertThat(state("tx").state()).as("the abort stays prepared, not overwritten").isEqualTo(
+                TransactionState.PREPARE_ABORT);
+        assertThat(get(coordinator.initProducerId("tx", TIMEOUT_MS, -1, (short) -1)).error())
+                .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+        markersFail.set(false);
+        advance(1_000);
+        assertThat(written).containsExactly(new Markers(1000, (short) 1, false, List.of(P0)));
+        assertThat(get(coordinator.initProducerId("tx", TIMEOUT_MS, -1, (short) -1)))
+                .isEqualTo(new TransactionCoordinator.InitResult(Errors.NONE, 1000, (short) 2));
+    }
+
+    @Test
     void aCorruptStateRecordFailsTheLoadNamingItsOffsetAndPartition() throws Exception {
         coordinator.close();
         int partition = org.apache.kafka.common.utils.Utils.abs("broken".hashCode()) % 2;
