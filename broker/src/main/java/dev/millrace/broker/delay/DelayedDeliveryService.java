@@ -304,7 +304,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
                 if (batch.lastOffset() < next) {
                     continue;
                 }
-                if (!batch.isControlBatch() && !isAborted(batch, aborted)) {
+                if (!batch.isControlBatch() && !AbortedTxn.anyCovers(aborted, batch)) {
                     for (Record record : batch) {
                         if (record.offset() >= next) {
                             index(p, record);
@@ -329,19 +329,6 @@ public final class DelayedDeliveryService implements AutoCloseable {
             cachedBytes -= pending.copy.bytes();
             pending.copy = null;
         }
-    }
-
-    private static boolean isAborted(RecordBatch batch, List<AbortedTxn> aborted) {
-        if (!batch.isTransactional()) {
-            return false;
-        }
-        for (AbortedTxn txn : aborted) {
-            if (txn.producerId() == batch.producerId() && batch.baseOffset() >= txn.firstOffset()
-                    && batch.lastOffset() < txn.lastOffset()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void index(DelayPartition p, Record record) {

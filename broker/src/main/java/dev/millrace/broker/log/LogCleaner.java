@@ -305,18 +305,8 @@ public final class LogCleaner {
         }
 
         boolean contains(RecordBatch batch) {
-            if (!batch.isTransactional() || batch.isControlBatch()) {
-                return false;
-            }
             List<AbortedTxn> txns = byProducer.get(batch.producerId());
-            if (txns != null) {
-                for (AbortedTxn txn : txns) {
-                    if (batch.baseOffset() >= txn.firstOffset() && batch.lastOffset() < txn.lastOffset()) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return txns != null && AbortedTxn.anyCovers(txns, batch);
         }
     }
 }

@@ -117,17 +117,8 @@ final class ServerShareTopics implements ShareTopics {
 
         @Override
         public boolean isAborted(RecordBatch batch) {
-            if (!batch.isTransactional() || batch.isControlBatch()) {
-                return false;
-            }
-            for (AbortedTxn txn : partition.log().collectAbortedTransactions(batch.baseOffset(),
-                    batch.lastOffset() + 1)) {
-                if (txn.producerId() == batch.producerId() && txn.firstOffset() <= batch.baseOffset()
-                        && batch.lastOffset() < txn.lastOffset()) {
-                    return true;
-                }
-            }
-            return false;
+            return batch.isTransactional() && !batch.isControlBatch() && AbortedTxn.anyCovers(
+                    partition.log().collectAbortedTransactions(batch.baseOffset(), batch.lastOffset() + 1), batch);
         }
 
         @Override
