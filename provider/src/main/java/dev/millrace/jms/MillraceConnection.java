@@ -18,7 +18,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 
 import dev.millrace.jms.wire.ClientIdClaim;
 import dev.millrace.jms.wire.Destinations;
+import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.QueueBrowsing;
 import dev.millrace.jms.wire.TemporaryDestinationReaper;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
@@ -60,6 +62,8 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final byte[] connectionIdBytes;
     private final Admin admin;
     private final Destinations destinations;
+    private ExtensionClient extensions;
+    private QueueBrowsing queueBrowsing;
     private final ScheduledExecutorService monitor;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
@@ -181,6 +185,18 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     byte[] connectionIdBytes() {
         return connectionIdBytes;
+    }
+
+    /** Queue browsing over the ShareBrowse extension; the extension client is opened on first use. */
+    synchronized QueueBrowsing queueBrowsing() throws IllegalStateException {
+        if (closed) {
+            throw new IllegalStateException("the connection is closed");
+        }
+        if (queueBrowsing == null) {
+            extensions = new ExtensionClient("millrace-" + connectionId + "-ext", settings.requestTimeoutMs());
+            queueBrowsing = new QueueBrowsing(admin, extensions, settings);
+        }
+        return queueBrowsing;
     }
 
     Destinations destinations() {
@@ -480,6 +496,11 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         }
         closeQuietly(persistentProducer);
         closeQuietly(nonPersistentProducer);
+        synchronized (this) {
+            if (extensions != null) {
+                extensions.close();
+            }
+        }
         admin.close(java.time.Duration.ofSeconds(5));
         if (first != null) {
             throw first;

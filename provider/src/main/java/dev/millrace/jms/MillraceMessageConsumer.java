@@ -49,6 +49,11 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         this.fetcher = fetcher;
     }
 
+    /** The share group through which queue {@code queue} is consumed (and browsed). */
+    static String queueGroup(String queue) {
+        return "millrace.queue." + queue;
+    }
+
     static MillraceMessageConsumer create(MillraceSession session, MillraceDestination destination,
                                           String subscriptionName, boolean noLocal) throws JMSException {
         MillraceConnection connection = session.connection();
@@ -60,7 +65,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         String clientId = "millrace-" + connection.connectionId();
         RecordFetcher fetcher;
         if (destination instanceof Queue) {
-            fetcher = new ShareFetcher(settings, clientId, name, "millrace.queue." + name);
+            fetcher = new ShareFetcher(settings, clientId, name, queueGroup(name));
         } else {
             fetcher = new TopicFetcher(settings, clientId, name,
                     subscriptionName == null ? null : session.durableGroup(subscriptionName),

@@ -1,37 +1,40 @@
 package dev.millrace.jms;
 
-import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 
 import dev.millrace.jms.message.MillraceMessage;
 import dev.millrace.jms.message.RecordMessageMapper;
-import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.QueueBrowsing;
+import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.jms.JmsRecord;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 
 /**
- * Browses a queue without acquiring anything: each enumeration is a plain {@link KafkaConsumer} without a group that
- * reads every partition from its log start up to the end it had when the enumeration began.
+ * Browses a queue without acquiring anything, through the broker's ShareBrowse extension: each enumeration walks
+ * every partition of the queue from its share group's start offset up to the end the partition had when the walk
+ * reached it, and shows the records the share group has not settled: never delivered, waiting for redelivery, or
+ * delivered to a consumer that has not acknowledged them yet. Accepted, rejected and dead-lettered messages are
+ * not shown, nor are expired ones or those of open or aborted transactions (for a read_committed queue group).
+ * Partitions are walked one after the other, so messages of one partition keep their order.
  *
- * <p><b>Approximation:</b> kafka-clients offers no way to read the share group's start offset or which records are
- * already accepted, so the enumeration also shows messages that were consumed and acknowledged but are still
- * retained in the log, and messages currently acquired by consumers. Expired messages are left out. Messages are
- * read-only, with JMSXDeliveryCount 1.
+ * <p>Messages are read-only, with {@code JMSXDeliveryCount} 1 (the browser does not deliver them). A message that
+ * cannot be decoded is skipped (consumers report it). The enumeration is not a frozen snapshot (JMS 3.1 allows
+ * that): a message acknowledged while the walk is underway may still be shown.
  *
  * <p>Used by one thread at a time; {@link #close} may come from another.
  */
@@ -39,7 +42,6 @@ public class MillraceQueueBrowser implements QueueBrowser {
 
     private final MillraceSession session;
     private final Queue queue;
-    private final List<KafkaConsumer<byte[], byte[]>> open = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     MillraceQueueBrowser(MillraceSession session, Queue queue) {
@@ -69,28 +71,9 @@ public class MillraceQueueBrowser implements QueueBrowser {
     @Override
     public Enumeration<Message> getEnumeration() throws JMSException {
         checkClosed();
-        MillraceConnection connection = session.connection();
+        QueueBrowsing browsing = session.connection().queueBrowsing();
         String topic = queue.getQueueName();
-        KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(connection.settings(),
-                "millrace-" + connection.connectionId() + "-browser", null);
-        open.add(consumer);
-        try {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = new HashMap<>(consumer.endOffsets(partitions));
-            return new Browse(consumer, ends);
-        } catch (RuntimeException e) {
-            release(consumer);
-            throw JmsExceptions.fromClient("browse " + topic, e);
-        }
-    }
-
-    private void release(KafkaConsumer<byte[], byte[]> consumer) {
-        if (open.remove(consumer)) {
-            consumer.close(Duration.ofSeconds(5));
-        }
+        return new Walk(browsing, topic, browsing.leaders(topic));
     }
 
     @Override
@@ -99,57 +82,88 @@ public class MillraceQueueBrowser implements QueueBrowser {
             return;
         }
         closed = true;
-        for (KafkaConsumer<byte[], byte[]> c : open) {
-            release(c);
-        }
         session.removeBrowser(this);
     }
 
-    /** One pass over the queue, up to the ends seen at its start. */
-    private final class Browse implements Enumeration<Message> {
-        private final KafkaConsumer<byte[], byte[]> consumer;
-        private final Map<TopicPartition, Long> ends;
+    /** One pass over the queue's partitions. */
+    private final class Walk implements Enumeration<Message> {
+        private final QueueBrowsing browsing;
+        private final String topic;
+        private final List<Node> leaders;
         private final Deque<MillraceMessage> ready = new ArrayDeque<>();
+        private int partition;
+        /** Next offset to read in {@link #partition}; -1 = the share group's start offset. */
+        private long offset = -1;
+        /** End of {@link #partition} fixed at its first read; -1 = not read yet. */
+        private long end = -1;
 
-        Browse(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> ends) {
-            this.consumer = consumer;
-            this.ends = ends;
+        Walk(QueueBrowsing browsing, String topic, List<Node> leaders) {
+            this.browsing = browsing;
+            this.topic = topic;
+            this.leaders = new ArrayList<>(leaders);
         }
 
         @Override
         public boolean hasMoreElements() {
-            long deadline = System.nanoTime() + Duration.ofMillis(session.connection().settings().requestTimeoutMs())
-                    .toNanos();
-            while (ready.isEmpty() && !closed && !ends.isEmpty() && System.nanoTime() < deadline) {
-                fill();
-            }
-            if (ready.isEmpty()) {
-                release(consumer);
+            try {
+                while (ready.isEmpty() && !closed && partition < leaders.size()) {
+                    fill();
+                }
+            } catch (JMSException e) {
+                throw new JMSRuntimeException(e.getMessage(), e.getErrorCode(), e);
             }
             return !ready.isEmpty();
         }
 
-        private void fill() {
-            ends.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
-            if (ends.isEmpty()) {
-                return;
+        private void fill() throws JMSException {
+            ShareBrowse.Response r = browsing.browse(leaders.get(partition), MillraceMessageConsumer.queueGroup(topic), topic,
+                    partition, offset);
+            if (end < 0) {
+                end = r.endOffset();
             }
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-                Long end = ends.get(tp);
-                if (end == null || r.offset() >= end) {
-                    continue;
-                }
-                try {
-                    MillraceMessage m = RecordMessageMapper.toMessage(JmsRecord.of(r), (MillraceDestination) queue,
-                            1);
-                    if (m.getJMSExpiration() == 0 || m.getJMSExpiration() > System.currentTimeMillis()) {
-                        ready.add(m);
+            long from = Math.max(offset, r.startOffset());
+            long limit = Math.min(end, r.endOffset());
+            if (r.records() != null) {
+                long now = System.currentTimeMillis();
+                for (RecordBatch batch : MemoryRecords.readableRecords(r.records()).batches()) {
+                    for (Record record : batch) {
+                        long o = record.offset();
+                        if (o >= from && o < limit && !r.isHidden(o)) {
+                            add(record, now);
+                        }
                     }
-                } catch (JMSException e) {
-                    // a malformed record is not browsable; consumers get the error
                 }
             }
+            boolean stuck = r.nextOffset() <= from && r.records() == null;
+            offset = r.nextOffset();
+            if (stuck || offset >= end || r.nextOffset() >= r.endOffset()) {
+                partition++;
+                offset = -1;
+                end = -1;
+            }
+        }
+
+        private void add(Record record, long now) {
+            byte[] key = bytes(record.key());
+            byte[] value = bytes(record.value());
+            JmsRecord jms = new JmsRecord(key, value, record.timestamp(), List.of(record.headers()));
+            try {
+                MillraceMessage m = RecordMessageMapper.toMessage(jms, (MillraceDestination) queue, 1);
+                if (m.getJMSExpiration() == 0 || m.getJMSExpiration() > now) {
+                    ready.add(m);
+                }
+            } catch (JMSException | RuntimeException e) {
+                // not decodable as a JMS message: skipped here, consumers report it
+            }
+        }
+
+        private static byte[] bytes(java.nio.ByteBuffer b) {
+            if (b == null) {
+                return null;
+            }
+            byte[] out = new byte[b.remaining()];
+            b.duplicate().get(out);
+            return out;
         }
 
         @Override

@@ -189,4 +189,45 @@ class QueueIntegrationTest {
             assertThat(text(consumer.receive(10_000))).isEqualTo("q");
         }
     }
+
+    private static List<String> browse(Session s, Queue q) throws Exception {
+        QueueBrowser browser = s.createBrowser(q);
+        List<String> seen = new ArrayList<>();
+        Enumeration<?> e = browser.getEnumeration();
+        while (e.hasMoreElements()) {
+            seen.add(text((Message) e.nextElement()));
+        }
+        browser.close();
+        return seen;
+    }
+
+    @Test
+    void browserShowsOnlyMessagesStillOnTheQueue() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session producer = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue q = producer.createQueue("q.browse.settled");
+            send(producer, q, "a", "b", "c", "d");
+            Session client = c.createSession(Session.CLIENT_ACKNOWLEDGE);
+            MessageConsumer consumer = client.createConsumer(q);
+            c.start();
+            Message a = consumer.receive(10_000);
+            assertThat(text(a)).isEqualTo("a");
+            // "a" is delivered but not acknowledged: still on the queue
+            assertThat(browse(producer, q)).contains("a", "d");
+            a.acknowledge();
+            // accepted: gone from the queue although the log still holds it
+            List<String> after = browse(producer, q);
+            assertThat(after).doesNotContain("a").contains("d");
+            consumer.close();
+            client.close();
+            // the consumer's prefetched, unacknowledged messages went back on close
+            assertThat(browse(producer, q)).containsExactly("b", "c", "d");
+            MessageConsumer rest = producer.createConsumer(q);
+            assertThat(text(rest.receive(10_000))).isEqualTo("b");
+            assertThat(text(rest.receive(10_000))).isEqualTo("c");
+            assertThat(text(rest.receive(10_000))).isEqualTo("d");
+            rest.close();
+            assertThat(browse(producer, q)).isEmpty();
+        }
+    }
 }

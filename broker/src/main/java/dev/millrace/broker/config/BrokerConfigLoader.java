@@ -69,6 +69,25 @@ public final class BrokerConfigLoader {
         return config;
     }
 
+    /** Every setting's name, value in {@code config}, and documentation, in declaration order. */
+    public static List<SettingValue> values(BrokerConfig config) {
+        List<SettingValue> out = new java.util.ArrayList<>();
+        for (Map.Entry<String, Field> e : FIELDS.entrySet()) {
+            try {
+                Object value = e.getValue().get(config);
+                out.add(new SettingValue(e.getKey(), value == null ? null : String.valueOf(value),
+                        e.getValue().getAnnotation(Setting.class).doc()));
+            } catch (IllegalAccessException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }
+        return out;
+    }
+
+    /** One setting as DescribeConfigs of the broker shows it. */
+    public record SettingValue(String name, String value, String doc) {
+    }
+
     /** Every setting with its default and documentation, for --help and generated docs. */
     public static String describeSettings() {
         BrokerConfig defaults = new BrokerConfig();

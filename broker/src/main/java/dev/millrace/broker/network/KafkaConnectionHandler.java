@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
@@ -15,6 +16,7 @@ import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestAndSize;
@@ -24,6 +26,9 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.millrace.protocol.ext.ExtensionApi;
+import dev.millrace.protocol.ext.ExtensionHeader;
 
 /**
  * One client connection: turns frames into requests, hands them to the {@link RequestHandler} one at
@@ -84,6 +89,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         if (queued.size() < MAX_QUEUED_FRAMES / 2 && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
         }
+        if (frame.remaining() >= 2 && ExtensionApi.isReserved(frame.getShort(frame.position()))) {
+            processExtension(ctx, frame);
+            return;
+        }
         RequestHeader header;
         RequestContext context;
         AbstractRequest request;
@@ -107,6 +116,50 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                 .thenCompose(f -> f)
                 .whenComplete((response, error) -> ctx.executor().execute(
                         () -> respond(ctx, requestContext, parsedRequest, response, error)));
+    }
+
+    /**
+     * A Millrace extension request (API key in the reserved range): parsed by its codec in {@code protocol/},
+     * handled like any request (in order, on a request thread), answered with a Kafka response header v0 frame.
+     * An unknown key or unserved version closes the connection, as for Kafka APIs.
+     */
+    private void processExtension(ChannelHandlerContext ctx, ByteBuffer frame) {
+        ExtensionHeader header;
+        try {
+            header = ExtensionHeader.read(frame);
+            ExtensionApi api = ExtensionApi.forKey(header.apiKey()).orElseThrow(() -> new InvalidRequestException(
+                    "unknown extension API key " + header.apiKey()));
+            if (!versions.supports(api, header.apiVersion())) {
+                throw new InvalidRequestException("unsupported version " + header.apiVersion() + " of "
+                        + api.displayName() + "; this broker serves " + api.minVersion() + ".." + api.maxVersion());
+            }
+        } catch (RuntimeException e) {
+            closeForBadInput(ctx, e);
+            return;
+        }
+        inFlight = true;
+        ExtensionHeader parsed = header;
+        CompletableFuture.supplyAsync(() -> handler.handleExtension(parsed, frame), requestExecutor)
+                .thenCompose(f -> f)
+                .whenComplete((body, error) -> ctx.executor().execute(() -> respondExtension(ctx, parsed, body,
+                        error)));
+    }
+
+    private void respondExtension(ChannelHandlerContext ctx, ExtensionHeader header, Struct body, Throwable error) {
+        if (error != null) {
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            closeForBadInput(ctx, cause);
+            return;
+        }
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(header.responseFrame(body))).addListener(done -> {
+            inFlight = false;
+            if (done.isSuccess()) {
+                maybeProcessNext(ctx);
+            } else {
+                ctx.close();
+            }
+        });
     }
 
     /**

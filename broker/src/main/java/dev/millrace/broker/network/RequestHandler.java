@@ -1,10 +1,15 @@
 package dev.millrace.broker.network;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.protocol.types.Struct;
 
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestContext;
+
+import dev.millrace.protocol.ext.ExtensionHeader;
 
 /**
  * Handles the parsed requests of one connection's stream. The returned future completes with the
@@ -17,4 +22,14 @@ import org.apache.kafka.common.requests.RequestContext;
 @FunctionalInterface
 public interface RequestHandler {
     CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request);
+
+    /**
+     * Handles a Millrace extension request ({@code dev.millrace.protocol.ext}) whose key and version the
+     * {@link ApiVersionTable} lists; {@code body} is positioned at the request body. The future completes with the
+     * response body. A failed future, or a body that does not parse, closes the connection.
+     */
+    default CompletableFuture<Struct> handleExtension(ExtensionHeader header, ByteBuffer body) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "extension API " + header.apiKey() + " is not served"));
+    }
 }

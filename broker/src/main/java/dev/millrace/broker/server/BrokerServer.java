@@ -3,6 +3,7 @@ package dev.millrace.broker.server;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -13,11 +14,16 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.protocol.types.Struct;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.config.BrokerConfig;
+import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.group.GroupCoordinator;
@@ -33,6 +39,7 @@ import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
 import dev.millrace.protocol.delay.DelayedDelivery;
+import dev.millrace.protocol.ext.ExtensionHeader;
 
 /**
  * One broker process: the metadata controller, the partition logs, log maintenance, the timing
@@ -112,11 +119,22 @@ public final class BrokerServer implements AutoCloseable {
         groups.load();
         requestExecutor = Executors.newFixedThreadPool(config.numIoThreads(), r -> daemon(r, "millrace-request"));
         AtomicReference<RequestHandler> apis = new AtomicReference<>();
-        RequestHandler handler = (context, request) -> {
-            RequestHandler target = apis.get();
-            return target == null
-                    ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
-                    : target.handle(context, request);
+        RequestHandler handler = new RequestHandler() {
+            @Override
+            public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
+                RequestHandler target = apis.get();
+                return target == null
+                        ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
+                        : target.handle(context, request);
+            }
+
+            @Override
+            public CompletableFuture<Struct> handleExtension(ExtensionHeader header, ByteBuffer body) {
+                RequestHandler target = apis.get();
+                return target == null
+                        ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
+                        : target.handleExtension(header, body);
+            }
         };
         network = new KafkaServer(config.host(), config.port(), config.socketRequestMaxBytes(), handler,
                 KafkaApis.VERSIONS, requestExecutor);
@@ -142,7 +160,7 @@ public final class BrokerServer implements AutoCloseable {
                 config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, transactions,
                 Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
-                new TopicAdminHandler(controller, partitions), new DeleteRecordsHandler(partitions),
+                new TopicAdminHandler(controller, partitions, BrokerConfigLoader.values(config)), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);

@@ -1,5 +1,6 @@
 package dev.millrace.broker.server;
 
+import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -9,6 +10,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
@@ -58,6 +60,9 @@ import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.network.ApiVersionTable;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
+import dev.millrace.protocol.ext.ExtensionApi;
+import dev.millrace.protocol.ext.ExtensionHeader;
+import dev.millrace.protocol.ext.ShareBrowse;
 
 /**
  * Routes each Kafka API to its handler. {@link #VERSIONS} is what ApiVersions advertises; an API
@@ -111,6 +116,8 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS)
             .addAll(ApiKeys.ALTER_SHARE_GROUP_OFFSETS)
             .addAll(ApiKeys.DELETE_SHARE_GROUP_OFFSETS)
+            // Millrace extensions (dev.millrace.protocol.ext)
+            .addExtension(ExtensionApi.SHARE_BROWSE)
             .build();
 
     private final MetadataHandler metadata;
@@ -140,6 +147,16 @@ public final class KafkaApis implements RequestHandler {
         this.fetch = fetch;
         this.listOffsets = listOffsets;
         this.topicAdmin = topicAdmin;
+    }
+
+    @Override
+    public CompletableFuture<Struct> handleExtension(ExtensionHeader header, ByteBuffer body) {
+        ShareBroker shareBroker = shares;
+        ExtensionApi api = ExtensionApi.forKey(header.apiKey()).orElseThrow();
+        return switch (api) {
+            case SHARE_BROWSE -> CompletableFuture.completedFuture(
+                    shareBroker.browse().browse(ShareBrowse.Request.read(body)).toStruct());
+        };
     }
 
     /** Serves the share-group APIs with {@code shares}; set once, before the first request. */

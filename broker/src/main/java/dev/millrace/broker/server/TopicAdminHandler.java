@@ -37,6 +37,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 
+import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
 import dev.millrace.broker.controller.Controller.TopicConfigChange;
@@ -55,8 +56,11 @@ final class TopicAdminHandler {
 
     private final Controller controller;
     private final PartitionManager partitions;
+    private final List<BrokerConfigLoader.SettingValue> brokerSettings;
 
-    TopicAdminHandler(Controller controller, PartitionManager partitions) {
+    TopicAdminHandler(Controller controller, PartitionManager partitions,
+                      List<BrokerConfigLoader.SettingValue> brokerSettings) {
+        this.brokerSettings = List.copyOf(brokerSettings);
         this.controller = controller;
         this.partitions = partitions;
     }
@@ -128,13 +132,31 @@ final class TopicAdminHandler {
                 } else {
                     describeTopicConfigs(topic.get().configs(), resource.configurationKeys(), result);
                 }
-            } else if (resource.resourceType() != ConfigResource.Type.BROKER.id()) {
+            } else if (resource.resourceType() == ConfigResource.Type.BROKER.id()) {
+                describeBrokerConfigs(resource.configurationKeys(), result);
+            } else {
                 result.setErrorCode(Errors.INVALID_REQUEST.code())
                         .setErrorMessage("Configs of resource type " + resource.resourceType() + " are not supported");
             }
             response.results().add(result);
         }
         return new DescribeConfigsResponse(response);
+    }
+
+    /**
+     * The broker's settings as they are in effect (read-only: they come from the command line and the config file).
+     * Clients use this to learn, for example, whether {@code auto.create.topics.enable} is on.
+     */
+    private void describeBrokerConfigs(List<String> keys, DescribeConfigsResponseData.DescribeConfigsResult result) {
+        for (BrokerConfigLoader.SettingValue setting : brokerSettings) {
+            if (keys != null && !keys.isEmpty() && !keys.contains(setting.name())) {
+                continue;
+            }
+            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                    .setName(setting.name()).setValue(setting.value()).setReadOnly(true)
+                    .setConfigSource(DescribeConfigsResponse.ConfigSource.STATIC_BROKER_CONFIG.id())
+                    .setIsSensitive(false).setDocumentation(setting.doc()));
+        }
     }
 
     private void describeTopicConfigs(Map<String, String> topicConfigs, List<String> keys,

@@ -49,6 +49,7 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareAcknowledgeHandler acknowledgeHandler;
     private final ShareGroupConfigHandler groupConfigHandler;
     private final ShareGroupAdmin admin;
+    private final ShareBrowseHandler browseHandler;
     private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-share-events"));
     private final ExecutorService deadLetters = Executors.newSingleThreadExecutor(r -> daemon(r,
             "millrace-share-dead-letters"));
@@ -89,6 +90,7 @@ public final class ShareBroker implements AutoCloseable {
                 coordinator::isMember);
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
+        this.browseHandler = new ShareBrowseHandler(topics, partitions);
         timer.add(new Purge());
     }
 
@@ -126,6 +128,11 @@ public final class ShareBroker implements AutoCloseable {
         ListGroupsResponseData data = classic.data().duplicate();
         data.groups().addAll(shareGroups);
         return new ListGroupsResponse(data);
+    }
+
+    /** The ShareBrowse extension: records still on a queue, without acquiring them. */
+    public ShareBrowseHandler browse() {
+        return browseHandler;
     }
 
     /** The share-group offset admin APIs and share-group deletion. */

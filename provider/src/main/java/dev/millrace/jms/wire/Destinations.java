@@ -1,5 +1,6 @@
 package dev.millrace.jms.wire;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -9,7 +10,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -28,6 +33,10 @@ public final class Destinations {
     private final Admin admin;
     private final ConnectionSettings settings;
     private final Set<String> known = ConcurrentHashMap.newKeySet();
+    private volatile Boolean brokerAutoCreate;
+
+    /** The broker setting that, when false, forbids creating destinations on first use. */
+    static final String AUTO_CREATE = "auto.create.topics.enable";
 
     public Destinations(Admin admin, ConnectionSettings settings) {
         this.admin = admin;
@@ -50,6 +59,10 @@ public final class Destinations {
         if (!settings.autoCreateDestinations()) {
             throw new InvalidDestinationException("destination " + name + " does not exist (autoCreateDestinations "
                     + "is off)");
+        }
+        if (!brokerAllowsAutoCreate()) {
+            throw new InvalidDestinationException("destination " + name + " does not exist (the broker's "
+                    + AUTO_CREATE + " is false)");
         }
         create(name, settings.destinationPartitions());
     }
@@ -104,6 +117,34 @@ public final class Destinations {
         } catch (Exception e) {
             throw JmsExceptions.fromClient("delete subscription group " + groupId, e);
         }
+    }
+
+    /**
+     * Whether the broker lets applications create destinations on first use: its {@value #AUTO_CREATE} setting, read
+     * once per connection with DescribeConfigs of a broker. A broker that does not report it allows it.
+     */
+    private boolean brokerAllowsAutoCreate() throws JMSException {
+        Boolean allowed = brokerAutoCreate;
+        if (allowed != null) {
+            return allowed;
+        }
+        try {
+            Collection<Node> nodes = admin.describeCluster().nodes().get(settings.requestTimeoutMs(),
+                    TimeUnit.MILLISECONDS);
+            if (nodes.isEmpty()) {
+                return true;
+            }
+            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER,
+                    String.valueOf(nodes.iterator().next().id()));
+            Config config = admin.describeConfigs(List.of(broker)).all().get(settings.requestTimeoutMs(),
+                    TimeUnit.MILLISECONDS).get(broker);
+            ConfigEntry entry = config == null ? null : config.get(AUTO_CREATE);
+            allowed = entry == null || entry.value() == null || Boolean.parseBoolean(entry.value());
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("read the broker's " + AUTO_CREATE, e);
+        }
+        brokerAutoCreate = allowed;
+        return allowed;
     }
 
     private boolean exists(String name) throws JMSException {

@@ -1,0 +1,64 @@
+package dev.millrace.protocol.ext;
+
+import java.util.Optional;
+
+/**
+ * The Millrace extension APIs, their keys and the versions this library speaks. Keys lie in the reserved range
+ * {@value #FIRST_KEY}..{@value #LAST_KEY}, far above Kafka's own keys (which stay below 100).
+ *
+ * <table>
+ *   <caption>Extension APIs</caption>
+ *   <tr><th>key</th><th>name</th><th>versions</th><th>what for</th></tr>
+ *   <tr><td>30000</td><td>ShareBrowse</td><td>0</td><td>read a share-partition's undelivered and in-flight
+ *       records without acquiring them ({@link ShareBrowse})</td></tr>
+ * </table>
+ */
+public enum ExtensionApi {
+
+    SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0);
+
+    public static final int FIRST_KEY = 30000;
+    public static final int LAST_KEY = 30099;
+
+    private final short key;
+    private final String displayName;
+    private final short minVersion;
+    private final short maxVersion;
+
+    ExtensionApi(short key, String displayName, short minVersion, short maxVersion) {
+        this.key = key;
+        this.displayName = displayName;
+        this.minVersion = minVersion;
+        this.maxVersion = maxVersion;
+    }
+
+    public short key() {
+        return key;
+    }
+
+    public String displayName() {
+        return displayName;
+    }
+
+    public short minVersion() {
+        return minVersion;
+    }
+
+    public short maxVersion() {
+        return maxVersion;
+    }
+
+    /** Whether {@code apiKey} lies in the reserved range (whether or not an API is defined there). */
+    public static boolean isReserved(short apiKey) {
+        return apiKey >= FIRST_KEY && apiKey <= LAST_KEY;
+    }
+
+    public static Optional<ExtensionApi> forKey(short apiKey) {
+        for (ExtensionApi api : values()) {
+            if (api.key == apiKey) {
+                return Optional.of(api);
+            }
+        }
+        return Optional.empty();
+    }
+}
