@@ -4,7 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +37,8 @@ import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.broker.txn.TransactionCoordinator;
+import dev.millrace.broker.txn.TransactionMetadata;
+import dev.millrace.broker.txn.TransactionState;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
@@ -142,10 +146,11 @@ public final class BrokerServer implements AutoCloseable {
         selfNode.set(new Node(config.nodeId(), config.advertisedHost(), config.advertisedPort(boundAddress.getPort())));
         FetchPurgatory purgatory = new FetchPurgatory(timer);
         ProducerIdManager producerIds = new ProducerIdManager(controller, config.nodeId());
+        LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups, time);
         transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
                 config.transactionAbortTimedOutTransactionCleanupIntervalMs()),
                 InternalTopics.transactionStateTopic(controller, partitions), producerIds,
-                new LocalTxnMarkerWriter(partitions, purgatory, groups, time), dev.millrace.delay.Time.SYSTEM, timer);
+                markerWriter, dev.millrace.delay.Time.SYSTEM, timer);
         transactions.load().get(60, TimeUnit.SECONDS);
         int delayPartitions = controller.image().topic(DelayedDelivery.TOPIC).orElseThrow().partitions().size();
         delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
@@ -167,6 +172,13 @@ public final class BrokerServer implements AutoCloseable {
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
                 shareTopics, config.offsetsTopicNumPartitions()), timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(shares::onAppend);
+        TransactionCoordinator coordinator = transactions;
+        shares.transactions().setTransactions(id -> {
+            TransactionMetadata txn = coordinator.describe(List.of(id)).get(id);
+            return txn != null && txn.state() == TransactionState.ONGOING ? OptionalLong.of(txn.producerId())
+                    : OptionalLong.empty();
+        });
+        markerWriter.setMarkerListener(shares.transactions()::onTransactionMarkers);
         kafkaApis.setShareBroker(shares);
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());

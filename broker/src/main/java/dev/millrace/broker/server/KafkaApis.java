@@ -63,6 +63,7 @@ import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ExtensionHeader;
 import dev.millrace.protocol.ext.ShareBrowse;
+import dev.millrace.protocol.ext.TxnShareAcknowledge;
 
 /**
  * Routes each Kafka API to its handler. {@link #VERSIONS} is what ApiVersions advertises; an API
@@ -118,6 +119,7 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DELETE_SHARE_GROUP_OFFSETS)
             // Millrace extensions (dev.millrace.protocol.ext)
             .addExtension(ExtensionApi.SHARE_BROWSE)
+            .addExtension(ExtensionApi.TXN_SHARE_ACKNOWLEDGE)
             .build();
 
     private final MetadataHandler metadata;
@@ -156,6 +158,8 @@ public final class KafkaApis implements RequestHandler {
         return switch (api) {
             case SHARE_BROWSE -> CompletableFuture.completedFuture(
                     shareBroker.browse().browse(ShareBrowse.Request.read(body)).toStruct());
+            case TXN_SHARE_ACKNOWLEDGE -> CompletableFuture.completedFuture(
+                    shareBroker.transactions().acknowledge(TxnShareAcknowledge.Request.read(body)).toStruct());
         };
     }
 

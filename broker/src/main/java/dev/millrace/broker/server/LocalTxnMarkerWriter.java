@@ -21,7 +21,8 @@ import dev.millrace.broker.txn.TxnMarkerWriter;
  * {@link AppendOrigin#COORDINATOR}. Afterwards it wakes read-committed fetches waiting on the
  * partition, and for a {@code __consumer_offsets} partition it makes the group coordinator apply or
  * drop the producer's pending offsets. A partition that no longer exists (its topic was deleted)
- * is skipped.
+ * is skipped. Once all are written the {@link MarkerListener} hears of it (share acknowledgements
+ * held for the transaction are settled then).
  *
  * <p>Thread-safe.
  */
@@ -34,12 +35,23 @@ final class LocalTxnMarkerWriter implements TxnMarkerWriter {
     private final FetchPurgatory purgatory;
     private final GroupCoordinator groups;
     private final Time time;
+    private volatile MarkerListener listener = (producerId, commit) -> { };
+
+    /** Told after all markers of a transaction were written (again after a retry that rewrote them). */
+    @FunctionalInterface
+    interface MarkerListener {
+        void onMarkers(long producerId, boolean commit);
+    }
 
     LocalTxnMarkerWriter(PartitionManager partitions, FetchPurgatory purgatory, GroupCoordinator groups, Time time) {
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.groups = groups;
         this.time = time;
+    }
+
+    void setMarkerListener(MarkerListener listener) {
+        this.listener = listener;
     }
 
     @Override
@@ -61,5 +73,6 @@ final class LocalTxnMarkerWriter implements TxnMarkerWriter {
                 groups.onTransactionMarker(tp.partition(), producerId, commit).join();
             }
         }
+        listener.onMarkers(producerId, commit);
     }
 }

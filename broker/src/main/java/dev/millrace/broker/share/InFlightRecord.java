@@ -16,6 +16,12 @@ final class InFlightRecord {
     long lockExpiresAtMs;
     /** When an available record may be acquired again (redelivery backoff), on the monotonic clock. */
     long availableAtMs;
+    /**
+     * While acquired: the producer id of the transaction the record is held for (TxnShareAcknowledge), else -1.
+     * A held record's lock does not expire, its member leaving does not release it, and only that transaction's
+     * marker settles it.
+     */
+    long transactionProducerId = -1;
 
     InFlightRecord(RecordState state, int deliveryCount) {
         this.state = state;
@@ -28,6 +34,10 @@ final class InFlightRecord {
 
     boolean isHeldBy(String member) {
         return state == RecordState.ACQUIRED && member.equals(memberId);
+    }
+
+    boolean isHeldForTransaction() {
+        return state == RecordState.ACQUIRED && transactionProducerId >= 0;
     }
 
     @Override

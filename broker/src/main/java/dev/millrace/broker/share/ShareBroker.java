@@ -50,6 +50,7 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareGroupConfigHandler groupConfigHandler;
     private final ShareGroupAdmin admin;
     private final ShareBrowseHandler browseHandler;
+    private final ShareTransactions transactions;
     private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-share-events"));
     private final ExecutorService deadLetters = Executors.newSingleThreadExecutor(r -> daemon(r,
             "millrace-share-dead-letters"));
@@ -91,6 +92,7 @@ public final class ShareBroker implements AutoCloseable {
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);
+        this.transactions = new ShareTransactions(topics, partitions, coordinator);
         timer.add(new Purge());
     }
 
@@ -133,6 +135,11 @@ public final class ShareBroker implements AutoCloseable {
     /** The ShareBrowse extension: records still on a queue, without acquiring them. */
     public ShareBrowseHandler browse() {
         return browseHandler;
+    }
+
+    /** The TxnShareAcknowledge extension: acceptances inside producer transactions. */
+    public ShareTransactions transactions() {
+        return transactions;
     }
 
     /** The share-group offset admin APIs and share-group deletion. */

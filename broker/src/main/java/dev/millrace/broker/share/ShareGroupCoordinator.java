@@ -178,6 +178,16 @@ public final class ShareGroupCoordinator {
         return group != null && group.members.containsKey(memberId);
     }
 
+    /** The ids of the members of {@code groupId} whose client id is {@code clientId}. */
+    public synchronized java.util.List<String> membersWithClientId(String groupId, String clientId) {
+        ShareGroup group = groups.get(groupId);
+        if (group == null) {
+            return java.util.List.of();
+        }
+        return group.members.values().stream().filter(m -> clientId.equals(m.clientId)).map(m -> m.memberId)
+                .toList();
+    }
+
     /** True if {@code groupId} has at least one member. */
     public synchronized boolean hasMembers(String groupId) {
         ShareGroup group = groups.get(groupId);

@@ -127,8 +127,55 @@ public final class SharePartition {
         synchronized (this) {
             long now = time.hiResClockMs();
             for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-                if (e.getValue().isHeldBy(memberId)) {
+                if (e.getValue().isHeldBy(memberId) && !e.getValue().isHeldForTransaction()) {
                     releaseOrArchive(e.getKey(), e.getValue(), now, false, events);
+                }
+            }
+            maybeAdvanceStart(events);
+        }
+        events.fire();
+    }
+
+    /**
+     * Holds {@code offsets}, all acquired by {@code memberId}, for the transaction of {@code producerId}
+     * (TxnShareAcknowledge): all of them or, if one is not held by the member (or is held for another
+     * transaction), none.
+     *
+     * @return NONE, or INVALID_RECORD_STATE naming nothing changed
+     */
+    public Errors holdForTransaction(String memberId, List<Long> offsets, long producerId) {
+        synchronized (this) {
+            for (long offset : offsets) {
+                InFlightRecord record = inFlight.get(offset);
+                if (record == null || !record.isHeldBy(memberId) || (record.isHeldForTransaction()
+                        && record.transactionProducerId != producerId)) {
+                    return Errors.INVALID_RECORD_STATE;
+                }
+            }
+            for (long offset : offsets) {
+                inFlight.get(offset).transactionProducerId = producerId;
+            }
+            return Errors.NONE;
+        }
+    }
+
+    /**
+     * The transaction of {@code producerId} ended: its held records are accepted (commit) or released as by a
+     * RELEASE (abort). Called once its markers are written; a second call finds nothing.
+     */
+    public void completeTransaction(long producerId, boolean commit) {
+        Events events = new Events();
+        synchronized (this) {
+            long now = time.hiResClockMs();
+            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+                InFlightRecord record = e.getValue();
+                if (record.isHeldForTransaction() && record.transactionProducerId == producerId) {
+                    if (commit) {
+                        finish(record, RecordState.ACKNOWLEDGED);
+                        events.changed = true;
+                    } else {
+                        releaseOrArchive(e.getKey(), record, now, true, events);
+                    }
                 }
             }
             maybeAdvanceStart(events);
@@ -399,6 +446,9 @@ public final class SharePartition {
             for (long offset = batch.firstOffset(); offset <= batch.lastOffset(); offset++) {
                 AcknowledgeType type = AcknowledgeType.forId(batch.typeOf(offset)).orElseThrow();
                 InFlightRecord record = inFlight.get(offset);
+                if (record != null && record.isHeldBy(memberId) && record.isHeldForTransaction()) {
+                    continue; // the transaction settles it; the member's own acknowledgement changes nothing
+                }
                 if (record == null || !record.isHeldBy(memberId)) {
                     boolean harmlessGap = type == AcknowledgeType.GAP && record != null
                             && record.state == RecordState.ARCHIVED;
@@ -430,6 +480,7 @@ public final class SharePartition {
     private static void finish(InFlightRecord record, RecordState terminal) {
         record.state = terminal;
         record.memberId = null;
+        record.transactionProducerId = -1;
     }
 
     /** ACQUIRED to AVAILABLE (after the backoff), or to ARCHIVED once the delivery limit is reached. */
@@ -439,6 +490,7 @@ public final class SharePartition {
                     + record.state + ", not " + RecordState.ACQUIRED);
         }
         record.memberId = null;
+        record.transactionProducerId = -1;
         events.changed = true;
         if (record.deliveryCount >= config.deliveryCountLimit()) {
             record.state = RecordState.ARCHIVED;
@@ -489,7 +541,8 @@ public final class SharePartition {
             long nextDeadline = Long.MAX_VALUE;
             for (long offset : task.offsets) {
                 InFlightRecord record = inFlight.get(offset);
-                if (record == null || record.state != RecordState.ACQUIRED || record.acquisitionId != task.acquisitionId) {
+                if (record == null || record.state != RecordState.ACQUIRED || record.acquisitionId != task.acquisitionId
+                        || record.isHeldForTransaction()) {
                     continue;
                 }
                 if (now >= record.lockExpiresAtMs) {

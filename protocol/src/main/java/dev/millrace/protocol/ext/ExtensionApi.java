@@ -11,11 +11,14 @@ import java.util.Optional;
  *   <tr><th>key</th><th>name</th><th>versions</th><th>what for</th></tr>
  *   <tr><td>30000</td><td>ShareBrowse</td><td>0</td><td>read a share-partition's undelivered and in-flight
  *       records without acquiring them ({@link ShareBrowse})</td></tr>
+ *   <tr><td>30001</td><td>TxnShareAcknowledge</td><td>0</td><td>accept acquired records as part of an open
+ *       transaction: they are accepted by its commit, released by its abort ({@link TxnShareAcknowledge})</td></tr>
  * </table>
  */
 public enum ExtensionApi {
 
-    SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0);
+    SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0),
+    TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 0, (short) 0);
 
     public static final int FIRST_KEY = 30000;
     public static final int LAST_KEY = 30099;
