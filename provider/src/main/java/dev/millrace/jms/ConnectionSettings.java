@@ -24,6 +24,7 @@ public final class ConnectionSettings implements Serializable {
     final int prefetch;
     final int requestTimeoutMs;
     final int connectionCheckIntervalMs;
+    final int transactionTimeoutMs;
     final boolean autoCreateDestinations;
     final int destinationPartitions;
     final short destinationReplicationFactor;
@@ -40,6 +41,7 @@ public final class ConnectionSettings implements Serializable {
         this.prefetch = f.getPrefetch();
         this.requestTimeoutMs = f.getRequestTimeoutMs();
         this.connectionCheckIntervalMs = f.getConnectionCheckIntervalMs();
+        this.transactionTimeoutMs = f.getTransactionTimeoutMs();
         this.autoCreateDestinations = f.isAutoCreateDestinations();
         this.destinationPartitions = f.getDestinationPartitions();
         this.destinationReplicationFactor = f.getDestinationReplicationFactor();
@@ -75,6 +77,10 @@ public final class ConnectionSettings implements Serializable {
 
     public int requestTimeoutMs() {
         return requestTimeoutMs;
+    }
+
+    public int transactionTimeoutMs() {
+        return transactionTimeoutMs;
     }
 
     public int connectionCheckIntervalMs() {

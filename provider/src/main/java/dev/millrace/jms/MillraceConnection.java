@@ -16,11 +16,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
+import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.ClientIdClaim;
 import dev.millrace.jms.wire.Destinations;
 import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.KafkaClients;
-import dev.millrace.jms.wire.QueueBrowsing;
 import dev.millrace.jms.wire.TemporaryDestinationReaper;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
@@ -63,7 +63,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final Admin admin;
     private final Destinations destinations;
     private ExtensionClient extensions;
-    private QueueBrowsing queueBrowsing;
+    private BrokerExtensions brokerExtensions;
     private final ScheduledExecutorService monitor;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
@@ -187,16 +187,16 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         return connectionIdBytes;
     }
 
-    /** Queue browsing over the ShareBrowse extension; the extension client is opened on first use. */
-    synchronized QueueBrowsing queueBrowsing() throws IllegalStateException {
+    /** The Millrace extension requests (browsing, transactional acknowledgements); opened on first use. */
+    synchronized BrokerExtensions extensions() throws IllegalStateException {
         if (closed) {
             throw new IllegalStateException("the connection is closed");
         }
-        if (queueBrowsing == null) {
+        if (brokerExtensions == null) {
             extensions = new ExtensionClient("millrace-" + connectionId + "-ext", settings.requestTimeoutMs());
-            queueBrowsing = new QueueBrowsing(admin, extensions, settings);
+            brokerExtensions = new BrokerExtensions(admin, extensions, settings);
         }
-        return queueBrowsing;
+        return brokerExtensions;
     }
 
     Destinations destinations() {
@@ -335,20 +335,14 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     @Override
     public Session createSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        if (transacted) {
-            throw new jakarta.jms.JMSException("transacted sessions are not supported yet");
-        }
-        return createSession(acknowledgeMode);
+        return createSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
     }
 
     @Override
     public Session createSession(int sessionMode) throws JMSException {
         checkClosed();
         used = true;
-        if (sessionMode == Session.SESSION_TRANSACTED) {
-            throw new JMSException("transacted sessions are not supported yet");
-        }
-        if (sessionMode != Session.AUTO_ACKNOWLEDGE && sessionMode != Session.CLIENT_ACKNOWLEDGE
+        if (sessionMode != Session.SESSION_TRANSACTED && sessionMode != Session.AUTO_ACKNOWLEDGE && sessionMode != Session.CLIENT_ACKNOWLEDGE
                 && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
             throw new JMSException("unknown session mode " + sessionMode);
         }

@@ -58,6 +58,7 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private int prefetch = 1000;
     private int requestTimeoutMs = 30_000;
     private int connectionCheckIntervalMs = 1000;
+    private int transactionTimeoutMs = 60_000;
     private boolean autoCreateDestinations = true;
     private int destinationPartitions = 1;
     private short destinationReplicationFactor = -1;
@@ -241,6 +242,19 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     /** How often a connection checks that the brokers answer, to call its ExceptionListener; default 1000. */
     public void setConnectionCheckIntervalMs(int connectionCheckIntervalMs) {
         this.connectionCheckIntervalMs = checkAtLeast("connectionCheckIntervalMs", connectionCheckIntervalMs, 10);
+    }
+
+    public int getTransactionTimeoutMs() {
+        return transactionTimeoutMs;
+    }
+
+    /**
+     * How long the broker lets a transacted session's transaction stay open before aborting it (Kafka's
+     * {@code transaction.timeout.ms}): the bound on how long a crashed client's uncommitted sends hold back
+     * read-committed consumers; default 60000.
+     */
+    public void setTransactionTimeoutMs(int transactionTimeoutMs) {
+        this.transactionTimeoutMs = checkAtLeast("transactionTimeoutMs", transactionTimeoutMs, 1);
     }
 
     public boolean isAutoCreateDestinations() {

@@ -49,14 +49,7 @@ public class MillraceJMSContext implements JMSContext {
     }
 
     static JMSContext create(MillraceConnection connection, int sessionMode, boolean owner) {
-        if (sessionMode == SESSION_TRANSACTED) {
-            JmsExceptions.runtime(() -> {
-                connection.close();
-                return null;
-            });
-            throw new JMSRuntimeException("transacted contexts are not supported yet");
-        }
-        if (sessionMode != AUTO_ACKNOWLEDGE && sessionMode != CLIENT_ACKNOWLEDGE
+        if (sessionMode != SESSION_TRANSACTED && sessionMode != AUTO_ACKNOWLEDGE && sessionMode != CLIENT_ACKNOWLEDGE
                 && sessionMode != DUPS_OK_ACKNOWLEDGE) {
             JmsExceptions.runtime(() -> {
                 connection.close();

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.millrace.jms.message.MillraceMessage;
 import dev.millrace.jms.message.RecordMessageMapper;
+import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.Delivery;
 import dev.millrace.jms.wire.RecordFetcher;
 import dev.millrace.jms.wire.ShareFetcher;
@@ -295,6 +296,19 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         } else {
             ((TopicFetcher) fetcher).acknowledge(deliveries, sendNow);
         }
+    }
+
+    /**
+     * The commit of a transaction that wrote to the broker: a queue consumer's acceptances join the transaction
+     * (true); a topic consumer's are left to the caller, to acknowledge once the transaction committed (false).
+     */
+    boolean acceptInTransaction(BrokerExtensions extensions, String transactionalId, List<Delivery> deliveries)
+            throws JMSException {
+        if (fetcher instanceof ShareFetcher share) {
+            share.acceptInTransaction(extensions, transactionalId, deliveries);
+            return true;
+        }
+        return false;
     }
 
     /** Delivers {@code deliveries} again: queues release them to the share group, topics rewind. */

@@ -300,11 +300,21 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
         message.setJMSDeliveryTime(disableTimestamp ? 0 : now);
         message.setJMSMessageID(disableMessageId ? null : connection.nextMessageId());
-        KafkaProducer<byte[], byte[]> producer = connection.producer(mode);
+        KafkaProducer<byte[], byte[]> producer = session.producerFor(mode);
         ProducerRecord<byte[], byte[]> record = RecordMessageMapper.toRecord(message)
                 .toProducerRecord(target.getName(), session.partitionFor(producer, target.getName()));
         if (target instanceof Topic) {
             record.headers().add(JmsHeaders.CONNECTION_ID, connection.connectionIdBytes());
+        }
+        SessionTransaction transaction = session.transaction();
+        if (listener == null && transaction != null) {
+            // in a transaction the outcome counts at commit: a failed send fails the commit
+            try {
+                transaction.sent(producer.send(record));
+            } catch (RuntimeException e) {
+                throw JmsExceptions.fromClient("send to " + target, e);
+            }
+            return;
         }
         if (listener == null) {
             Future<RecordMetadata> result;

@@ -14,7 +14,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 
 import dev.millrace.jms.message.MillraceMessage;
 import dev.millrace.jms.message.RecordMessageMapper;
-import dev.millrace.jms.wire.QueueBrowsing;
+import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.jms.JmsRecord;
 import jakarta.jms.IllegalStateException;
@@ -71,7 +71,7 @@ public class MillraceQueueBrowser implements QueueBrowser {
     @Override
     public Enumeration<Message> getEnumeration() throws JMSException {
         checkClosed();
-        QueueBrowsing browsing = session.connection().queueBrowsing();
+        BrokerExtensions browsing = session.connection().extensions();
         String topic = queue.getQueueName();
         return new Walk(browsing, topic, browsing.leaders(topic));
     }
@@ -87,7 +87,7 @@ public class MillraceQueueBrowser implements QueueBrowser {
 
     /** One pass over the queue's partitions. */
     private final class Walk implements Enumeration<Message> {
-        private final QueueBrowsing browsing;
+        private final BrokerExtensions browsing;
         private final String topic;
         private final List<Node> leaders;
         private final Deque<MillraceMessage> ready = new ArrayDeque<>();
@@ -97,7 +97,7 @@ public class MillraceQueueBrowser implements QueueBrowser {
         /** End of {@link #partition} fixed at its first read; -1 = not read yet. */
         private long end = -1;
 
-        Walk(QueueBrowsing browsing, String topic, List<Node> leaders) {
+        Walk(BrokerExtensions browsing, String topic, List<Node> leaders) {
             this.browsing = browsing;
             this.topic = topic;
             this.leaders = new ArrayList<>(leaders);

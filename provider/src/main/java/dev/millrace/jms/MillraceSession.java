@@ -88,10 +88,13 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     private final ExecutorService deliveryExecutor;
     private volatile Thread deliveryThread;
     private volatile boolean closed;
+    /** The broker transaction of a SESSION_TRANSACTED session, else null. */
+    private final SessionTransaction transaction;
 
     MillraceSession(MillraceConnection connection, int mode) {
         this.connection = connection;
         this.mode = mode;
+        this.transaction = mode == SESSION_TRANSACTED ? new SessionTransaction(connection) : null;
         this.deliveryExecutor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "millrace-session-" + connection.connectionId());
             t.setDaemon(true);
@@ -371,7 +374,17 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public boolean getTransacted() throws JMSException {
         checkClosed();
-        return false;
+        return transaction != null;
+    }
+
+    /** The producer for a send with {@code deliveryMode}: the session's transactional one when transacted. */
+    KafkaProducer<byte[], byte[]> producerFor(int deliveryMode) throws JMSException {
+        return transaction != null ? transaction.producerForSend() : connection.producer(deliveryMode);
+    }
+
+    /** The transaction of a transacted session, else null. */
+    SessionTransaction transaction() {
+        return transaction;
     }
 
     @Override
@@ -380,16 +393,46 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         return mode;
     }
 
+    /**
+     * Commits the session's transaction: its sends become visible and the messages it consumed are acknowledged,
+     * together (see {@link SessionTransaction}). Waits for async sends first.
+     *
+     * @throws jakarta.jms.TransactionRolledBackException when the transaction was rolled back instead
+     */
     @Override
     public void commit() throws JMSException {
         checkClosed();
-        throw new IllegalStateException("commit() on a session that is not transacted");
+        if (transaction == null) {
+            throw new IllegalStateException("commit() on a session that is not transacted");
+        }
+        if (isInCompletionListener()) {
+            throw new IllegalStateException("commit() from a CompletionListener of its own session");
+        }
+        awaitAsyncSends(null);
+        transaction.commit(byConsumer(takeUnacknowledged()));
     }
 
+    /** Rolls the session's transaction back: its sends are discarded and what it consumed is delivered again. */
     @Override
     public void rollback() throws JMSException {
         checkClosed();
-        throw new IllegalStateException("rollback() on a session that is not transacted");
+        if (transaction == null) {
+            throw new IllegalStateException("rollback() on a session that is not transacted");
+        }
+        if (isInCompletionListener()) {
+            throw new IllegalStateException("rollback() from a CompletionListener of its own session");
+        }
+        awaitAsyncSends(null);
+        transaction.rollback();
+        redeliverUnacknowledged();
+    }
+
+    private List<Unacknowledged> takeUnacknowledged() {
+        synchronized (unacknowledged) {
+            List<Unacknowledged> pending = new ArrayList<>(unacknowledged);
+            unacknowledged.clear();
+            return pending;
+        }
     }
 
     /** Acknowledges every message this session has delivered (CLIENT_ACKNOWLEDGE); nothing in the other modes. */
@@ -408,6 +451,13 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public void recover() throws JMSException {
         checkClosed();
+        if (transaction != null) {
+            throw new IllegalStateException("recover() on a transacted session; use rollback()");
+        }
+        redeliverUnacknowledged();
+    }
+
+    private void redeliverUnacknowledged() throws JMSException {
         deliveryLock.lock();
         try {
             List<Unacknowledged> pending;
@@ -459,6 +509,9 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         }
         for (MillraceMessageProducer p : producers) {
             p.closeForSession();
+        }
+        if (transaction != null) {
+            transaction.close(); // an open transaction is rolled back; consumed queue messages were released above
         }
         synchronized (unacknowledged) {
             unacknowledged.clear();

@@ -24,8 +24,11 @@ import jakarta.jms.TextMessage;
  * temporary BOOTSTRAP              creates a temporary queue and a temporary topic; prints "temporary NAME" each
  * consume BOOTSTRAP QUEUE N ACK    CLIENT_ACKNOWLEDGE: receives N messages, printing "received TEXT" each, and
  *                                  acknowledges (printing "acknowledged") after the ACK-th
+ * transform BOOTSTRAP IN OUT N K   transacted: for each message of queue IN sends "out-TEXT" to queue OUT; commits
+ *                                  after every K (printing "committed"), N messages in all, then receives and sends
+ *                                  one more without committing (transaction timeout 3 s)
  * </pre>
- * Both print "ready" last.
+ * All print "ready" last.
  */
 public final class ChildClient {
 
@@ -35,7 +38,16 @@ public final class ChildClient {
     public static void main(String[] args) throws Exception {
         MillraceConnectionFactory factory = new MillraceConnectionFactory(args[1]);
         factory.setRequestTimeoutMs(10_000);
+        factory.setTransactionTimeoutMs(3_000);
+        factory.setPrefetch(5);
         Connection connection = factory.createConnection();
+        if (args[0].equals("transform")) {
+            transform(connection, args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            System.out.println("ready");
+            System.out.flush();
+            System.in.read();
+            return;
+        }
         Session session = connection.createSession(Session.CLIENT_ACKNOWLEDGE);
         if (args[0].equals("temporary")) {
             System.out.println("temporary " + session.createTemporaryQueue().getQueueName());
@@ -60,6 +72,23 @@ public final class ChildClient {
                 System.out.println("acknowledged");
             }
         }
+    }
+
+    private static void transform(Connection connection, String in, String out, int count, int commitEvery)
+            throws JMSException {
+        Session session = connection.createSession(Session.SESSION_TRANSACTED);
+        MessageConsumer consumer = session.createConsumer(session.createQueue(in));
+        jakarta.jms.MessageProducer producer = session.createProducer(session.createQueue(out));
+        connection.start();
+        for (int i = 1; i <= count + 1; i++) {
+            TextMessage m = (TextMessage) consumer.receive(20_000);
+            producer.send(session.createTextMessage("out-" + m.getText()));
+            if (i % commitEvery == 0 && i <= count) {
+                session.commit();
+                System.out.println("committed");
+            }
+        }
+        System.out.println("mid-transaction");
     }
 
     /** The parent's handle on a running child. */

@@ -47,6 +47,27 @@ public final class KafkaClients {
         return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
+    /**
+     * A transactional producer (acks=all, idempotent) for one transacted session; {@code transactionTimeoutMs} is
+     * how long the broker lets a transaction of a crashed client stay open before aborting it.
+     */
+    public static KafkaProducer<byte[], byte[]> transactionalProducer(ConnectionSettings s, String clientId,
+                                                                      String transactionalId,
+                                                                      int transactionTimeoutMs) {
+        Map<String, Object> c = common(s, clientId);
+        c.put(ProducerConfig.ACKS_CONFIG, "all");
+        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        c.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, transactionTimeoutMs);
+        c.put(ProducerConfig.LINGER_MS_CONFIG, s.lingerMs());
+        c.put(ProducerConfig.BATCH_SIZE_CONFIG, s.batchSizeBytes());
+        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, s.requestTimeoutMs());
+        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.max(s.requestTimeoutMs(), 1000));
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(s.requestTimeoutMs(), Math.max(
+                s.requestTimeoutMs() - 1, 1)));
+        return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
     /** A consumer reading committed records; {@code groupId} null for a consumer without a group. */
     public static KafkaConsumer<byte[], byte[]> consumer(ConnectionSettings s, String clientId, String groupId) {
         Map<String, Object> c = common(s, clientId);

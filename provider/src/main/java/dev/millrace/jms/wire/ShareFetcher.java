@@ -36,6 +36,8 @@ public final class ShareFetcher extends RecordFetcher {
 
     private final KafkaShareConsumer<byte[], byte[]> consumer;
     private final String topic;
+    private final String clientId;
+    private final String groupId;
     private final Set<ConsumerRecord<byte[], byte[]>> unsettled = java.util.Collections.newSetFromMap(
             new IdentityHashMap<>());
 
@@ -48,6 +50,8 @@ public final class ShareFetcher extends RecordFetcher {
             throws JMSException {
         super("millrace-share-" + topic, settings.requestTimeoutMs());
         this.topic = topic;
+        this.clientId = clientId;
+        this.groupId = groupId;
         this.consumer = KafkaClients.shareConsumer(settings, clientId, groupId, settings.prefetch());
         try {
             start(() -> {
@@ -78,6 +82,24 @@ public final class ShareFetcher extends RecordFetcher {
     /** Accepts the records: they will not be delivered again. {@code sync} waits for the broker's answer. */
     public void acknowledge(List<Delivery> deliveries, boolean sync) throws JMSException {
         settle(deliveries, AcknowledgeType.ACCEPT, sync);
+    }
+
+    /**
+     * Makes the acceptance of {@code deliveries} part of the open transaction of {@code transactionalId}
+     * (TxnShareAcknowledge, one request per partition), then settles them in the client (an ACCEPT the broker
+     * ignores for held records) so that polling goes on. The transaction's commit accepts them, its abort
+     * releases them.
+     */
+    public void acceptInTransaction(BrokerExtensions extensions, String transactionalId, List<Delivery> deliveries)
+            throws JMSException {
+        Map<Integer, List<Long>> byPartition = new java.util.TreeMap<>();
+        for (Delivery d : deliveries) {
+            byPartition.computeIfAbsent(d.record.partition(), p -> new ArrayList<>()).add(d.record.offset());
+        }
+        for (Map.Entry<Integer, List<Long>> e : byPartition.entrySet()) {
+            extensions.holdForTransaction(transactionalId, groupId, clientId, topic, e.getKey(), e.getValue());
+        }
+        settle(deliveries, AcknowledgeType.ACCEPT, true);
     }
 
     /**

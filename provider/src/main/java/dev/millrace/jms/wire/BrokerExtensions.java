@@ -3,6 +3,8 @@ package dev.millrace.jms.wire;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -17,16 +19,19 @@ import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.JmsExceptions;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ShareBrowse;
+import dev.millrace.protocol.ext.TxnShareAcknowledge;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
 
 /**
- * Reads what is still on a queue through the broker's ShareBrowse extension ({@link ShareBrowse}): finds each
- * partition's leader with the admin client and asks it, over the connection's {@link ExtensionClient}.
+ * The Millrace extension requests a connection makes, each sent to the leader of the partition it concerns
+ * (found with the admin client, cached per topic, looked up again after a failure), over the connection's
+ * {@link ExtensionClient}: ShareBrowse ({@link ShareBrowse}) for queue browsers, TxnShareAcknowledge
+ * ({@link TxnShareAcknowledge}) for transacted sessions.
  *
  * <p>Thread-safe.
  */
-public final class QueueBrowsing {
+public final class BrokerExtensions {
 
     /** Bytes of record batches asked for per request. */
     static final int MAX_BYTES = 1024 * 1024;
@@ -34,15 +39,61 @@ public final class QueueBrowsing {
     private final Admin admin;
     private final ExtensionClient client;
     private final ConnectionSettings settings;
+    private final Map<String, List<Node>> leaderCache = new ConcurrentHashMap<>();
 
-    public QueueBrowsing(Admin admin, ExtensionClient client, ConnectionSettings settings) {
+    public BrokerExtensions(Admin admin, ExtensionClient client, ConnectionSettings settings) {
         this.admin = admin;
         this.client = client;
         this.settings = settings;
     }
 
-    /** The leader of each partition of {@code topic}, by partition number. */
+    /** The leader of each partition of {@code topic}, by partition number; asks the brokers every time. */
     public List<Node> leaders(String topic) throws JMSException {
+        List<Node> fresh = describeLeaders(topic);
+        leaderCache.put(topic, fresh);
+        return fresh;
+    }
+
+    /**
+     * Holds {@code offsets}, acquired by the share consumer with client id {@code memberClientId}, for the open
+     * transaction of {@code transactionalId}: its commit accepts them, its abort releases them.
+     *
+     * @throws JMSException naming the broker's error (INVALID_RECORD_STATE when a lock expired first)
+     */
+    public void holdForTransaction(String transactionalId, String groupId, String memberClientId, String topic,
+                                   int partition, List<Long> offsets) throws JMSException {
+        TxnShareAcknowledge.Request request = new TxnShareAcknowledge.Request(transactionalId, groupId,
+                memberClientId, topic, partition, offsets);
+        List<Node> leaders = leaderCache.get(topic);
+        if (leaders == null || partition >= leaders.size()) {
+            leaders = leaders(topic);
+        }
+        TxnShareAcknowledge.Response response;
+        try {
+            response = call(leaders.get(partition), request);
+        } catch (IOException first) {
+            try {
+                response = call(leaders(topic).get(partition), request); // the leader may have moved
+            } catch (IOException e) {
+                throw JmsExceptions.fromClient("accept messages of " + topic + " in a transaction", e);
+            }
+        }
+        if (response.errorCode() != Errors.NONE.code()) {
+            throw new JMSException("accepting messages of " + topic + " (partition " + partition
+                    + ") in the transaction failed: " + Errors.forCode(response.errorCode()).name() + " "
+                    + response.errorMessage(), Errors.forCode(response.errorCode()).name());
+        }
+    }
+
+    private TxnShareAcknowledge.Response call(Node leader, TxnShareAcknowledge.Request request) throws IOException {
+        if (leader == null || leader.isEmpty()) {
+            throw new IOException("partition " + request.partition() + " of " + request.topic() + " has no leader");
+        }
+        return TxnShareAcknowledge.Response.read(client.call(leader.host(), leader.port(),
+                ExtensionApi.TXN_SHARE_ACKNOWLEDGE, TxnShareAcknowledge.VERSION, request.toStruct()));
+    }
+
+    private List<Node> describeLeaders(String topic) throws JMSException {
         try {
             TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
                     .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS).get(topic);

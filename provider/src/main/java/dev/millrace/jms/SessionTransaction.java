@@ -1,0 +1,200 @@
+package dev.millrace.jms;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+
+import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.KafkaClients;
+import jakarta.jms.JMSException;
+import jakarta.jms.TransactionRolledBackException;
+
+/**
+ * The broker transaction of one transacted session (JMS 3.1 §6.2.7 onto Kafka transactions).
+ *
+ * <ul>
+ *   <li>Sends go through a transactional producer of the session's own ({@code transactional.id}
+ *       {@code millrace-<connection id>-tx-<n>}, created at the first send); the transaction begins with the first
+ *       send after a commit or rollback. Sends do not wait for the broker: a failed send fails the commit.</li>
+ *   <li>{@link #commit}: when the transaction wrote something, queue messages consumed in it are held for it on the
+ *       broker (TxnShareAcknowledge), so the broker's commit marker accepts them together with the sends; then the
+ *       producer commits. Durable-subscription offsets are committed right after the transaction (not inside it:
+ *       a crash between the two delivers those topic messages again). A transaction that sent nothing accepts its
+ *       queue messages with plain acknowledgements.</li>
+ *   <li>{@link #rollback}: the producer aborts (the sends are never visible to read-committed consumers); the
+ *       session then redelivers what it consumed (queues release it: JMSRedelivered, delivery count + 1).</li>
+ *   <li>When the broker aborted the transaction (its timeout, a fencing) or a send failed, commit aborts what is
+ *       left, redelivers what was consumed, and throws {@link TransactionRolledBackException}.</li>
+ * </ul>
+ *
+ * <p>Not thread-safe: used by the session's thread of control (JMS sessions are single-threaded).
+ */
+final class SessionTransaction implements AutoCloseable {
+
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private final MillraceConnection connection;
+    private final String transactionalId;
+    private KafkaProducer<byte[], byte[]> producer;
+    private boolean open;
+    private boolean wrote;
+    private final List<Future<RecordMetadata>> sends = new ArrayList<>();
+
+    SessionTransaction(MillraceConnection connection) {
+        this.connection = connection;
+        this.transactionalId = "millrace-" + connection.connectionId() + "-tx-" + SEQUENCE.incrementAndGet();
+    }
+
+    String transactionalId() {
+        return transactionalId;
+    }
+
+    /** The producer for a send in the current transaction, which begins here if it has not yet. */
+    synchronized KafkaProducer<byte[], byte[]> producerForSend() throws JMSException {
+        try {
+            if (producer == null) {
+                producer = KafkaClients.transactionalProducer(connection.settings(), transactionalId,
+                        transactionalId, connection.settings().transactionTimeoutMs());
+                producer.initTransactions();
+            }
+            if (!open) {
+                producer.beginTransaction();
+                open = true;
+            }
+        } catch (KafkaException e) {
+            discardProducer();
+            throw JmsExceptions.fromClient("begin a transaction", e);
+        }
+        wrote = true;
+        return producer;
+    }
+
+    /** A send made in the current transaction; its outcome is checked at commit. */
+    synchronized void sent(Future<RecordMetadata> send) {
+        sends.add(send);
+    }
+
+    /**
+     * Commits: see the class comment.
+     *
+     * @param consumed what the session consumed in the transaction, by consumer
+     * @throws TransactionRolledBackException when the transaction was rolled back instead (everything consumed
+     *                                        is redelivered)
+     */
+    synchronized void commit(Map<MillraceMessageConsumer, List<Delivery>> consumed) throws JMSException {
+        if (!wrote) {
+            end();
+            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+                e.getKey().acknowledge(e.getValue(), true);
+            }
+            return;
+        }
+        List<Map.Entry<MillraceMessageConsumer, List<Delivery>>> afterCommit = new ArrayList<>();
+        try {
+            producer.flush();
+            long timeoutMs = connection.settings().requestTimeoutMs();
+            for (Future<RecordMetadata> send : sends) {
+                send.get(timeoutMs, TimeUnit.MILLISECONDS);
+            }
+            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+                if (!e.getKey().acceptInTransaction(connection.extensions(), transactionalId, e.getValue())) {
+                    afterCommit.add(e);
+                }
+            }
+            producer.commitTransaction();
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            abortQuietly();
+            redeliver(consumed);
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            TransactionRolledBackException rolledBack = new TransactionRolledBackException(
+                    "the transaction was rolled back instead of committed: " + cause);
+            rolledBack.setLinkedException(cause instanceof Exception ex ? ex : e);
+            rolledBack.initCause(cause);
+            throw rolledBack;
+        } finally {
+            open = false;
+            wrote = false;
+            sends.clear();
+        }
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : afterCommit) {
+            e.getKey().acknowledge(e.getValue(), true);
+        }
+    }
+
+    /** Aborts the broker transaction, if one is open; the caller redelivers what was consumed. */
+    synchronized void rollback() {
+        abortQuietly();
+        open = false;
+        wrote = false;
+        sends.clear();
+    }
+
+    private void end() throws JMSException {
+        if (open) {
+            try {
+                producer.commitTransaction(); // nothing was added: the client ends it without the broker
+            } catch (KafkaException e) {
+                discardProducer();
+                throw JmsExceptions.fromClient("end an empty transaction", e);
+            } finally {
+                open = false;
+            }
+        }
+    }
+
+    private void abortQuietly() {
+        if (producer == null || !open) {
+            return;
+        }
+        try {
+            producer.abortTransaction();
+        } catch (KafkaException e) {
+            // fenced or failed: the broker aborts the transaction (or already has); start over with a new producer
+            discardProducer();
+        }
+        open = false;
+    }
+
+    private static void redeliver(Map<MillraceMessageConsumer, List<Delivery>> consumed) {
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+            try {
+                e.getKey().redeliver(e.getValue());
+            } catch (JMSException ignored) {
+                // the consumer is gone: its records come back when their locks expire
+            }
+        }
+    }
+
+    private void discardProducer() {
+        if (producer != null) {
+            try {
+                producer.close(java.time.Duration.ZERO);
+            } catch (KafkaException ignored) {
+                // closing anyway
+            }
+            producer = null;
+        }
+        open = false;
+    }
+
+    /** Rolls back an open transaction and closes the producer. */
+    @Override
+    public synchronized void close() {
+        abortQuietly();
+        if (producer != null) {
+            producer.close(java.time.Duration.ofSeconds(5));
+            producer = null;
+        }
+    }
+}
