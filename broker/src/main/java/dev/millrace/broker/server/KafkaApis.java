@@ -58,6 +58,7 @@ import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.network.ApiVersionTable;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
+import dev.millrace.protocol.selector.MemberSelector;
 
 /**
  * Routes each Kafka API to its handler. {@link #VERSIONS} is what ApiVersions advertises; an API
@@ -257,6 +258,9 @@ public final class KafkaApis implements RequestHandler {
 
     private static ApiVersionsResponse apiVersions(ApiVersionsRequest request) {
         ApiVersionsResponseData data = VERSIONS.toResponseData();
+        // Millrace protocol extensions that ride on standard fields, advertised so that clients can check for them
+        data.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(MemberSelector.FEATURE)
+                .setMinVersion(MemberSelector.FEATURE_LEVEL).setMaxVersion(MemberSelector.FEATURE_LEVEL));
         if (request.hasUnsupportedRequestVersion()) {
             data.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
         } else if (!request.isValid()) {

@@ -7,6 +7,7 @@ import java.util.Set;
 import org.apache.kafka.common.Uuid;
 
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.selector.Selector;
 
 /**
  * One member of a share group, as its heartbeats describe it. Guarded by the
@@ -18,6 +19,11 @@ final class ShareGroupMember {
     final String clientId;
     final String clientHost;
     String rackId;
+    /**
+     * The JMS selector carried by the rack id ({@link dev.millrace.protocol.selector.MemberSelector}), or null: the
+     * member acquires only records it matches.
+     */
+    Selector selector;
     int memberEpoch;
     List<String> subscribedTopics = List.of();
     Map<Uuid, Set<Integer>> assignment = Map.of();
