@@ -21,8 +21,6 @@ import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareFetchResponse;
 import org.apache.kafka.common.requests.ShareRequestMetadata;
 
-import dev.millrace.protocol.selector.Selector;
-
 /**
  * ShareFetch: updates the member's share session, applies the piggy-backed acknowledgements, then
  * acquires records from the session's partitions (up to {@code MaxRecords} in all, {@code MaxBytes}
@@ -53,14 +51,14 @@ public final class ShareFetchHandler {
     private final Acknowledger acknowledger;
     private final AtomicInteger rotation = new AtomicInteger();
     private final BiPredicate<String, String> isMember;
-    private final BiFunction<String, String, Selector> selectorOf;
+    private final BiFunction<String, String, MemberFilter> filterOf;
 
-    /** @param selectorOf the JMS selector of a member (group id, member id), null for none */
+    /** @param filterOf the selector filter of a member (group id, member id), null for none */
     ShareFetchHandler(ShareGroupConfig config, ShareTopics topics, SharePartitionManager partitions,
                       ShareSessionCache sessions, ShareFetchPurgatory purgatory, BiPredicate<String, String> isMember,
-                      BiFunction<String, String, Selector> selectorOf) {
+                      BiFunction<String, String, MemberFilter> filterOf) {
         this.isMember = isMember;
-        this.selectorOf = selectorOf;
+        this.filterOf = filterOf;
         this.config = config;
         this.topics = topics;
         this.partitions = partitions;
@@ -150,7 +148,7 @@ public final class ShareFetchHandler {
         int bytesLeft = maxBytes;
         int n = fetchable.size();
         int start = n == 0 ? 0 : Math.floorMod(rotation.getAndIncrement(), n);
-        Selector selector = selectorOf.apply(groupId, memberId);
+        MemberFilter filter = filterOf.apply(groupId, memberId);
         for (int i = 0; i < n && recordsLeft > 0 && bytesLeft > 0; i++) {
             TopicIdPartition tip = fetchable.get((start + i) % n);
             Optional<SharePartition> partition = partitions.getOrCreate(groupId, tip.topicId(), tip.topicPartition());
@@ -158,7 +156,7 @@ public final class ShareFetchHandler {
                 out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 continue;
             }
-            AcquireResult result = partition.get().acquire(memberId, selector, recordsLeft, bytesLeft);
+            AcquireResult result = partition.get().acquire(memberId, filter, recordsLeft, bytesLeft);
             if (result.isEmpty()) {
                 continue;
             }

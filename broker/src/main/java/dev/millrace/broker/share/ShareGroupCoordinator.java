@@ -21,7 +21,6 @@ import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
 import dev.millrace.protocol.selector.MemberSelector;
-import dev.millrace.protocol.selector.Selector;
 import dev.millrace.protocol.selector.SelectorSyntaxException;
 
 /**
@@ -95,11 +94,11 @@ public final class ShareGroupCoordinator {
             ShareGroup group = groups.get(groupId);
             ShareGroupMember member = group == null ? null : group.members.get(memberId);
             boolean joining = request.memberEpoch() == 0;
-            Selector selector = null;
+            MemberFilter filter = null;
             boolean newRack = request.rackId() != null && (member == null || !request.rackId().equals(member.rackId));
             if (newRack) {
                 try {
-                    selector = MemberSelector.compile(request.rackId());
+                    filter = MemberFilter.of(request.rackId());
                 } catch (SelectorSyntaxException e) {
                     return error(Errors.INVALID_REQUEST, "Invalid message selector in the rack id of member "
                             + memberId + " of share group " + groupId + ": " + e.getMessage() + " [position "
@@ -126,7 +125,7 @@ public final class ShareGroupCoordinator {
             }
             if (newRack) {
                 member.rackId = request.rackId();
-                member.selector = selector;
+                member.filter = filter;
             }
             Map<Uuid, Set<Integer>> assignment = assignmentFor(member.subscribedTopics);
             boolean changed = joining || !assignment.equals(member.assignment);
@@ -198,13 +197,13 @@ public final class ShareGroupCoordinator {
     }
 
     /**
-     * The selector of member {@code memberId} of {@code groupId} ({@link MemberSelector}), or null when it has none
+     * The selector filter of member {@code memberId} of {@code groupId} ({@link MemberSelector}), or null when it has none
      * or is not a member.
      */
-    public synchronized Selector selectorOf(String groupId, String memberId) {
+    public synchronized MemberFilter filterOf(String groupId, String memberId) {
         ShareGroup group = groups.get(groupId);
         ShareGroupMember member = group == null ? null : group.members.get(memberId);
-        return member == null ? null : member.selector;
+        return member == null ? null : member.filter;
     }
 
     /** True if {@code groupId} has at least one member. */

@@ -7,7 +7,6 @@ import java.util.Set;
 import org.apache.kafka.common.Uuid;
 
 import dev.millrace.delay.TimerTask;
-import dev.millrace.protocol.selector.Selector;
 
 /**
  * One member of a share group, as its heartbeats describe it. Guarded by the
@@ -23,7 +22,7 @@ final class ShareGroupMember {
      * The JMS selector carried by the rack id ({@link dev.millrace.protocol.selector.MemberSelector}), or null: the
      * member acquires only records it matches.
      */
-    Selector selector;
+    MemberFilter filter;
     int memberEpoch;
     List<String> subscribedTopics = List.of();
     Map<Uuid, Set<Integer>> assignment = Map.of();

@@ -15,7 +15,6 @@ import org.apache.kafka.common.record.internal.Records;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
-import dev.millrace.protocol.selector.Selector;
 
 /**
  * One share group's view of one topic partition: which offsets are done, which are handed to which
@@ -59,7 +58,8 @@ import dev.millrace.protocol.selector.Selector;
  * ({@code group.share.partition.max.record.locks} offsets from the start offset, as for every acquisition): once
  * that many offsets from the start are unmatched or unfinished, later records are not looked at until the head moves
  * (a consumer without a selector, or a matching one, takes them). This also bounds the work of one fetch to that
- * many selector evaluations per partition.
+ * many selector evaluations per partition. A subscription selector ({@link MemberFilter#archiveUnmatched()}, JMS
+ * shared subscriptions) archives the records it does not match instead, so nothing piles up at the head.
  *
  * <p>Threading: thread-safe. State is guarded by this object's monitor; the
  * {@link SharePartitionListener} is called after the monitor is released, so a listener may call
@@ -114,14 +114,14 @@ public final class SharePartition {
 
     /**
      * As {@link #acquire(String, int, int)} for a member with a JMS selector (null: none): only records the selector
-     * matches are acquired; the others stay AVAILABLE for other members, their delivery count unchanged. See the
-     * class comment for how far a selective acquisition looks.
+     * matches are acquired; the others stay AVAILABLE for other members, their delivery count unchanged, or are
+     * archived when the filter says so. See the class comment for how far a selective acquisition looks.
      */
-    public AcquireResult acquire(String memberId, Selector selector, int maxRecords, int maxBytes) {
+    public AcquireResult acquire(String memberId, MemberFilter filter, int maxRecords, int maxBytes) {
         Events events = new Events();
         AcquireResult result;
         synchronized (this) {
-            result = acquireLocked(memberId, selector, Math.max(1, maxRecords), Math.max(1, maxBytes), events);
+            result = acquireLocked(memberId, filter, Math.max(1, maxRecords), Math.max(1, maxBytes), events);
         }
         events.fire();
         return result;
@@ -241,7 +241,7 @@ public final class SharePartition {
         return Math.max(0, behind - done);
     }
 
-    private AcquireResult acquireLocked(String memberId, Selector selector, int maxRecords, int maxBytes,
+    private AcquireResult acquireLocked(String memberId, MemberFilter filter, int maxRecords, int maxBytes,
                                         Events events) {
         long now = time.hiResClockMs();
         moveToLogStart();
@@ -250,7 +250,7 @@ public final class SharePartition {
         if (first < 0) {
             return AcquireResult.EMPTY;
         }
-        boolean selective = selector != null && !selector.matchesAll();
+        boolean selective = filter != null;
         long acquisitionId = nextAcquisitionId++;
         List<Long> acquired = new ArrayList<>();
         Records records;
@@ -269,7 +269,7 @@ public final class SharePartition {
                 lastRead = batch.lastOffset();
                 int before = acquired.size();
                 Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
-                        log.skip(batch), acquired, selective ? selector : null);
+                        log.skip(batch), acquired, filter, events);
                 if (isDense(batch) && !selective) {
                     // every offset of the batch holds a record: decide from the header, without reading the records
                     for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
@@ -337,11 +337,13 @@ public final class SharePartition {
         private final long limitEnd;
         private final boolean controlBatch;
         private final List<Long> acquired;
-        private final Selector selector;
+        private final MemberFilter filter;
+        private final Events events;
 
         Acquisition(String memberId, long acquisitionId, long now, int maxRecords, long limitEnd,
-                    boolean controlBatch, List<Long> acquired, Selector selector) {
-            this.selector = selector;
+                    boolean controlBatch, List<Long> acquired, MemberFilter filter, Events events) {
+            this.filter = filter;
+            this.events = events;
             this.memberId = memberId;
             this.acquisitionId = acquisitionId;
             this.now = now;
@@ -373,15 +375,22 @@ public final class SharePartition {
                 }
             }
             InFlightRecord state = inFlight.get(offset);
-            if (state != null && state.isAcquirable(now)
-                    && (selector == null || matcher.matches(selector, record, state.deliveryCount + 1))) {
-                state.state = RecordState.ACQUIRED;
-                state.deliveryCount++;
-                state.memberId = memberId;
-                state.acquisitionId = acquisitionId;
-                state.lockExpiresAtMs = now + config.recordLockDurationMs();
-                acquired.add(offset);
+            if (state == null || !state.isAcquirable(now)) {
+                return true;
             }
+            if (filter != null && !matcher.matches(filter.selector(), record, state.deliveryCount + 1)) {
+                if (filter.archiveUnmatched()) {
+                    finish(state, RecordState.ARCHIVED); // not part of the subscription: never delivered
+                    events.changed = true;
+                }
+                return true;
+            }
+            state.state = RecordState.ACQUIRED;
+            state.deliveryCount++;
+            state.memberId = memberId;
+            state.acquisitionId = acquisitionId;
+            state.lockExpiresAtMs = now + config.recordLockDurationMs();
+            acquired.add(offset);
             return true;
         }
     }

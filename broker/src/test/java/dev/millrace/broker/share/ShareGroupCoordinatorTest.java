@@ -149,10 +149,11 @@ class ShareGroupCoordinatorTest {
                 .setRackId("millrace.selector:color = 'red'"), "client", "/127.0.0.1");
 
         assertThat(joined.errorCode()).isZero();
-        assertThat(coordinator.selectorOf("g", "a").text()).isEqualTo("color = 'red'");
+        assertThat(coordinator.filterOf("g", "a").selector().text()).isEqualTo("color = 'red'");
+        assertThat(coordinator.filterOf("g", "a").archiveUnmatched()).isFalse();
         heartbeat("b", 0, List.of("queue"));
-        assertThat(coordinator.selectorOf("g", "b")).as("no rack id, no selector").isNull();
-        assertThat(coordinator.selectorOf("g", "nobody")).isNull();
+        assertThat(coordinator.filterOf("g", "b")).as("no rack id, no selector").isNull();
+        assertThat(coordinator.filterOf("g", "nobody")).isNull();
     }
 
     @Test

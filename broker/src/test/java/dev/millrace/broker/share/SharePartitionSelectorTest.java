@@ -23,8 +23,8 @@ class SharePartitionSelectorTest {
 
     private static final SharePartitionKey KEY = new SharePartitionKey("g", Uuid.randomUuid(),
             new TopicPartition("queue", 0));
-    private static final Selector RED = Selector.compile("color = 'red'");
-    private static final Selector BLUE = Selector.compile("color = 'blue'");
+    private static final MemberFilter RED = filter("color = 'red'");
+    private static final MemberFilter BLUE = filter("color = 'blue'");
 
     private final ManualClock clock = new ManualClock();
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
@@ -46,6 +46,10 @@ class SharePartitionSelectorTest {
 
     private SharePartition partition(ShareGroupConfig config) {
         return new SharePartition(KEY, log, config, timer, clock, listener, 0);
+    }
+
+    private static MemberFilter filter(String selector) {
+        return new MemberFilter(Selector.compile(selector), false);
     }
 
     private static AcknowledgementBatch ack(long first, long last, AcknowledgeType type) {
@@ -94,7 +98,7 @@ class SharePartitionSelectorTest {
         assertThat(partition.acquire("b", BLUE, 10, 1 << 20).isEmpty()).isTrue();
         assertThat(partition.startOffset()).isZero();
 
-        AcquireResult green = partition.acquire("g", Selector.compile("color = 'green'"), 10, 1 << 20);
+        AcquireResult green = partition.acquire("g", filter("color = 'green'"), 10, 1 << 20);
         assertThat(green.acquired()).containsExactly(new AcquiredBatch(0, 0, 1));
     }
 
@@ -133,7 +137,7 @@ class SharePartitionSelectorTest {
     void shouldEvaluateJmsxDeliveryCountAsTheCountOfTheDeliveryToBe() {
         log.appendColors("red");
         SharePartition partition = partition(ShareGroupConfig.defaults());
-        Selector redelivered = Selector.compile("JMSXDeliveryCount > 1");
+        MemberFilter redelivered = filter("JMSXDeliveryCount > 1");
 
         assertThat(partition.acquire("x", redelivered, 10, 1 << 20).isEmpty()).isTrue();
         partition.acquire("any", null, 10, 1 << 20);
@@ -144,11 +148,17 @@ class SharePartitionSelectorTest {
     }
 
     @Test
-    void shouldHandEverythingToAMemberWithoutSelectorOrWithAnEmptyOne() {
-        log.appendColors("red", "blue");
+    void shouldArchiveWhatASubscriptionSelectorDoesNotMatchWithoutDeliveringIt() {
+        log.appendColors("blue", "red", "blue");
         SharePartition partition = partition(ShareGroupConfig.defaults());
+        MemberFilter subscription = new MemberFilter(RED.selector(), true);
 
-        assertThat(partition.acquire("e", Selector.compile(" "), 10, 1 << 20).acquired())
-                .containsExactly(new AcquiredBatch(0, 1, 1));
+        assertThat(partition.acquire("s", subscription, 10, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(1, 1, 1));
+        assertThat(partition.state(0)).contains(RecordState.ACKNOWLEDGED); // below the start offset: done
+        assertThat(partition.startOffset()).isEqualTo(1);
+        assertThat(partition.state(2)).contains(RecordState.ARCHIVED);
+        assertThat(partition.deliveryCount(2)).isZero();
+        assertThat(partition.acquire("any", null, 10, 1 << 20).isEmpty()).isTrue();
     }
 }

@@ -16,6 +16,11 @@ import java.util.Optional;
  *   +-------------------------+----------------------------------------------+
  *
  *   e.g.  client.rack = millrace.selector:JMSType = 'car' AND weight &gt; 2500
+ *
+ *   +--------------------------------------+----------------------------------+
+ *   | "millrace.subscription.selector:"    | selector text                    |
+ *   | SUBSCRIPTION_PREFIX (31 bytes ASCII) |                                  |
+ *   +--------------------------------------+----------------------------------+
  * </pre>
  *
  * <ul>
@@ -38,6 +43,13 @@ public final class MemberSelector {
     /** The RackId prefix that marks a selector. */
     public static final String PREFIX = "millrace.selector:";
 
+    /**
+     * The RackId prefix of a subscription selector: as {@link #PREFIX}, but a record the member does not match is not
+     * part of the subscription at all: the broker archives it instead of keeping it for other members. For JMS shared
+     * subscriptions, whose consumers all have the same selector, so that unmatched messages do not pile up.
+     */
+    public static final String SUBSCRIPTION_PREFIX = "millrace.subscription.selector:";
+
     /** The ApiVersions supported-feature name of this extension. */
     public static final String FEATURE = "millrace.member.selector";
 
@@ -55,18 +67,40 @@ public final class MemberSelector {
         return PREFIX + selectorText;
     }
 
-    /** Whether {@code rackId} carries a selector (starts with {@link #PREFIX}). */
+    /** The RackId that carries {@code selectorText} as a subscription selector; null for no selector. */
+    public static String encodeSubscription(String selectorText) {
+        if (selectorText == null || selectorText.isBlank()) {
+            return null;
+        }
+        return SUBSCRIPTION_PREFIX + selectorText;
+    }
+
+    /** Whether {@code rackId} carries a selector (starts with {@link #PREFIX} or {@link #SUBSCRIPTION_PREFIX}). */
     public static boolean carriesSelector(String rackId) {
-        return rackId != null && rackId.startsWith(PREFIX);
+        return rackId != null && (rackId.startsWith(PREFIX) || rackId.startsWith(SUBSCRIPTION_PREFIX));
+    }
+
+    /** Whether {@code rackId} carries a subscription selector: records it does not match are archived. */
+    public static boolean archivesUnmatched(String rackId) {
+        return rackId != null && rackId.startsWith(SUBSCRIPTION_PREFIX);
     }
 
     /** The selector text carried by {@code rackId}, or empty when it is an ordinary rack id. */
     public static Optional<String> decode(String rackId) {
-        return carriesSelector(rackId) ? Optional.of(rackId.substring(PREFIX.length())) : Optional.empty();
+        if (rackId == null) {
+            return Optional.empty();
+        }
+        if (rackId.startsWith(PREFIX)) {
+            return Optional.of(rackId.substring(PREFIX.length()));
+        }
+        if (rackId.startsWith(SUBSCRIPTION_PREFIX)) {
+            return Optional.of(rackId.substring(SUBSCRIPTION_PREFIX.length()));
+        }
+        return Optional.empty();
     }
 
     /**
-     * The compiled selector of a member whose RackId is {@code rackId}; {@code null} when it carries none or carries a
+     * The compiled selector of a member (either prefix) whose RackId is {@code rackId}; {@code null} when it carries none or carries a
      * blank one (the member gets every record).
      *
      * @throws SelectorSyntaxException if the carried selector is invalid; positions count from the selector's start,

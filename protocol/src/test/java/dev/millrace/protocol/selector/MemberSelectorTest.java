@@ -39,4 +39,14 @@ class MemberSelectorTest {
         assertThat(e.position()).isEqualTo(4);
         assertThat(e.token()).isEqualTo("=");
     }
+
+    @Test
+    void shouldMarkASubscriptionSelectorThatArchivesWhatItDoesNotMatch() {
+        String rack = MemberSelector.encodeSubscription("color = 'blue'");
+
+        assertThat(rack).isEqualTo("millrace.subscription.selector:color = 'blue'");
+        assertThat(MemberSelector.archivesUnmatched(rack)).isTrue();
+        assertThat(MemberSelector.archivesUnmatched(MemberSelector.encode("color = 'blue'"))).isFalse();
+        assertThat(MemberSelector.compile(rack).text()).isEqualTo("color = 'blue'");
+    }
 }
