@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import dev.millrace.jms.wire.ClientIdClaim;
 import dev.millrace.jms.wire.Destinations;
 import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.jms.wire.TemporaryDestinationReaper;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
@@ -60,6 +61,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final byte[] connectionIdBytes;
     private final Admin admin;
     private final Destinations destinations;
+    private final SharedSubscriptions sharedSubscriptions;
     private final ScheduledExecutorService monitor;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
@@ -87,6 +89,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
                 .putLong(uuid.getLeastSignificantBits()).array();
         this.admin = KafkaClients.admin(settings, "millrace-" + connectionId);
         this.destinations = new Destinations(admin, settings);
+        this.sharedSubscriptions = new SharedSubscriptions(admin, settings);
         this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "millrace-connection-" + connectionId);
             t.setDaemon(true);
@@ -185,6 +188,14 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     Destinations destinations() {
         return destinations;
+    }
+
+    Admin admin() {
+        return admin;
+    }
+
+    SharedSubscriptions sharedSubscriptions() {
+        return sharedSubscriptions;
     }
 
     /** A new message id: "ID:" + connection id + sequence. */
