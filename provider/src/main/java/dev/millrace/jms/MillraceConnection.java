@@ -21,6 +21,8 @@ import dev.millrace.jms.wire.ClientIdClaim;
 import dev.millrace.jms.wire.Destinations;
 import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.QueueGroups;
+import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.jms.wire.TemporaryDestinationReaper;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
@@ -64,6 +66,8 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final Destinations destinations;
     private ExtensionClient extensions;
     private BrokerExtensions brokerExtensions;
+    private final SharedSubscriptions sharedSubscriptions;
+    private final QueueGroups queueGroups;
     private final ScheduledExecutorService monitor;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
@@ -91,6 +95,8 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
                 .putLong(uuid.getLeastSignificantBits()).array();
         this.admin = KafkaClients.admin(settings, "millrace-" + connectionId);
         this.destinations = new Destinations(admin, settings);
+        this.queueGroups = new QueueGroups(admin, settings);
+        this.sharedSubscriptions = new SharedSubscriptions(admin, settings);
         this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "millrace-connection-" + connectionId);
             t.setDaemon(true);
@@ -199,8 +205,20 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         return brokerExtensions;
     }
 
+    QueueGroups queueGroups() {
+        return queueGroups;
+    }
+
     Destinations destinations() {
         return destinations;
+    }
+
+    Admin admin() {
+        return admin;
+    }
+
+    SharedSubscriptions sharedSubscriptions() {
+        return sharedSubscriptions;
     }
 
     /** A new message id: "ID:" + connection id + sequence. */

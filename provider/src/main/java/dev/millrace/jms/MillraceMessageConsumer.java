@@ -8,9 +8,13 @@ import dev.millrace.jms.message.MillraceMessage;
 import dev.millrace.jms.message.RecordMessageMapper;
 import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.DurableSubscriptions;
 import dev.millrace.jms.wire.RecordFetcher;
 import dev.millrace.jms.wire.ShareFetcher;
+import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.jms.wire.TopicFetcher;
+import dev.millrace.protocol.selector.MemberSelector;
+import dev.millrace.protocol.selector.Selector;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -24,8 +28,10 @@ import jakarta.jms.TopicSubscriber;
 /**
  * Receives from one destination: a queue through its share group ({@link ShareFetcher}, group
  * {@code millrace.queue.<queue>}), a topic from the log end ({@link TopicFetcher} without group), or a durable
- * subscription ({@link TopicFetcher} with group {@code millrace.sub.<clientId>.<subscription>}). At most
- * {@code prefetch} records are fetched ahead.
+ * subscription ({@link TopicFetcher} with group {@code millrace.sub.<clientId>.<subscription>}), or a shared
+ * subscription ({@link ShareFetcher} on the topic, see {@link SharedSubscriptions}). At most {@code prefetch} records
+ * are fetched ahead. A selector is evaluated by the broker for queues and shared subscriptions, by the
+ * {@link TopicFetcher} for the other topic subscribers.
  *
  * <p>Expired messages are dropped (acknowledged) instead of being delivered. A listener runs on its session's
  * delivery thread; receive runs on the caller's. Receive and listener are exclusive, as the specification says.
@@ -37,17 +43,36 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
     private final MillraceDestination destination;
     private final String subscriptionName;
     private final boolean noLocal;
+    private final String messageSelector;
+    /** The share group of a shared subscription, else null. */
+    private final String sharedGroup;
+    private final boolean sharedDurable;
     private final RecordFetcher fetcher;
     private volatile MessageListener listener;
     private volatile boolean closed;
 
     private MillraceMessageConsumer(MillraceSession session, MillraceDestination destination, String subscriptionName,
-                                    boolean noLocal, RecordFetcher fetcher) {
+                                    boolean noLocal, Selector selector, String sharedGroup, boolean sharedDurable,
+                                    RecordFetcher fetcher) {
         this.session = session;
         this.destination = destination;
         this.subscriptionName = subscriptionName;
         this.noLocal = noLocal;
+        this.messageSelector = selector == null ? null : selector.text();
+        this.sharedGroup = sharedGroup;
+        this.sharedDurable = sharedDurable;
         this.fetcher = fetcher;
+    }
+
+    private static final java.util.concurrent.atomic.AtomicLong SHARE_CONSUMERS =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * A client id of its own for each share consumer: the broker finds the member holding a transaction's records
+     * by it (TxnShareAcknowledge).
+     */
+    private static String shareClientId(MillraceConnection connection) {
+        return "millrace-" + connection.connectionId() + "-s" + SHARE_CONSUMERS.incrementAndGet();
     }
 
     /** The share group through which queue {@code queue} is consumed (and browsed). */
@@ -55,8 +80,15 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         return "millrace.queue." + queue;
     }
 
+    /**
+     * A queue consumer, a topic subscriber or an unshared durable subscriber ({@code subscriptionName} set).
+     *
+     * @param selector compiled, or null for none: a queue's goes to the broker in the member's rack id, a topic's is
+     *                 applied by the {@link TopicFetcher}
+     */
     static MillraceMessageConsumer create(MillraceSession session, MillraceDestination destination,
-                                          String subscriptionName, boolean noLocal) throws JMSException {
+                                          String subscriptionName, boolean noLocal, Selector selector)
+            throws JMSException {
         MillraceConnection connection = session.connection();
         ConnectionSettings settings = connection.settings();
         String name = destination.getName();
@@ -64,17 +96,52 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
             connection.destinations().ensure(name);
         }
         String clientId = "millrace-" + connection.connectionId();
+        String selectorText = selector == null ? null : selector.text();
         RecordFetcher fetcher;
         if (destination instanceof Queue) {
-            fetcher = new ShareFetcher(settings, clientId, name, queueGroup(name));
+            connection.queueGroups().configure(queueGroup(name));
+            fetcher = new ShareFetcher(settings, shareClientId(connection), name, queueGroup(name),
+                    MemberSelector.encode(selectorText));
+        } else if (subscriptionName == null) {
+            fetcher = new TopicFetcher(settings, clientId, name, null,
+                    noLocal ? connection.connectionIdBytes() : null, selector, null);
         } else {
-            fetcher = new TopicFetcher(settings, clientId, name,
-                    subscriptionName == null ? null : session.durableGroup(subscriptionName),
-                    noLocal ? connection.connectionIdBytes() : null);
+            String group = session.durableGroup(subscriptionName);
+            String metadata = DurableSubscriptions.metadata(noLocal, selectorText);
+            DurableSubscriptions.replaceIfChanged(connection.admin(), settings, group, name, metadata);
+            fetcher = new TopicFetcher(settings, clientId, name, group,
+                    noLocal ? connection.connectionIdBytes() : null, selector, metadata);
         }
-        MillraceMessageConsumer consumer = new MillraceMessageConsumer(session, destination, subscriptionName,
-                noLocal, fetcher);
-        fetcher.onArrival(() -> session.scheduleDispatch(consumer));
+        return started(new MillraceMessageConsumer(session, destination, subscriptionName, noLocal, selector, null,
+                false, fetcher));
+    }
+
+    /** A consumer on shared subscription {@code name} of {@code topic} ({@link SharedSubscriptions}). */
+    static MillraceMessageConsumer createShared(MillraceSession session, MillraceDestination topic, String name,
+                                                boolean durable, Selector selector) throws JMSException {
+        MillraceConnection connection = session.connection();
+        String topicName = topic.getName();
+        if (!connection.isOwnTemporary(topicName)) {
+            connection.destinations().ensure(topicName);
+        }
+        String group = SharedSubscriptions.group(durable, connection.getClientID(), name);
+        String selectorText = selector == null ? null : selector.text();
+        SharedSubscriptions shared = connection.sharedSubscriptions();
+        shared.prepare(group, topicName, selectorText);
+        shared.opened(group);
+        RecordFetcher fetcher;
+        try {
+            fetcher = new ShareFetcher(connection.settings(), shareClientId(connection), topicName,
+                    group, MemberSelector.encodeSubscription(selectorText));
+        } catch (JMSException | RuntimeException e) {
+            shared.closed(group, durable);
+            throw e;
+        }
+        return started(new MillraceMessageConsumer(session, topic, null, false, selector, group, durable, fetcher));
+    }
+
+    private static MillraceMessageConsumer started(MillraceMessageConsumer consumer) {
+        consumer.fetcher.onArrival(() -> consumer.session.scheduleDispatch(consumer));
         return consumer;
     }
 
@@ -84,6 +151,10 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
 
     String subscriptionName() {
         return subscriptionName;
+    }
+
+    String sharedGroup() {
+        return sharedGroup;
     }
 
     boolean isClosed() {
@@ -108,7 +179,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
     @Override
     public String getMessageSelector() throws JMSException {
         checkClosed();
-        return null;
+        return messageSelector;
     }
 
     @Override
@@ -337,9 +408,13 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
     }
 
     void closeForSession() {
+        boolean wasClosed = closed;
         closed = true;
         listener = null;
         fetcher.close();
+        if (!wasClosed && sharedGroup != null) {
+            session.connection().sharedSubscriptions().closed(sharedGroup, sharedDurable);
+        }
     }
 
     @Override

@@ -73,6 +73,7 @@ public class MillraceQueueBrowser implements QueueBrowser {
         checkClosed();
         BrokerExtensions browsing = session.connection().extensions();
         String topic = queue.getQueueName();
+        session.connection().queueGroups().configure(MillraceMessageConsumer.queueGroup(topic));
         return new Walk(browsing, topic, browsing.leaders(topic));
     }
 

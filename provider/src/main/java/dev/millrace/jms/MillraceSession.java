@@ -24,6 +24,8 @@ import dev.millrace.jms.message.MillraceObjectMessage;
 import dev.millrace.jms.message.MillraceStreamMessage;
 import dev.millrace.jms.message.MillraceTextMessage;
 import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.SharedSubscriptions;
+import dev.millrace.protocol.selector.Selector;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.Destination;
@@ -585,8 +587,8 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
             throws JMSException {
         checkClosed();
         MillraceDestination d = consumable(destination);
-        checkNoSelector(messageSelector);
-        return add(MillraceMessageConsumer.create(this, d, null, noLocal));
+        Selector selector = MessageSelectors.compile(messageSelector);
+        return add(MillraceMessageConsumer.create(this, d, null, noLocal, selector));
     }
 
     private MillraceMessageConsumer add(MillraceMessageConsumer c) {
@@ -615,14 +617,32 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
-        checkClosed();
-        throw new JMSException("shared subscriptions are not supported yet");
+        return createSharedConsumer(topic, sharedSubscriptionName, null);
     }
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
             throws JMSException {
-        return createSharedConsumer(topic, sharedSubscriptionName);
+        return createShared(topic, sharedSubscriptionName, messageSelector, false);
+    }
+
+    /** A consumer on a shared subscription, durable or not; see {@link MillraceMessageConsumer#createShared}. */
+    private MessageConsumer createShared(Topic topic, String name, String messageSelector, boolean durable)
+            throws JMSException {
+        checkClosed();
+        MillraceDestination d = consumable(topic);
+        if (!(d instanceof Topic)) {
+            throw new InvalidDestinationException(d + " is not a topic");
+        }
+        if (name == null || name.isEmpty()) {
+            throw new JMSException("a shared subscription needs a name");
+        }
+        Selector selector = MessageSelectors.compile(messageSelector);
+        if (durable && connection.getClientID() != null && connection.hasActiveDurable(name)) {
+            throw new JMSException("an unshared durable subscription " + name + " is active for client id "
+                    + connection.getClientID() + "; a shared one may not have the same name");
+        }
+        return add(MillraceMessageConsumer.createShared(this, d, name, durable, selector));
     }
 
     @Override
@@ -635,7 +655,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
                                                    boolean noLocal) throws JMSException {
         checkClosed();
         MillraceDestination d = consumable(topic);
-        checkNoSelector(messageSelector);
+        Selector selector = MessageSelectors.compile(messageSelector);
         if (name == null || name.isEmpty()) {
             throw new JMSException("a durable subscription needs a name");
         }
@@ -645,7 +665,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         if (connection.hasActiveDurable(name)) {
             throw new IllegalStateException("durable subscription " + name + " already has an active consumer");
         }
-        return add(MillraceMessageConsumer.create(this, d, name, noLocal));
+        if (connection.sharedSubscriptions().isOpen(SharedSubscriptions.group(true, connection.getClientID(), name))) {
+            throw new JMSException("a shared durable subscription " + name + " is active for client id "
+                    + connection.getClientID() + "; an unshared one may not have the same name");
+        }
+        return add(MillraceMessageConsumer.create(this, d, name, noLocal, selector));
     }
 
     @Override
@@ -661,14 +685,13 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
-        checkClosed();
-        throw new JMSException("shared durable subscriptions are not supported yet");
+        return createSharedDurableConsumer(topic, name, null);
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
             throws JMSException {
-        return createSharedDurableConsumer(topic, name);
+        return createShared(topic, name, messageSelector, true);
     }
 
     /** The consumer group of durable subscription {@code name} of this connection's client id. */
@@ -676,18 +699,27 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         return "millrace.sub." + connection.getClientID() + "." + name;
     }
 
+    /**
+     * Deletes durable subscription {@code name}: the unshared one of this client id and the shared durable one of this
+     * client id (or of no client id), whichever exist. Either must have no active consumer, in any connection for a
+     * shared one.
+     */
     @Override
     public void unsubscribe(String name) throws JMSException {
         checkClosed();
-        if (connection.getClientID() == null) {
-            throw new IllegalStateException("unsubscribe needs the connection's client id to be set");
-        }
-        if (connection.hasActiveDurable(name)) {
+        String clientId = connection.getClientID();
+        String sharedGroup = SharedSubscriptions.group(true, clientId, name);
+        if ((clientId != null && connection.hasActiveDurable(name))
+                || connection.sharedSubscriptions().isOpen(sharedGroup)) {
             throw new IllegalStateException("durable subscription " + name + " has an active consumer");
         }
-        if (!connection.destinations().deleteGroup(durableGroup(name))) {
+        boolean deleted = connection.sharedSubscriptions().delete(sharedGroup);
+        if (clientId != null) {
+            deleted |= connection.destinations().deleteGroup(durableGroup(name));
+        }
+        if (!deleted) {
             throw new InvalidDestinationException("there is no durable subscription " + name + " for client id "
-                    + connection.getClientID());
+                    + clientId);
         }
     }
 

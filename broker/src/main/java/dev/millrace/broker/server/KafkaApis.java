@@ -64,6 +64,7 @@ import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ExtensionHeader;
 import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
+import dev.millrace.protocol.selector.MemberSelector;
 
 /**
  * Routes each Kafka API to its handler. {@link #VERSIONS} is what ApiVersions advertises; an API
@@ -278,6 +279,9 @@ public final class KafkaApis implements RequestHandler {
 
     private static ApiVersionsResponse apiVersions(ApiVersionsRequest request) {
         ApiVersionsResponseData data = VERSIONS.toResponseData();
+        // Millrace protocol extensions that ride on standard fields, advertised so that clients can check for them
+        data.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(MemberSelector.FEATURE)
+                .setMinVersion(MemberSelector.FEATURE_LEVEL).setMaxVersion(MemberSelector.FEATURE_LEVEL));
         if (request.hasUnsupportedRequestVersion()) {
             data.setErrorCode(Errors.UNSUPPORTED_VERSION.code());
         } else if (!request.isValid()) {

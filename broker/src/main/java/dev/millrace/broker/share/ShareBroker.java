@@ -88,7 +88,7 @@ public final class ShareBroker implements AutoCloseable {
         this.groupConfigHandler = new ShareGroupConfigHandler(groupConfigs);
         this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
         this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory,
-                coordinator::isMember);
+                coordinator::isMember, coordinator::filterOf);
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 
 import org.apache.kafka.common.TopicIdPartition;
@@ -32,7 +33,8 @@ import org.apache.kafka.common.requests.ShareRequestMetadata;
  * the session closes and every record the member still holds is released. {@code IsRenewAck}
  * requests (v2) only acknowledge (renew) too. A fetch from a member id that is not a current member
  * of the group (it never joined, timed out or left) is answered UNKNOWN_MEMBER_ID, except the final
- * one, which only acknowledges and closes the session. The response names only partitions with records,
+ * one, which only acknowledges and closes the session. A member with a JMS selector
+ * ({@link dev.millrace.protocol.selector.MemberSelector}) acquires only records it matches. The response names only partitions with records,
  * an acknowledgement result or an error.
  *
  * <p>Thread-safe; called on request threads.
@@ -49,10 +51,14 @@ public final class ShareFetchHandler {
     private final Acknowledger acknowledger;
     private final AtomicInteger rotation = new AtomicInteger();
     private final BiPredicate<String, String> isMember;
+    private final BiFunction<String, String, MemberFilter> filterOf;
 
+    /** @param filterOf the selector filter of a member (group id, member id), null for none */
     ShareFetchHandler(ShareGroupConfig config, ShareTopics topics, SharePartitionManager partitions,
-                      ShareSessionCache sessions, ShareFetchPurgatory purgatory, BiPredicate<String, String> isMember) {
+                      ShareSessionCache sessions, ShareFetchPurgatory purgatory, BiPredicate<String, String> isMember,
+                      BiFunction<String, String, MemberFilter> filterOf) {
         this.isMember = isMember;
+        this.filterOf = filterOf;
         this.config = config;
         this.topics = topics;
         this.partitions = partitions;
@@ -142,6 +148,7 @@ public final class ShareFetchHandler {
         int bytesLeft = maxBytes;
         int n = fetchable.size();
         int start = n == 0 ? 0 : Math.floorMod(rotation.getAndIncrement(), n);
+        MemberFilter filter = filterOf.apply(groupId, memberId);
         for (int i = 0; i < n && recordsLeft > 0 && bytesLeft > 0; i++) {
             TopicIdPartition tip = fetchable.get((start + i) % n);
             Optional<SharePartition> partition = partitions.getOrCreate(groupId, tip.topicId(), tip.topicPartition());
@@ -149,7 +156,7 @@ public final class ShareFetchHandler {
                 out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 continue;
             }
-            AcquireResult result = partition.get().acquire(memberId, recordsLeft, bytesLeft);
+            AcquireResult result = partition.get().acquire(memberId, filter, recordsLeft, bytesLeft);
             if (result.isEmpty()) {
                 continue;
             }

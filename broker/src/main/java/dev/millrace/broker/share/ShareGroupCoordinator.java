@@ -20,6 +20,8 @@ import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.selector.MemberSelector;
+import dev.millrace.protocol.selector.SelectorSyntaxException;
 
 /**
  * The share-group coordinator: ShareGroupHeartbeat (join, stay, leave), session timeouts,
@@ -39,7 +41,11 @@ import dev.millrace.delay.TimerTask;
  *   no heartbeat for group.share.session.timeout.ms ─▶ member removed
  * </pre>
  *
- * A member that leaves or times out has its acquired records released through the
+ * A member whose rack id starts with {@link MemberSelector#PREFIX} carries a JMS selector (a Millrace extension,
+ * described there): it is compiled when the rack id first arrives or changes and kept on the member; an invalid one
+ * fails the heartbeat with INVALID_REQUEST (the member is neither created nor changed).
+ *
+ * <p>A member that leaves or times out has its acquired records released through the
  * {@code onMemberRemoved} callback, called without the coordinator's monitor held. Membership is
  * kept in memory only: after a restart members re-join with epoch 0 (their first heartbeat gets
  * UNKNOWN_MEMBER_ID).
@@ -88,6 +94,17 @@ public final class ShareGroupCoordinator {
             ShareGroup group = groups.get(groupId);
             ShareGroupMember member = group == null ? null : group.members.get(memberId);
             boolean joining = request.memberEpoch() == 0;
+            MemberFilter filter = null;
+            boolean newRack = request.rackId() != null && (member == null || !request.rackId().equals(member.rackId));
+            if (newRack) {
+                try {
+                    filter = MemberFilter.of(request.rackId());
+                } catch (SelectorSyntaxException e) {
+                    return error(Errors.INVALID_REQUEST, "Invalid message selector in the rack id of member "
+                            + memberId + " of share group " + groupId + ": " + e.getMessage() + " [position "
+                            + e.position() + ", token " + e.token() + "]");
+                }
+            }
             if (joining) {
                 if (request.subscribedTopicNames() == null || request.subscribedTopicNames().isEmpty()) {
                     return error(Errors.INVALID_REQUEST, "A joining member must name the topics it subscribes to");
@@ -106,8 +123,9 @@ public final class ShareGroupCoordinator {
             if (request.subscribedTopicNames() != null) {
                 member.subscribedTopics = List.copyOf(request.subscribedTopicNames());
             }
-            if (request.rackId() != null) {
+            if (newRack) {
                 member.rackId = request.rackId();
+                member.filter = filter;
             }
             Map<Uuid, Set<Integer>> assignment = assignmentFor(member.subscribedTopics);
             boolean changed = joining || !assignment.equals(member.assignment);
@@ -186,6 +204,16 @@ public final class ShareGroupCoordinator {
         }
         return group.members.values().stream().filter(m -> clientId.equals(m.clientId)).map(m -> m.memberId)
                 .toList();
+    }
+
+    /**
+     * The selector filter of member {@code memberId} of {@code groupId} ({@link MemberSelector}), or null when it has none
+     * or is not a member.
+     */
+    public synchronized MemberFilter filterOf(String groupId, String memberId) {
+        ShareGroup group = groups.get(groupId);
+        ShareGroupMember member = group == null ? null : group.members.get(memberId);
+        return member == null ? null : member.filter;
     }
 
     /** True if {@code groupId} has at least one member. */

@@ -18,6 +18,11 @@ final class ShareGroupMember {
     final String clientId;
     final String clientHost;
     String rackId;
+    /**
+     * The JMS selector carried by the rack id ({@link dev.millrace.protocol.selector.MemberSelector}), or null: the
+     * member acquires only records it matches.
+     */
+    MemberFilter filter;
     int memberEpoch;
     List<String> subscribedTopics = List.of();
     Map<Uuid, Set<Integer>> assignment = Map.of();

@@ -49,6 +49,18 @@ import dev.millrace.delay.TimerTask;
  * are skipped and the partition answers INVALID_RECORD_STATE (the valid ones still apply).
  * Lock expiry and the end of a redelivery backoff are timer tasks on the broker's timing wheel.
  *
+ * <p>Selective acquisition (members with a JMS selector, {@link dev.millrace.protocol.selector.MemberSelector}):
+ * such a member acquires only the AVAILABLE records its selector matches, evaluated with the delivery count the
+ * record would get (JMSXDeliveryCount). A record it does not match is not acquired and keeps its state and delivery
+ * count, for other members; a record no member matches stays on the partition (JMS semantics) and holds the start
+ * offset back. So that such records at the head do not hide matching ones behind them, a selective acquisition reads
+ * on, batch after batch, past records it does not match. <b>Decision:</b> the scan is bounded by the in-flight window
+ * ({@code group.share.partition.max.record.locks} offsets from the start offset, as for every acquisition): once
+ * that many offsets from the start are unmatched or unfinished, later records are not looked at until the head moves
+ * (a consumer without a selector, or a matching one, takes them). This also bounds the work of one fetch to that
+ * many selector evaluations per partition. A subscription selector ({@link MemberFilter#archiveUnmatched()}, JMS
+ * shared subscriptions) archives the records it does not match instead, so nothing piles up at the head.
+ *
  * <p>Threading: thread-safe. State is guarded by this object's monitor; the
  * {@link SharePartitionListener} is called after the monitor is released, so a listener may call
  * into other partitions without lock-ordering concerns.
@@ -62,6 +74,7 @@ public final class SharePartition {
     private final Time time;
     private final SharePartitionListener listener;
     private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
+    private final SelectorMatcher matcher = new SelectorMatcher();
     private long startOffset;
     private long endOffset;
     private long nextAcquisitionId = 1;
@@ -96,10 +109,19 @@ public final class SharePartition {
      * released records that are due, then records never delivered, within the in-flight window.
      */
     public AcquireResult acquire(String memberId, int maxRecords, int maxBytes) {
+        return acquire(memberId, null, maxRecords, maxBytes);
+    }
+
+    /**
+     * As {@link #acquire(String, int, int)} for a member with a JMS selector (null: none): only records the selector
+     * matches are acquired; the others stay AVAILABLE for other members, their delivery count unchanged, or are
+     * archived when the filter says so. See the class comment for how far a selective acquisition looks.
+     */
+    public AcquireResult acquire(String memberId, MemberFilter filter, int maxRecords, int maxBytes) {
         Events events = new Events();
         AcquireResult result;
         synchronized (this) {
-            result = acquireLocked(memberId, Math.max(1, maxRecords), Math.max(1, maxBytes), events);
+            result = acquireLocked(memberId, filter, Math.max(1, maxRecords), Math.max(1, maxBytes), events);
         }
         events.fire();
         return result;
@@ -266,7 +288,8 @@ public final class SharePartition {
         return Math.max(0, behind - done);
     }
 
-    private AcquireResult acquireLocked(String memberId, int maxRecords, int maxBytes, Events events) {
+    private AcquireResult acquireLocked(String memberId, MemberFilter filter, int maxRecords, int maxBytes,
+                                        Events events) {
         long now = time.hiResClockMs();
         moveToLogStart();
         long limitEnd = Math.min(log.highWatermark(), startOffset + config.maxRecordLocks());
@@ -274,46 +297,58 @@ public final class SharePartition {
         if (first < 0) {
             return AcquireResult.EMPTY;
         }
-        Records records = log.read(first, maxBytes);
+        boolean selective = filter != null;
         long acquisitionId = nextAcquisitionId++;
         List<Long> acquired = new ArrayList<>();
-        int position = 0;
-        int sliceEnd = 0;
-        boolean stop = false;
-        for (RecordBatch batch : records.batches()) {
-            position += batch.sizeInBytes();
-            if (batch.lastOffset() < first) {
-                continue;
-            }
-            int before = acquired.size();
-            Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
-                    log.skip(batch), acquired);
-            if (isDense(batch)) {
-                // every offset of the batch holds a record: decide from the header, without reading the records
-                for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
-                    if (!acquisition.offer(offset)) {
-                        stop = true;
-                        break;
+        Records records;
+        int sliceEnd;
+        while (true) {
+            records = log.read(first, maxBytes);
+            sliceEnd = 0;
+            int position = 0;
+            long lastRead = -1;
+            boolean stop = false;
+            for (RecordBatch batch : records.batches()) {
+                position += batch.sizeInBytes();
+                if (batch.lastOffset() < first) {
+                    continue;
+                }
+                lastRead = batch.lastOffset();
+                int before = acquired.size();
+                Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
+                        log.skip(batch), acquired, filter, events);
+                if (isDense(batch) && !selective) {
+                    // every offset of the batch holds a record: decide from the header, without reading the records
+                    for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
+                        if (!acquisition.offer(offset, null)) {
+                            stop = true;
+                            break;
+                        }
+                    }
+                } else {
+                    for (Record record : batch) {
+                        if (record.offset() >= first && !acquisition.offer(record.offset(), record)) {
+                            stop = true;
+                            break;
+                        }
                     }
                 }
-            } else {
-                for (Record record : batch) {
-                    if (record.offset() >= first && !acquisition.offer(record.offset())) {
-                        stop = true;
-                        break;
-                    }
+                if (acquired.size() > before) {
+                    sliceEnd = position;
+                }
+                if (stop) {
+                    break;
+                }
+                if (batch.lastOffset() >= endOffset && batch.lastOffset() < limitEnd) {
+                    archiveGapsUpTo(batch.lastOffset() + 1);
+                    endOffset = batch.lastOffset() + 1;
                 }
             }
-            if (acquired.size() > before) {
-                sliceEnd = position;
-            }
-            if (stop) {
+            // a selective member scans on past records it does not match, up to the in-flight window's end
+            if (!selective || stop || !acquired.isEmpty() || lastRead < first || lastRead + 1 >= limitEnd) {
                 break;
             }
-            if (batch.lastOffset() >= endOffset && batch.lastOffset() < limitEnd) {
-                archiveGapsUpTo(batch.lastOffset() + 1);
-                endOffset = batch.lastOffset() + 1;
-            }
+            first = lastRead + 1;
         }
         maybeAdvanceStart(events);
         if (acquired.isEmpty()) {
@@ -349,9 +384,13 @@ public final class SharePartition {
         private final long limitEnd;
         private final boolean controlBatch;
         private final List<Long> acquired;
+        private final MemberFilter filter;
+        private final Events events;
 
         Acquisition(String memberId, long acquisitionId, long now, int maxRecords, long limitEnd,
-                    boolean controlBatch, List<Long> acquired) {
+                    boolean controlBatch, List<Long> acquired, MemberFilter filter, Events events) {
+            this.filter = filter;
+            this.events = events;
             this.memberId = memberId;
             this.acquisitionId = acquisitionId;
             this.now = now;
@@ -361,8 +400,11 @@ public final class SharePartition {
             this.acquired = acquired;
         }
 
-        /** Acquires {@code offset} if it is acquirable; false when the acquisition must stop before it. */
-        boolean offer(long offset) {
+        /**
+         * Acquires {@code offset} if it is acquirable (and {@code record}, read only when there is a selector, matches
+         * it); false when the acquisition must stop before it.
+         */
+        boolean offer(long offset, Record record) {
             if (offset < startOffset) {
                 return true;
             }
@@ -380,14 +422,22 @@ public final class SharePartition {
                 }
             }
             InFlightRecord state = inFlight.get(offset);
-            if (state != null && state.isAcquirable(now)) {
-                state.state = RecordState.ACQUIRED;
-                state.deliveryCount++;
-                state.memberId = memberId;
-                state.acquisitionId = acquisitionId;
-                state.lockExpiresAtMs = now + config.recordLockDurationMs();
-                acquired.add(offset);
+            if (state == null || !state.isAcquirable(now)) {
+                return true;
             }
+            if (filter != null && !matcher.matches(filter.selector(), record, state.deliveryCount + 1)) {
+                if (filter.archiveUnmatched()) {
+                    finish(state, RecordState.ARCHIVED); // not part of the subscription: never delivered
+                    events.changed = true;
+                }
+                return true;
+            }
+            state.state = RecordState.ACQUIRED;
+            state.deliveryCount++;
+            state.memberId = memberId;
+            state.acquisitionId = acquisitionId;
+            state.lockExpiresAtMs = now + config.recordLockDurationMs();
+            acquired.add(offset);
             return true;
         }
     }

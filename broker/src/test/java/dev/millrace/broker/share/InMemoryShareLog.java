@@ -7,11 +7,16 @@ import java.util.List;
 import java.util.Optional;
 
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
+
+import dev.millrace.protocol.jms.JmsHeaders;
+import dev.millrace.protocol.jms.TypedValueCodec;
 
 /** A {@link ShareLog} over batches held in memory; values are "v&lt;offset&gt;". */
 final class InMemoryShareLog implements ShareLog {
@@ -30,6 +35,20 @@ final class InMemoryShareLog implements ShareLog {
         }
         batches.add(builder.build());
         endOffset += count;
+    }
+
+    /** Appends one batch with a record per entry, the entry being its JMS property {@code color} (null: none). */
+    synchronized void appendColors(String... colors) {
+        ByteBuffer buffer = ByteBuffer.allocate(256 + colors.length * 128);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(buffer, Compression.NONE, TimestampType.CREATE_TIME,
+                endOffset);
+        for (int i = 0; i < colors.length; i++) {
+            Header[] headers = colors[i] == null ? new Header[0] : new Header[] {new RecordHeader(
+                    JmsHeaders.propertyKey("color"), TypedValueCodec.encodeProperty(colors[i]))};
+            builder.append(0L, null, ("v" + (endOffset + i)).getBytes(StandardCharsets.UTF_8), headers);
+        }
+        batches.add(builder.build());
+        endOffset += colors.length;
     }
 
     void setDeadLetterTopic(String topic) {

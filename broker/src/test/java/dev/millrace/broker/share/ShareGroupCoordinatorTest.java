@@ -141,4 +141,30 @@ class ShareGroupCoordinatorTest {
         assertThat(coordinator.describe(List.of("nope")).get(0).errorCode())
                 .isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
     }
+
+    @Test
+    void shouldKeepTheSelectorCarriedByTheRackIdOnTheMember() {
+        ShareGroupHeartbeatResponseData joined = coordinator.heartbeat(new ShareGroupHeartbeatRequestData()
+                .setGroupId("g").setMemberId("a").setMemberEpoch(0).setSubscribedTopicNames(List.of("queue"))
+                .setRackId("millrace.selector:color = 'red'"), "client", "/127.0.0.1");
+
+        assertThat(joined.errorCode()).isZero();
+        assertThat(coordinator.filterOf("g", "a").selector().text()).isEqualTo("color = 'red'");
+        assertThat(coordinator.filterOf("g", "a").archiveUnmatched()).isFalse();
+        heartbeat("b", 0, List.of("queue"));
+        assertThat(coordinator.filterOf("g", "b")).as("no rack id, no selector").isNull();
+        assertThat(coordinator.filterOf("g", "nobody")).isNull();
+    }
+
+    @Test
+    void shouldRefuseAnInvalidSelectorNamingPositionAndTokenWithoutCreatingTheMember() {
+        ShareGroupHeartbeatResponseData refused = coordinator.heartbeat(new ShareGroupHeartbeatRequestData()
+                .setGroupId("g").setMemberId("a").setMemberEpoch(0).setSubscribedTopicNames(List.of("queue"))
+                .setRackId("millrace.selector:color = = 'red'"), "client", "/127.0.0.1");
+
+        assertThat(Errors.forCode(refused.errorCode())).isEqualTo(Errors.INVALID_REQUEST);
+        assertThat(refused.errorMessage()).contains("position 8").contains("token =");
+        assertThat(coordinator.isMember("g", "a")).isFalse();
+        assertThat(heartbeat("a", 0, List.of("queue")).errorCode()).as("the coordinator keeps serving").isZero();
+    }
 }

@@ -86,7 +86,19 @@ public final class KafkaClients {
     /** A share-group consumer with explicit acknowledgement. */
     public static KafkaShareConsumer<byte[], byte[]> shareConsumer(ConnectionSettings s, String clientId,
                                                                    String groupId, int maxPollRecords) {
+        return shareConsumer(s, clientId, groupId, maxPollRecords, null);
+    }
+
+    /**
+     * A share-group consumer with explicit acknowledgement whose {@code client.rack} is {@code rack} (null: unset);
+     * the rack carries a selector to the broker ({@link dev.millrace.protocol.selector.MemberSelector}).
+     */
+    public static KafkaShareConsumer<byte[], byte[]> shareConsumer(ConnectionSettings s, String clientId,
+                                                                   String groupId, int maxPollRecords, String rack) {
         Map<String, Object> c = common(s, clientId);
+        if (rack != null) {
+            c.put(ConsumerConfig.CLIENT_RACK_CONFIG, rack);
+        }
         c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         c.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);

@@ -48,11 +48,20 @@ public final class ShareFetcher extends RecordFetcher {
 
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
             throws JMSException {
+        this(settings, clientId, topic, groupId, null);
+    }
+
+    /**
+     * @param rack the member's rack id: a selector for the broker to apply at acquisition
+     *             ({@link dev.millrace.protocol.selector.MemberSelector}), or null
+     */
+    public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId, String rack)
+            throws JMSException {
         super("millrace-share-" + topic, settings.requestTimeoutMs());
         this.topic = topic;
         this.clientId = clientId;
         this.groupId = groupId;
-        this.consumer = KafkaClients.shareConsumer(settings, clientId, groupId, settings.prefetch());
+        this.consumer = KafkaClients.shareConsumer(settings, clientId, groupId, settings.prefetch(), rack);
         try {
             start(() -> {
                 consumer.subscribe(List.of(topic));

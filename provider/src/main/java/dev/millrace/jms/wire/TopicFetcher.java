@@ -18,6 +18,8 @@ import org.apache.kafka.common.TopicPartition;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.protocol.jms.JmsHeaders;
+import dev.millrace.protocol.selector.RecordSelectorContext;
+import dev.millrace.protocol.selector.Selector;
 import jakarta.jms.JMSException;
 
 /**
@@ -33,7 +35,13 @@ import jakarta.jms.JMSException;
  * <p>Acknowledging commits the offset after the acknowledged record; {@link #rewind} seeks back so unacknowledged
  * records come again, their delivery count raised locally (Kafka keeps no per-record count for consumer groups:
  * records a durable subscription resumes with after a reconnect are delivered with count 1 again). With {@code noLocalConnectionId} set, records whose {@link JmsHeaders#CONNECTION_ID} header
- * equals it are skipped (and count as acknowledged).
+ * equals it are skipped (and count as acknowledged). With a selector, so are records it does not match.
+ *
+ * <p><b>Decision: topic selectors are evaluated here, in the provider.</b> The stock KafkaConsumer has no field that
+ * would carry a selector to the Fetch path, and a subscription is one reader, so filtering here hands the application
+ * the same messages as the broker would, at the price of fetching the unmatched ones. Filtering in the broker's Fetch
+ * (a Millrace Fetch extension, or a member-selector-like convention for consumer groups) is left for later. A durable
+ * subscription's skipped records are committed with the others, once nothing handed out before them is unacknowledged.
  *
  * <p>Partitions added to the topic after the consumer started are not read. Thread-safe (see {@link RecordFetcher}).
  */
@@ -43,8 +51,13 @@ public final class TopicFetcher extends RecordFetcher {
     private final String topic;
     private final String groupId;
     private final byte[] noLocalConnectionId;
+    private final Selector selector;
+    private final RecordSelectorContext selectorContext = new RecordSelectorContext();
+    private final String commitMetadata;
     private final Map<TopicPartition, Map<Long, Integer>> redeliveries = new HashMap<>();
     private final Map<TopicPartition, Long> committed = new HashMap<>();
+    /** The offset after the last record handed to the application, per partition. Fetcher thread. */
+    private final Map<TopicPartition, Long> handedOut = new HashMap<>();
 
     /**
      * Starts reading; returns once positions are fixed, so every record written afterwards is read. A durable
@@ -52,10 +65,23 @@ public final class TopicFetcher extends RecordFetcher {
      */
     public TopicFetcher(ConnectionSettings settings, String clientId, String topic, String groupId,
                         byte[] noLocalConnectionId) throws JMSException {
+        this(settings, clientId, topic, groupId, noLocalConnectionId, null, "");
+    }
+
+    /**
+     * @param selector       only records it matches are delivered (null: all); the others are skipped like noLocal
+     *                       ones
+     * @param commitMetadata the metadata of every offset commit of a durable subscription (its noLocal and selector,
+     *                       see {@link DurableSubscriptions})
+     */
+    public TopicFetcher(ConnectionSettings settings, String clientId, String topic, String groupId,
+                        byte[] noLocalConnectionId, Selector selector, String commitMetadata) throws JMSException {
         super("millrace-fetch-" + topic, settings.requestTimeoutMs());
         this.topic = topic;
         this.groupId = groupId;
         this.noLocalConnectionId = noLocalConnectionId;
+        this.selector = selector == null || selector.matchesAll() ? null : selector;
+        this.commitMetadata = commitMetadata == null ? "" : commitMetadata;
         this.consumer = KafkaClients.consumer(settings, clientId, groupId);
         try {
             start(this::init);
@@ -96,7 +122,7 @@ public final class TopicFetcher extends RecordFetcher {
         Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
         for (TopicPartition tp : fromEnd) {
             long position = consumer.position(tp);
-            start.put(tp, new OffsetAndMetadata(position));
+            start.put(tp, new OffsetAndMetadata(position, commitMetadata));
             committed.put(tp, position);
         }
         if (groupId != null && !start.isEmpty()) {
@@ -111,23 +137,46 @@ public final class TopicFetcher extends RecordFetcher {
         Map<TopicPartition, OffsetAndMetadata> skipped = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-            if (noLocalConnectionId != null) {
-                var h = r.headers().lastHeader(JmsHeaders.CONNECTION_ID);
-                if (h != null && Arrays.equals(h.value(), noLocalConnectionId)) {
-                    skipped.put(tp, new OffsetAndMetadata(r.offset() + 1));
-                    continue;
-                }
-            }
             Integer count = redeliveries.getOrDefault(tp, Map.of()).get(r.offset());
-            out.add(new Delivery(r, count == null ? 1 : count));
+            int deliveryCount = count == null ? 1 : count;
+            if (isLocal(r) || !matches(r, deliveryCount)) {
+                skipped.put(tp, new OffsetAndMetadata(r.offset() + 1, commitMetadata));
+                continue;
+            }
+            out.add(new Delivery(r, deliveryCount));
+            handedOut.put(tp, r.offset() + 1);
         }
-        if (groupId != null && out.isEmpty() && !skipped.isEmpty()) {
+        // a skipped record counts as acknowledged, but committing past it must not acknowledge records handed out
+        // before it and not acknowledged yet: only partitions whose handed-out records are all committed
+        skipped.keySet().removeIf(tp -> handedOut.getOrDefault(tp, -1L) > committed.getOrDefault(tp, -1L));
+        if (groupId != null && !skipped.isEmpty()) {
             awake(() -> {
                 consumer.commitSync(skipped);
                 return null;
             });
+            skipped.forEach((tp, o) -> committed.merge(tp, o.offset(), Math::max));
         }
         return out;
+    }
+
+    private boolean isLocal(ConsumerRecord<byte[], byte[]> r) {
+        if (noLocalConnectionId == null) {
+            return false;
+        }
+        var h = r.headers().lastHeader(JmsHeaders.CONNECTION_ID);
+        return h != null && Arrays.equals(h.value(), noLocalConnectionId);
+    }
+
+    /** Whether the subscriber's selector matches {@code r}; a record that is not a valid JMS message does not. */
+    private boolean matches(ConsumerRecord<byte[], byte[]> r, int deliveryCount) {
+        if (selector == null) {
+            return true;
+        }
+        try {
+            return selector.matches(selectorContext.reset(r.headers(), r.key(), r.timestamp(), deliveryCount));
+        } catch (RuntimeException malformed) {
+            return false;
+        }
     }
 
     /** Commits the positions after {@code deliveries} (for a durable subscription; nothing otherwise). */
@@ -142,7 +191,7 @@ public final class TopicFetcher extends RecordFetcher {
                 long next = d.offset() + 1;
                 OffsetAndMetadata pending = offsets.get(tp);
                 if (next > committed.getOrDefault(tp, -1L) && (pending == null || next > pending.offset())) {
-                    offsets.put(tp, new OffsetAndMetadata(next));
+                    offsets.put(tp, new OffsetAndMetadata(next, commitMetadata));
                 }
                 Map<Long, Integer> counts = redeliveries.get(tp);
                 if (counts != null) {

@@ -1,0 +1,164 @@
+package dev.millrace.broker.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.millrace.delay.SystemTimer;
+import dev.millrace.protocol.selector.Selector;
+
+/** Selective acquisition: members with a JMS selector acquire only what they match, the rest stays available. */
+@Timeout(10)
+class SharePartitionSelectorTest {
+
+    private static final SharePartitionKey KEY = new SharePartitionKey("g", Uuid.randomUuid(),
+            new TopicPartition("queue", 0));
+    private static final MemberFilter RED = filter("color = 'red'");
+    private static final MemberFilter BLUE = filter("color = 'blue'");
+
+    private final ManualClock clock = new ManualClock();
+    private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
+    private final InMemoryShareLog log = new InMemoryShareLog();
+    private final SharePartitionListener listener = new SharePartitionListener() {
+        @Override
+        public void onRecordsAvailable(SharePartitionKey key) {
+        }
+
+        @Override
+        public void onArchived(DeadLetter deadLetter) {
+        }
+    };
+
+    @AfterEach
+    void closeTimer() {
+        timer.close();
+    }
+
+    private SharePartition partition(ShareGroupConfig config) {
+        return new SharePartition(KEY, log, config, timer, clock, listener, 0);
+    }
+
+    private static MemberFilter filter(String selector) {
+        return new MemberFilter(Selector.compile(selector), false);
+    }
+
+    private static AcknowledgementBatch ack(long first, long last, AcknowledgeType type) {
+        return new AcknowledgementBatch(first, last, new byte[] {type.id()});
+    }
+
+    private static List<String> values(AcquireResult result) {
+        List<String> values = new ArrayList<>();
+        for (Record record : result.records().records()) {
+            boolean acquired = result.acquired().stream().anyMatch(b -> record.offset() >= b.firstOffset()
+                    && record.offset() <= b.lastOffset());
+            if (acquired) {
+                values.add(new String(Utils.toArray(record.value()), StandardCharsets.UTF_8));
+            }
+        }
+        return values;
+    }
+
+    @Test
+    void shouldHandEachMemberOnlyTheRecordsItsSelectorMatches() {
+        log.appendColors("red", "blue", "red", "blue", null);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+
+        AcquireResult red = partition.acquire("r", RED, 10, 1 << 20);
+
+        assertThat(red.acquired()).containsExactly(new AcquiredBatch(0, 0, 1), new AcquiredBatch(2, 2, 1));
+        assertThat(values(red)).containsExactly("v0", "v2");
+        assertThat(partition.state(1)).contains(RecordState.AVAILABLE);
+        assertThat(partition.deliveryCount(1)).as("not acquired, so not counted").isZero();
+        assertThat(partition.state(4)).contains(RecordState.AVAILABLE);
+
+        AcquireResult blue = partition.acquire("b", BLUE, 10, 1 << 20);
+        assertThat(blue.acquired()).containsExactly(new AcquiredBatch(1, 1, 1), new AcquiredBatch(3, 3, 1));
+
+        AcquireResult any = partition.acquire("any", null, 10, 1 << 20);
+        assertThat(any.acquired()).as("the record without a color, first delivery")
+                .containsExactly(new AcquiredBatch(4, 4, 1));
+    }
+
+    @Test
+    void shouldLeaveARecordNoMemberMatchesOnThePartitionForALaterMatchingMember() {
+        log.appendColors("green");
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).isEmpty()).isTrue();
+        assertThat(partition.acquire("b", BLUE, 10, 1 << 20).isEmpty()).isTrue();
+        assertThat(partition.startOffset()).isZero();
+
+        AcquireResult green = partition.acquire("g", filter("color = 'green'"), 10, 1 << 20);
+        assertThat(green.acquired()).containsExactly(new AcquiredBatch(0, 0, 1));
+    }
+
+    @Test
+    void shouldScanPastNonMatchingBatchesAtTheHeadToReachAMatchingRecord() {
+        for (int i = 0; i < 10; i++) {
+            log.appendColors("blue", "blue", "blue");
+        }
+        log.appendColors("red");
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+
+        // one byte per read: each read returns a single batch, so reaching offset 30 takes eleven reads
+        AcquireResult red = partition.acquire("r", RED, 10, 1);
+
+        assertThat(red.acquired()).containsExactly(new AcquiredBatch(30, 30, 1));
+        assertThat(values(red)).containsExactly("v30");
+        assertThat(partition.acquire("b", BLUE, 100, 1 << 20).recordCount()).isEqualTo(30);
+    }
+
+    @Test
+    void shouldNotLookBeyondTheInFlightWindowUntilTheHeadMoves() {
+        log.appendColors("blue", "blue", "blue", "blue", "red");
+        SharePartition partition = partition(ShareGroupConfig.defaults().withMaxRecordLocks(4));
+
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).isEmpty())
+                .as("offset 4 is past the window of 4 in-flight offsets from start offset 0").isTrue();
+
+        AcquireResult head = partition.acquire("any", null, 1, 1 << 20);
+        assertThat(head.acquired()).containsExactly(new AcquiredBatch(0, 0, 1));
+        partition.acknowledge("any", List.of(ack(0, 0, AcknowledgeType.ACCEPT)));
+
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(4, 4, 1));
+    }
+
+    @Test
+    void shouldEvaluateJmsxDeliveryCountAsTheCountOfTheDeliveryToBe() {
+        log.appendColors("red");
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        MemberFilter redelivered = filter("JMSXDeliveryCount > 1");
+
+        assertThat(partition.acquire("x", redelivered, 10, 1 << 20).isEmpty()).isTrue();
+        partition.acquire("any", null, 10, 1 << 20);
+        partition.acknowledge("any", List.of(ack(0, 0, AcknowledgeType.RELEASE)));
+
+        assertThat(partition.acquire("x", redelivered, 10, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(0, 0, 2));
+    }
+
+    @Test
+    void shouldArchiveWhatASubscriptionSelectorDoesNotMatchWithoutDeliveringIt() {
+        log.appendColors("blue", "red", "blue");
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        MemberFilter subscription = new MemberFilter(RED.selector(), true);
+
+        assertThat(partition.acquire("s", subscription, 10, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(1, 1, 1));
+        assertThat(partition.state(0)).contains(RecordState.ACKNOWLEDGED); // below the start offset: done
+        assertThat(partition.startOffset()).isEqualTo(1);
+        assertThat(partition.state(2)).contains(RecordState.ARCHIVED);
+        assertThat(partition.deliveryCount(2)).isZero();
+        assertThat(partition.acquire("any", null, 10, 1 << 20).isEmpty()).isTrue();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.millrace.jms.wire;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+
+import dev.millrace.jms.ConnectionSettings;
+import dev.millrace.jms.JmsExceptions;
+import jakarta.jms.JMSException;
+
+/**
+ * Configures the share group of a queue before this connection first consumes from it, whatever the broker's
+ * defaults: {@code share.auto.offset.reset=earliest} (a queue keeps messages sent before its first consumer) and
+ * {@code share.isolation.level=read_committed} (messages of open or aborted transactions are never delivered).
+ * Once per group per connection; setting the same values again is harmless.
+ *
+ * <p>Thread-safe.
+ */
+public final class QueueGroups {
+
+    private final Admin admin;
+    private final ConnectionSettings settings;
+    private final Set<String> configured = ConcurrentHashMap.newKeySet();
+
+    public QueueGroups(Admin admin, ConnectionSettings settings) {
+        this.admin = admin;
+        this.settings = settings;
+    }
+
+    public void configure(String group) throws JMSException {
+        if (configured.contains(group)) {
+            return;
+        }
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        List<AlterConfigOp> ops = List.of(
+                new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("share.isolation.level", "read_committed"),
+                        AlterConfigOp.OpType.SET));
+        try {
+            admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(settings.requestTimeoutMs(),
+                    TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("configure the share group " + group + " of a queue", e);
+        }
+        configured.add(group);
+    }
+}
