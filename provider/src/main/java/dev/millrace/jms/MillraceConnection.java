@@ -17,7 +17,10 @@ import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 import dev.millrace.jms.wire.ClientIdClaim;
+import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.DestinationSetup;
 import dev.millrace.jms.wire.Destinations;
+import dev.millrace.jms.wire.ExpiredRecords;
 import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.KafkaClients;
 import dev.millrace.jms.wire.QueueBrowsing;
@@ -64,6 +67,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final Destinations destinations;
     private ExtensionClient extensions;
     private QueueBrowsing queueBrowsing;
+    private final DestinationSetup destinationSetup;
     private final ScheduledExecutorService monitor;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
@@ -91,6 +95,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
                 .putLong(uuid.getLeastSignificantBits()).array();
         this.admin = KafkaClients.admin(settings, "millrace-" + connectionId);
         this.destinations = new Destinations(admin, settings);
+        this.destinationSetup = new DestinationSetup(admin, settings, destinations);
         this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "millrace-connection-" + connectionId);
             t.setDaemon(true);
@@ -201,6 +206,41 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     Destinations destinations() {
         return destinations;
+    }
+
+    /** Applies destination policies (redelivery, dead-letter and expiry queues) before a destination's first consumer. */
+    DestinationSetup destinationSetup() {
+        return destinationSetup;
+    }
+
+    /**
+     * Copies the expired message {@code d} to {@code expiryQueue} ({@link ExpiredRecords}) with the PERSISTENT
+     * producer and waits for the broker's acknowledgement.
+     */
+    void moveToExpiryQueue(Delivery d, String expiryQueue, long nowMs) throws JMSException {
+        try {
+            KafkaProducer<byte[], byte[]> p = producer(DeliveryMode.PERSISTENT);
+            int partitions = p.partitionsFor(expiryQueue).size();
+            p.send(ExpiredRecords.copy(d, expiryQueue, partitions, nowMs)).get(settings.requestTimeoutMs(),
+                    TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("move expired message " + d + " to " + expiryQueue, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("move expired message " + d + " to " + expiryQueue, e);
+        }
+    }
+
+    /**
+     * Runs {@code task} on the connection's monitor thread after {@code delayMs}; a task scheduled as the connection
+     * closes may not run.
+     */
+    void schedule(Runnable task, long delayMs) {
+        try {
+            monitor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
     }
 
     /** A new message id: "ID:" + connection id + sequence. */
