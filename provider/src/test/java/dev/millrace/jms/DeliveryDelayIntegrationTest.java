@@ -3,6 +3,8 @@ package dev.millrace.jms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +12,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -144,6 +152,47 @@ class DeliveryDelayIntegrationTest {
             assertThat(text(m)).isEqualTo("later");
             assertThat(at).isGreaterThanOrEqualTo(due);
             assertThat(m.getJMSDeliveryTime()).isEqualTo(due);
+        }
+    }
+
+    /**
+     * The consumer's own check (clock skew between sender and consumer, or a record written with a future
+     * {@code jms.delivery.time} by other means): a Kafka producer writes such a record straight to the queue, past the
+     * broker's delay service, and neither receive nor a listener gets it before its JMSDeliveryTime.
+     */
+    @Test
+    void shouldHoldBackARecordWhoseDeliveryTimeIsAheadOfTheConsumersClock() throws Exception {
+        try (Connection c = broker.factory().createConnection();
+             KafkaProducer<byte[], byte[]> kafka = new KafkaProducer<>(Map.of(
+                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap()), new ByteArraySerializer(),
+                     new ByteArraySerializer())) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue received = s.createQueue("q.future-receive");
+            Queue listened = s.createQueue("q.future-listener");
+            MessageConsumer consumer = s.createConsumer(received);
+            Session listenerSession = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            CompletableFuture<Long> listenerGotAt = new CompletableFuture<>();
+            listenerSession.createConsumer(listened).setMessageListener(
+                    m -> listenerGotAt.complete(System.currentTimeMillis()));
+            c.start();
+            long due = System.currentTimeMillis() + DELAY_MS;
+            for (String queue : List.of("q.future-receive", "q.future-listener")) {
+                kafka.send(new ProducerRecord<byte[], byte[]>(queue, null, null,
+                        "early".getBytes(StandardCharsets.UTF_8), List.<Header>of(new RecordHeader("jms.body.type", "text".getBytes(StandardCharsets.UTF_8)),
+                                new RecordHeader("jms.delivery.time",
+                                        ByteBuffer.allocate(8).putLong(due).array())))).get();
+            }
+
+            Message early = consumer.receive(200);
+            if (System.currentTimeMillis() < due) {
+                assertThat(early).as("receive(200) before the delivery time").isNull();
+            }
+            Message m = consumer.receive(10_000);
+            long at = System.currentTimeMillis();
+            assertThat(text(m)).isEqualTo("early");
+            assertThat(m.getJMSDeliveryTime()).isEqualTo(due);
+            assertThat(at).isGreaterThanOrEqualTo(due);
+            assertThat(listenerGotAt.get(10, TimeUnit.SECONDS)).as("listener called at").isGreaterThanOrEqualTo(due);
         }
     }
 
