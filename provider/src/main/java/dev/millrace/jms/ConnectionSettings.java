@@ -7,6 +7,8 @@ import java.io.Serializable;
  * afterwards does not affect existing connections. Every option, with its default, is listed in
  * {@code provider/README.md}.
  *
+ * <p>The constructor throws IllegalArgumentException, naming the option, when options contradict each other.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class ConnectionSettings implements Serializable {
@@ -28,6 +30,8 @@ public final class ConnectionSettings implements Serializable {
     final boolean autoCreateDestinations;
     final int destinationPartitions;
     final short destinationReplicationFactor;
+    final DestinationPolicies destinationPolicies;
+    final boolean manageDestinationPolicies;
 
     ConnectionSettings(MillraceConnectionFactory f, String user, String password) {
         this.brokers = f.getBrokers();
@@ -45,6 +49,20 @@ public final class ConnectionSettings implements Serializable {
         this.autoCreateDestinations = f.isAutoCreateDestinations();
         this.destinationPartitions = f.getDestinationPartitions();
         this.destinationReplicationFactor = f.getDestinationReplicationFactor();
+        this.destinationPolicies = new DestinationPolicies(f.getMaxDeliveries(), f.getRedeliveryDelayMs(),
+                f.getMaxRedeliveryDelayMs(), f.getDeadLetterQueuePattern(), f.getExpiryQueuePattern(),
+                f.getDestinationPolicies());
+        this.manageDestinationPolicies = f.isManageDestinationPolicies();
+    }
+
+    /** The redelivery and expiry policy of each destination. */
+    public DestinationPolicies destinationPolicies() {
+        return destinationPolicies;
+    }
+
+    /** Whether consumers write their destination's policy to the broker. */
+    public boolean manageDestinationPolicies() {
+        return manageDestinationPolicies;
     }
 
     public String brokers() {

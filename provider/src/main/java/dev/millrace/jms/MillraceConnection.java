@@ -18,7 +18,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 
 import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.ClientIdClaim;
+import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.DestinationSetup;
 import dev.millrace.jms.wire.Destinations;
+import dev.millrace.jms.wire.ExpiredRecords;
 import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.KafkaClients;
 import dev.millrace.jms.wire.QueueGroups;
@@ -68,6 +71,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private BrokerExtensions brokerExtensions;
     private final SharedSubscriptions sharedSubscriptions;
     private final QueueGroups queueGroups;
+    private final DestinationSetup destinationSetup;
     private final ScheduledExecutorService monitor;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
@@ -97,6 +101,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         this.destinations = new Destinations(admin, settings);
         this.queueGroups = new QueueGroups(admin, settings);
         this.sharedSubscriptions = new SharedSubscriptions(admin, settings);
+        this.destinationSetup = new DestinationSetup(admin, settings, destinations);
         this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "millrace-connection-" + connectionId);
             t.setDaemon(true);
@@ -219,6 +224,41 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     SharedSubscriptions sharedSubscriptions() {
         return sharedSubscriptions;
+    }
+
+    /** Applies destination policies (redelivery, dead-letter and expiry queues) before a destination's first consumer. */
+    DestinationSetup destinationSetup() {
+        return destinationSetup;
+    }
+
+    /**
+     * Copies the expired message {@code d} to {@code expiryQueue} ({@link ExpiredRecords}) with the PERSISTENT
+     * producer and waits for the broker's acknowledgement.
+     */
+    void moveToExpiryQueue(Delivery d, String expiryQueue, long nowMs) throws JMSException {
+        try {
+            KafkaProducer<byte[], byte[]> p = producer(DeliveryMode.PERSISTENT);
+            int partitions = p.partitionsFor(expiryQueue).size();
+            p.send(ExpiredRecords.copy(d, expiryQueue, partitions, nowMs)).get(settings.requestTimeoutMs(),
+                    TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("move expired message " + d + " to " + expiryQueue, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("move expired message " + d + " to " + expiryQueue, e);
+        }
+    }
+
+    /**
+     * Runs {@code task} on the connection's monitor thread after {@code delayMs}; a task scheduled as the connection
+     * closes may not run.
+     */
+    void schedule(Runnable task, long delayMs) {
+        try {
+            monitor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
     }
 
     /** A new message id: "ID:" + connection id + sequence. */

@@ -62,6 +62,13 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private boolean autoCreateDestinations = true;
     private int destinationPartitions = 1;
     private short destinationReplicationFactor = -1;
+    private int maxDeliveries = 10;
+    private long redeliveryDelayMs = 0;
+    private long maxRedeliveryDelayMs = 60_000;
+    private String deadLetterQueuePattern = DestinationPolicies.PLACEHOLDER + ".DLQ";
+    private String expiryQueuePattern = "";
+    private String destinationPolicies = "";
+    private boolean manageDestinationPolicies = true;
 
     /** A factory for the broker at {@value #DEFAULT_BROKERS}. */
     public MillraceConnectionFactory() {
@@ -84,7 +91,15 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
 
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        return MillraceConnection.open(new ConnectionSettings(this, userName, password));
+        ConnectionSettings settings;
+        try {
+            settings = new ConnectionSettings(this, userName, password);
+        } catch (IllegalArgumentException e) {
+            JMSException jmse = new JMSException("invalid connection factory options: " + e.getMessage());
+            jmse.initCause(e);
+            throw jmse;
+        }
+        return MillraceConnection.open(settings);
     }
 
     @Override
@@ -288,6 +303,91 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         this.destinationReplicationFactor = destinationReplicationFactor;
     }
 
+    public int getMaxDeliveries() {
+        return maxDeliveries;
+    }
+
+    /**
+     * Deliveries of a queue message after which the broker moves it to the dead-letter queue instead of delivering
+     * it again (1..32767); default 10. Set on the queue's share group when a consumer first uses the queue.
+     */
+    public void setMaxDeliveries(int maxDeliveries) {
+        this.maxDeliveries = checkAtLeast("maxDeliveries", maxDeliveries, 1);
+        if (maxDeliveries > DestinationPolicies.MAX_DELIVERIES_LIMIT) {
+            throw new IllegalArgumentException("maxDeliveries must be at most " + DestinationPolicies.MAX_DELIVERIES_LIMIT
+                    + ", not " + maxDeliveries);
+        }
+    }
+
+    public long getRedeliveryDelayMs() {
+        return redeliveryDelayMs;
+    }
+
+    /**
+     * How long a released queue message waits before it is delivered again, doubling with each further delivery up
+     * to {@code maxRedeliveryDelayMs}; default 0 (at once).
+     */
+    public void setRedeliveryDelayMs(long redeliveryDelayMs) {
+        if (redeliveryDelayMs < 0) {
+            throw new IllegalArgumentException("redeliveryDelayMs must be at least 0, not " + redeliveryDelayMs);
+        }
+        this.redeliveryDelayMs = redeliveryDelayMs;
+    }
+
+    public long getMaxRedeliveryDelayMs() {
+        return maxRedeliveryDelayMs;
+    }
+
+    /** Cap of the doubling redelivery delay; equal to {@code redeliveryDelayMs} for a fixed delay; default 60000. */
+    public void setMaxRedeliveryDelayMs(long maxRedeliveryDelayMs) {
+        if (maxRedeliveryDelayMs < 0) {
+            throw new IllegalArgumentException("maxRedeliveryDelayMs must be at least 0, not " + maxRedeliveryDelayMs);
+        }
+        this.maxRedeliveryDelayMs = maxRedeliveryDelayMs;
+    }
+
+    public String getDeadLetterQueuePattern() {
+        return deadLetterQueuePattern;
+    }
+
+    /** Name of a queue's dead-letter queue, {@code {destination}} standing for the queue; default {@code {destination}.DLQ}; empty: none set. */
+    public void setDeadLetterQueuePattern(String deadLetterQueuePattern) {
+        new DestinationPolicies(1, 0, 0, deadLetterQueuePattern, "", "");
+        this.deadLetterQueuePattern = deadLetterQueuePattern == null ? "" : deadLetterQueuePattern.trim();
+    }
+
+    public String getExpiryQueuePattern() {
+        return expiryQueuePattern;
+    }
+
+    /** Name of a destination's expiry queue, as {@code deadLetterQueuePattern}; default empty: none set. */
+    public void setExpiryQueuePattern(String expiryQueuePattern) {
+        new DestinationPolicies(1, 0, 0, "", expiryQueuePattern, "");
+        this.expiryQueuePattern = expiryQueuePattern == null ? "" : expiryQueuePattern.trim();
+    }
+
+    public String getDestinationPolicies() {
+        return destinationPolicies;
+    }
+
+    /** Per-destination overrides of the redelivery and expiry options (syntax in {@link DestinationPolicies}); default none. */
+    public void setDestinationPolicies(String destinationPolicies) {
+        DestinationPolicies.checkSyntax(destinationPolicies);
+        this.destinationPolicies = destinationPolicies == null ? "" : destinationPolicies;
+    }
+
+    public boolean isManageDestinationPolicies() {
+        return manageDestinationPolicies;
+    }
+
+    /**
+     * Whether consumers write the redelivery policy, dead-letter queue and expiry queue to the broker (share-group
+     * and topic configs) when they first use a destination; default true. Off: whatever an administrator set applies.
+     */
+    public void setManageDestinationPolicies(boolean manageDestinationPolicies) {
+        this.manageDestinationPolicies = manageDestinationPolicies;
+    }
+
     // ---- by name
 
     /**
@@ -357,6 +457,9 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         try {
             if (type == int.class) {
                 return Integer.parseInt(value.trim());
+            }
+            if (type == long.class) {
+                return Long.parseLong(value.trim());
             }
             if (type == short.class) {
                 return Short.parseShort(value.trim());

@@ -1,6 +1,7 @@
 package dev.millrace.jms;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -8,6 +9,7 @@ import dev.millrace.jms.message.MillraceMessage;
 import dev.millrace.jms.message.RecordMessageMapper;
 import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.DestinationSetup;
 import dev.millrace.jms.wire.DurableSubscriptions;
 import dev.millrace.jms.wire.RecordFetcher;
 import dev.millrace.jms.wire.ShareFetcher;
@@ -33,8 +35,12 @@ import jakarta.jms.TopicSubscriber;
  * are fetched ahead. A selector is evaluated by the broker for queues and shared subscriptions, by the
  * {@link TopicFetcher} for the other topic subscribers.
  *
- * <p>Expired messages are dropped (acknowledged) instead of being delivered. A listener runs on its session's
- * delivery thread; receive runs on the caller's. Receive and listener are exclusive, as the specification says.
+ * <p>Before the first consumer of a destination in a connection, the destination's redelivery and expiry policy is
+ * written to the broker ({@link DestinationSetup}). Expired messages are never delivered: they are moved to the
+ * destination's expiry queue when it has one, else dropped (acknowledged either way). A message whose
+ * JMSDeliveryTime is still ahead of this client's clock is held back until then ({@link DeliveryTimeGate}). A
+ * listener runs on its session's delivery thread; receive runs on the caller's. Receive and listener are exclusive,
+ * as the specification says.
  */
 public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, TopicSubscriber {
 
@@ -48,13 +54,16 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
     private final String sharedGroup;
     private final boolean sharedDurable;
     private final RecordFetcher fetcher;
+    private final DeliveryTimeGate gate = new DeliveryTimeGate();
+    private final Optional<String> expiryQueue;
     private volatile MessageListener listener;
     private volatile boolean closed;
 
     private MillraceMessageConsumer(MillraceSession session, MillraceDestination destination, String subscriptionName,
                                     boolean noLocal, Selector selector, String sharedGroup, boolean sharedDurable,
-                                    RecordFetcher fetcher) {
+                                    RecordFetcher fetcher, Optional<String> expiryQueue) {
         this.session = session;
+        this.expiryQueue = expiryQueue;
         this.destination = destination;
         this.subscriptionName = subscriptionName;
         this.noLocal = noLocal;
@@ -92,14 +101,17 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         MillraceConnection connection = session.connection();
         ConnectionSettings settings = connection.settings();
         String name = destination.getName();
+        Optional<String> expiryQueue = Optional.empty();
+        String shareGroup = queueGroup(name);
         if (!connection.isOwnTemporary(name)) {
             connection.destinations().ensure(name);
+            expiryQueue = connection.destinationSetup().prepare(name, destination instanceof Queue ? shareGroup : null);
         }
         String clientId = "millrace-" + connection.connectionId();
         String selectorText = selector == null ? null : selector.text();
         RecordFetcher fetcher;
         if (destination instanceof Queue) {
-            connection.queueGroups().configure(queueGroup(name));
+            connection.queueGroups().configure(shareGroup);
             fetcher = new ShareFetcher(settings, shareClientId(connection), name, queueGroup(name),
                     MemberSelector.encode(selectorText));
         } else if (subscriptionName == null) {
@@ -113,7 +125,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                     noLocal ? connection.connectionIdBytes() : null, selector, metadata);
         }
         return started(new MillraceMessageConsumer(session, destination, subscriptionName, noLocal, selector, null,
-                false, fetcher));
+                false, fetcher, expiryQueue));
     }
 
     /** A consumer on shared subscription {@code name} of {@code topic} ({@link SharedSubscriptions}). */
@@ -121,8 +133,10 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                                                 boolean durable, Selector selector) throws JMSException {
         MillraceConnection connection = session.connection();
         String topicName = topic.getName();
+        Optional<String> expiryQueue = Optional.empty();
         if (!connection.isOwnTemporary(topicName)) {
             connection.destinations().ensure(topicName);
+            expiryQueue = connection.destinationSetup().prepare(topicName, null);
         }
         String group = SharedSubscriptions.group(durable, connection.getClientID(), name);
         String selectorText = selector == null ? null : selector.text();
@@ -137,7 +151,8 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
             shared.closed(group, durable);
             throw e;
         }
-        return started(new MillraceMessageConsumer(session, topic, null, false, selector, group, durable, fetcher));
+        return started(new MillraceMessageConsumer(session, topic, null, false, selector, group, durable, fetcher,
+                expiryQueue));
     }
 
     private static MillraceMessageConsumer started(MillraceMessageConsumer consumer) {
@@ -161,8 +176,9 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         return closed;
     }
 
+    /** Whether a message is ready for the listener: buffered and not held back until its JMSDeliveryTime. */
     boolean hasBuffered() {
-        return fetcher.hasBuffered();
+        return fetcher.hasBuffered() && !gate.holding(System.currentTimeMillis());
     }
 
     MessageListener getListenerQuietly() {
@@ -261,6 +277,17 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                     fetcher.putBack(List.of(d));
                     continue;
                 }
+                long notDueMs = DeliveryTimeGate.notDueMs(d, System.currentTimeMillis());
+                if (notDueMs > 0) {
+                    fetcher.putBack(List.of(d));
+                    if (noWait) {
+                        return null;
+                    }
+                    long left = deadline == Long.MAX_VALUE ? notDueMs
+                            : TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                    DeliveryTimeGate.pause(Math.min(notDueMs, left));
+                    continue;
+                }
                 MillraceMessage m = toMessage(d);
                 if (m == null) {
                     continue;
@@ -282,11 +309,27 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         }
     }
 
-    /** The message for {@code d}, or null (after acknowledging it) when it has expired. */
+    /**
+     * The message for {@code d}, or null when it has expired: then it was moved to the expiry queue, if any, and
+     * acknowledged. When the move fails, a queue message is released (it comes back, and a lasting failure ends in
+     * the dead-letter queue) and a topic message is dropped, the failure going to the ExceptionListener.
+     */
     private MillraceMessage toMessage(Delivery d) throws JMSException {
         MillraceMessage m = RecordMessageMapper.toMessage(d.jmsRecord(), destination, d.deliveryCount());
         long expiration = m.getJMSExpiration();
-        if (expiration != 0 && expiration <= System.currentTimeMillis()) {
+        long now = System.currentTimeMillis();
+        if (expiration != 0 && expiration <= now) {
+            if (expiryQueue.isPresent()) {
+                try {
+                    session.connection().moveToExpiryQueue(d, expiryQueue.get(), now);
+                } catch (JMSException e) {
+                    if (destination instanceof Queue) {
+                        redeliver(List.of(d));
+                        return null;
+                    }
+                    connectionFailure(e);
+                }
+            }
             acknowledge(List.of(d), false);
             return null;
         }
@@ -308,6 +351,14 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
             return;
         }
         if (d == null) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        long notDueMs = DeliveryTimeGate.notDueMs(d, now);
+        if (notDueMs > 0) {
+            fetcher.putBack(List.of(d));
+            gate.hold(now + notDueMs);
+            session.connection().schedule(() -> session.scheduleDispatch(this), notDueMs);
             return;
         }
         try {

@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 import dev.millrace.jms.message.RecordMessageMapper;
+import dev.millrace.jms.wire.DelayedRecords;
 import dev.millrace.protocol.jms.JmsHeaders;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.DeliveryMode;
@@ -29,8 +30,10 @@ import jakarta.jms.TopicPublisher;
  * for PERSISTENT by default); an asynchronous one calls its CompletionListener on the session's delivery thread, in
  * send order. Messages to topics carry the connection id header for noLocal subscribers.
  *
- * <p>Delivery delay is not supported yet: a delay other than 0 fails the send. Used by one thread at a time, as
- * the session is.
+ * <p>Delivery delay (JMS 3.1 7.9): every send sets JMSDeliveryTime to the send time plus the delay (so, with no
+ * delay, to JMSTimestamp). A message with a delay goes to the broker's delay topic ({@link DelayedRecords}) and
+ * reaches its destination, at the partition the session keeps for it, once JMSDeliveryTime has come. Used by one
+ * thread at a time, as the session is.
  */
 public class MillraceMessageProducer implements MessageProducer, QueueSender, TopicPublisher {
 
@@ -133,6 +136,9 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
     @Override
     public void setDeliveryDelay(long deliveryDelay) throws JMSException {
         checkClosed();
+        if (deliveryDelay < 0) {
+            throw new JMSException("delivery delay must not be negative, not " + deliveryDelay);
+        }
         this.deliveryDelay = deliveryDelay;
     }
 
@@ -285,9 +291,6 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
         }
         checkDeliveryMode(mode);
         checkPriority(prio);
-        if (deliveryDelay != 0) {
-            throw new JMSException("delivery delay is not supported yet (delay " + deliveryDelay + " ms)");
-        }
         MillraceConnection connection = session.connection();
         if (!(target instanceof MillraceTemporaryQueue || target instanceof MillraceTemporaryTopic)) {
             connection.destinations().ensure(target.getName());
@@ -298,13 +301,17 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
         message.setJMSPriority(prio);
         message.setJMSTimestamp(disableTimestamp ? 0 : now);
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
-        message.setJMSDeliveryTime(disableTimestamp ? 0 : now);
+        long delay = deliveryDelay;
+        message.setJMSDeliveryTime(delay > 0 ? now + delay : disableTimestamp ? 0 : now);
         message.setJMSMessageID(disableMessageId ? null : connection.nextMessageId());
         KafkaProducer<byte[], byte[]> producer = session.producerFor(mode);
         ProducerRecord<byte[], byte[]> record = RecordMessageMapper.toRecord(message)
                 .toProducerRecord(target.getName(), session.partitionFor(producer, target.getName()));
         if (target instanceof Topic) {
             record.headers().add(JmsHeaders.CONNECTION_ID, connection.connectionIdBytes());
+        }
+        if (delay > 0) {
+            record = DelayedRecords.schedule(record, now + delay, producer);
         }
         SessionTransaction transaction = session.transaction();
         if (listener == null && transaction != null) {

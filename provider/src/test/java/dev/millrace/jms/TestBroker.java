@@ -13,7 +13,8 @@ import dev.millrace.broker.server.BrokerServer;
 
 /**
  * A real Millrace broker in this JVM on 127.0.0.1 (any free port), for the provider's integration tests. Share groups
- * start at the log start ({@code group.share.auto.offset.reset=earliest}), as a JMS queue needs.
+ * start at the log start ({@code group.share.auto.offset.reset=earliest}), as a JMS queue needs. To restart a broker on
+ * the same data directory, pass the same {@code controller.port} (from {@link #freePort}) both times.
  */
 final class TestBroker implements AutoCloseable {
 
@@ -49,7 +50,7 @@ final class TestBroker implements AutoCloseable {
         return f;
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }

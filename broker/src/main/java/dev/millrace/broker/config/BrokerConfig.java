@@ -129,7 +129,8 @@ public final class BrokerConfig {
     int sharePartitionMaxRecordLocks = 2000;
 
     @Setting(name = "group.share.delivery.count.limit", doc = "Deliveries after which a released or expired "
-            + "record is archived (and copied to the topic's millrace.share.dlq.topic, if set).")
+            + "record is archived (and copied to the topic's millrace.share.dlq.topic, if set). A share group "
+            + "can override it with the group config share.delivery.count.limit (1..32767).")
     @Min(1)
     @Max(100)
     int shareDeliveryCountLimit = 5;
@@ -150,11 +151,13 @@ public final class BrokerConfig {
     String shareAutoOffsetReset = "latest";
 
     @Setting(name = "group.share.redelivery.backoff.ms", doc = "A released or expired record becomes available "
-            + "again after this times 2^(delivery count - 1); 0 redelivers at once.")
+            + "again after this times 2^(delivery count - 1); 0 redelivers at once. A share group can override it "
+            + "with the group config share.redelivery.backoff.ms.")
     @Min(0)
     long shareRedeliveryBackoffMs = 0;
 
-    @Setting(name = "group.share.redelivery.backoff.max.ms", doc = "Cap of the redelivery backoff.")
+    @Setting(name = "group.share.redelivery.backoff.max.ms", doc = "Cap of the redelivery backoff; group config "
+            + "share.redelivery.backoff.max.ms overrides it per share group.")
     @Min(0)
     long shareRedeliveryBackoffMaxMs = 60_000;
 

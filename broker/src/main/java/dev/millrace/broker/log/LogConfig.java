@@ -52,6 +52,8 @@ public final class LogConfig extends AbstractConfig {
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     /** Millrace: the topic that share groups copy rejected and over-delivered records of this topic to. */
     public static final String SHARE_DLQ_TOPIC = "millrace.share.dlq.topic";
+    /** Millrace: where JMS consumers move expired messages of this topic; the broker only keeps it. */
+    public static final String EXPIRY_TOPIC = "millrace.expiry.topic";
 
     public static final String CLEANUP_POLICY_DELETE = "delete";
     public static final String CLEANUP_POLICY_COMPACT = "compact";
@@ -92,7 +94,12 @@ public final class LogConfig extends AbstractConfig {
             .define(SHARE_DLQ_TOPIC, Type.STRING, "", Importance.MEDIUM,
                     "Millrace: dead-letter topic for share groups reading this topic. A record a member rejects, or "
                     + "one released or expired group.share.delivery.count.limit times, is archived and copied "
-                    + "there with millrace.dlq.* headers (see ShareDeadLetterHeaders). Empty: no copy.");
+                    + "there with millrace.dlq.* headers (see ShareDeadLetterHeaders). Empty: no copy.")
+            .define(EXPIRY_TOPIC, Type.STRING, "", Importance.MEDIUM,
+                    "Millrace: expiry queue of this topic, read by the JMS provider: a consumer that finds a message "
+                    + "past its JMSExpiration copies it there (with millrace.expiry.* headers) before "
+                    + "acknowledging it, instead of only dropping it. The broker does not act on it. Empty: "
+                    + "expired messages are dropped.");
 
     private static final LogConfig DEFAULTS = new LogConfig(Map.of());
 

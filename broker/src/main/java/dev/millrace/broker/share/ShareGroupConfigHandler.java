@@ -26,9 +26,6 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
  */
 public final class ShareGroupConfigHandler {
 
-    private static final String DOC = "Where a share group starts on a partition it has no state for: earliest "
-            + "(the log start) or latest (the high watermark).";
-
     private final ShareGroupConfigs configs;
 
     ShareGroupConfigHandler(ShareGroupConfigs configs) {
@@ -73,7 +70,7 @@ public final class ShareGroupConfigHandler {
                     .setConfigSource(set ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
                             : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
                     .setIsSensitive(false)
-                    .setDocumentation(DOC));
+                    .setDocumentation(ShareGroupConfigs.documentation(e.getKey())));
         }
         return result;
     }

@@ -2,18 +2,20 @@ package dev.millrace.broker.share;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
 
 /**
  * Per-group settings of share groups, set with IncrementalAlterConfigs on a {@code GROUP} config
- * resource, as Kafka's group configs. Two settings are known:
+ * resource, as Kafka's group configs. These settings are known:
  *
  * <ul>
  *   <li>{@value #AUTO_OFFSET_RESET} ({@code earliest} or {@code latest}; default: the broker's
@@ -24,7 +26,19 @@ import org.apache.kafka.common.requests.ApiError;
  *       {@code read_uncommitted}, as Kafka): with read_committed the group acquires only records
  *       below the last stable offset and never those of aborted transactions
  *       ({@link IsolatedShareLog}). JMS queues use read_committed.</li>
+ *   <li>{@value #DELIVERY_COUNT_LIMIT} (1..{@value #MAX_DELIVERY_COUNT_LIMIT}; default the broker's
+ *       {@code group.share.delivery.count.limit}): deliveries after which a released or expired record
+ *       is archived and dead-lettered instead of made available again. The JMS provider sets it from
+ *       its redelivery policy ({@code maxDeliveries}).</li>
+ *   <li>{@value #REDELIVERY_BACKOFF_MS} and {@value #REDELIVERY_BACKOFF_MAX_MS} (ms, at least 0;
+ *       defaults the broker's {@code group.share.redelivery.backoff.ms} and {@code .max.ms}): a released
+ *       record becomes available again after {@code backoff * 2^(deliveryCount - 1)}, capped at the max.
+ *       The effective backoff (the group's or else the broker's) must not exceed the effective max.</li>
  * </ul>
+ *
+ * <p>A change of the delivery count limit or the backoff applies at once to the group's existing
+ * share-partitions (records already waiting out a backoff keep their time), through the listener of
+ * {@link #onChange}.
  *
  * Any other name is INVALID_CONFIG naming it. A group need not exist to be configured (a queue can be
  * made to start at the earliest offset before its first consumer). Settings are saved through the
@@ -37,11 +51,18 @@ public final class ShareGroupConfigs {
 
     public static final String AUTO_OFFSET_RESET = "share.auto.offset.reset";
     public static final String ISOLATION_LEVEL = "share.isolation.level";
-    private static final java.util.List<String> KNOWN = java.util.List.of(AUTO_OFFSET_RESET, ISOLATION_LEVEL);
+    public static final String DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
+    public static final String REDELIVERY_BACKOFF_MS = "share.redelivery.backoff.ms";
+    public static final String REDELIVERY_BACKOFF_MAX_MS = "share.redelivery.backoff.max.ms";
+    /** Kafka carries delivery counts as int16. */
+    public static final int MAX_DELIVERY_COUNT_LIMIT = Short.MAX_VALUE;
+    private static final List<String> KNOWN = List.of(AUTO_OFFSET_RESET, ISOLATION_LEVEL, DELIVERY_COUNT_LIMIT,
+            REDELIVERY_BACKOFF_MS, REDELIVERY_BACKOFF_MAX_MS);
 
     private final ShareGroupConfig defaults;
     private final ShareStateStore store;
     private final Map<String, Map<String, String>> overrides = new ConcurrentHashMap<>();
+    private volatile Consumer<String> onChange = groupId -> { };
 
     public ShareGroupConfigs(ShareGroupConfig defaults, ShareStateStore store) {
         this.defaults = Objects.requireNonNull(defaults, "defaults");
@@ -60,6 +81,32 @@ public final class ShareGroupConfigs {
         return "read_committed".equals(overrides.getOrDefault(groupId, Map.of()).get(ISOLATION_LEVEL));
     }
 
+    /**
+     * The share-group settings in force for {@code groupId}: the broker's, with the group's delivery count
+     * limit and redelivery backoff where it sets them.
+     */
+    public ShareGroupConfig effective(String groupId) {
+        Map<String, String> set = overrides(groupId);
+        ShareGroupConfig config = defaults;
+        String limit = set.get(DELIVERY_COUNT_LIMIT);
+        if (limit != null) {
+            config = config.withDeliveryCountLimit(Integer.parseInt(limit));
+        }
+        String backoff = set.get(REDELIVERY_BACKOFF_MS);
+        String max = set.get(REDELIVERY_BACKOFF_MAX_MS);
+        if (backoff != null || max != null) {
+            config = config.withRedeliveryBackoff(
+                    backoff != null ? Long.parseLong(backoff) : defaults.redeliveryBackoffMs(),
+                    max != null ? Long.parseLong(max) : defaults.redeliveryBackoffMaxMs());
+        }
+        return config;
+    }
+
+    /** Called with the group id after each applied change; set once, before serving. */
+    void onChange(Consumer<String> listener) {
+        this.onChange = Objects.requireNonNull(listener, "listener");
+    }
+
     /** The settings explicitly set on {@code groupId}. */
     public Map<String, String> overrides(String groupId) {
         return overrides.getOrDefault(groupId, Map.of());
@@ -68,17 +115,37 @@ public final class ShareGroupConfigs {
     /** Every known setting of {@code groupId}: its value and whether the group sets it (else the default). */
     public Map<String, Optional<String>> describe(String groupId) {
         Map<String, Optional<String>> out = new LinkedHashMap<>();
-        out.put(AUTO_OFFSET_RESET, Optional.ofNullable(overrides(groupId).get(AUTO_OFFSET_RESET)));
-        out.put(ISOLATION_LEVEL, Optional.ofNullable(overrides(groupId).get(ISOLATION_LEVEL)));
+        for (String name : KNOWN) {
+            out.put(name, Optional.ofNullable(overrides(groupId).get(name)));
+        }
         return out;
     }
 
     /** The default value of a known setting. */
     public String defaultValue(String name) {
-        if (ISOLATION_LEVEL.equals(name)) {
-            return "read_uncommitted";
-        }
-        return defaults.autoOffsetResetEarliest() ? "earliest" : "latest";
+        return switch (name) {
+            case ISOLATION_LEVEL -> "read_uncommitted";
+            case DELIVERY_COUNT_LIMIT -> String.valueOf(defaults.deliveryCountLimit());
+            case REDELIVERY_BACKOFF_MS -> String.valueOf(defaults.redeliveryBackoffMs());
+            case REDELIVERY_BACKOFF_MAX_MS -> String.valueOf(defaults.redeliveryBackoffMaxMs());
+            default -> defaults.autoOffsetResetEarliest() ? "earliest" : "latest";
+        };
+    }
+
+    /** What a known setting means, for DescribeConfigs. */
+    public static String documentation(String name) {
+        return switch (name) {
+            case ISOLATION_LEVEL -> "read_committed: acquire only committed records (below the last stable offset, "
+                    + "never aborted ones); read_uncommitted: every record.";
+            case DELIVERY_COUNT_LIMIT -> "Deliveries after which a released or expired record is archived and copied "
+                    + "to the topic's millrace.share.dlq.topic instead of made available again (1.."
+                    + MAX_DELIVERY_COUNT_LIMIT + ").";
+            case REDELIVERY_BACKOFF_MS -> "A released record is available again after this * 2^(deliveryCount - 1) "
+                    + "ms, capped at " + REDELIVERY_BACKOFF_MAX_MS + "; 0 redelivers at once.";
+            case REDELIVERY_BACKOFF_MAX_MS -> "Longest redelivery backoff in ms.";
+            default -> "Where a share group starts on a partition it has no state for: earliest (the log start) "
+                    + "or latest (the high watermark).";
+        };
     }
 
     /**
@@ -96,7 +163,7 @@ public final class ShareGroupConfigs {
             if (error.isPresent()) {
                 return new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": " + error.get());
             }
-            normalized.put(e.getKey(), e.getValue().toLowerCase(Locale.ROOT));
+            normalized.put(e.getKey(), e.getValue().trim().toLowerCase(Locale.ROOT));
         }
         for (String name : delete) {
             if (!KNOWN.contains(name)) {
@@ -104,18 +171,23 @@ public final class ShareGroupConfigs {
                         + "' (known: " + String.join(", ", KNOWN) + ")");
             }
         }
-        if (validateOnly) {
-            return ApiError.NONE;
-        }
         Map<String, String> next = new LinkedHashMap<>(overrides(groupId));
         delete.forEach(next::remove);
         next.putAll(normalized);
+        Optional<String> inconsistent = checkBackoff(next);
+        if (inconsistent.isPresent()) {
+            return new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": " + inconsistent.get());
+        }
+        if (validateOnly) {
+            return ApiError.NONE;
+        }
         store.saveGroupConfig(groupId, next);
         if (next.isEmpty()) {
             overrides.remove(groupId);
         } else {
             overrides.put(groupId, Map.copyOf(next));
         }
+        onChange.accept(groupId);
         return ApiError.NONE;
     }
 
@@ -132,6 +204,39 @@ public final class ShareGroupConfigs {
         }
         if (ISOLATION_LEVEL.equals(name) && !v.equals("read_committed") && !v.equals("read_uncommitted")) {
             return Optional.of(name + " must be read_committed or read_uncommitted, got '" + value + "'");
+        }
+        if (DELIVERY_COUNT_LIMIT.equals(name)) {
+            return checkRange(name, value, 1, MAX_DELIVERY_COUNT_LIMIT);
+        }
+        if (REDELIVERY_BACKOFF_MS.equals(name) || REDELIVERY_BACKOFF_MAX_MS.equals(name)) {
+            return checkRange(name, value, 0, Long.MAX_VALUE);
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> checkRange(String name, String value, long min, long max) {
+        long parsed;
+        try {
+            parsed = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return Optional.of(name + " must be a whole number, got '" + value + "'");
+        }
+        if (parsed < min || parsed > max) {
+            return Optional.of(name + " must be " + min + ".." + max + ", got " + parsed);
+        }
+        return Optional.empty();
+    }
+
+    /** The backoff in force must not exceed the max in force, each the group's setting or else the broker's. */
+    private Optional<String> checkBackoff(Map<String, String> next) {
+        String backoff = next.get(REDELIVERY_BACKOFF_MS);
+        String max = next.get(REDELIVERY_BACKOFF_MAX_MS);
+        long backoffMs = backoff != null ? Long.parseLong(backoff) : defaults.redeliveryBackoffMs();
+        long maxMs = max != null ? Long.parseLong(max) : defaults.redeliveryBackoffMaxMs();
+        if (backoffMs > maxMs) {
+            return Optional.of(REDELIVERY_BACKOFF_MS + " (" + backoffMs + (backoff != null ? "" : ", the broker's")
+                    + ") must not exceed " + REDELIVERY_BACKOFF_MAX_MS + " (" + maxMs
+                    + (max != null ? "" : ", the broker's") + ")");
         }
         return Optional.empty();
     }

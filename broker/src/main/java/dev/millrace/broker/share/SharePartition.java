@@ -69,7 +69,8 @@ public final class SharePartition {
 
     private final SharePartitionKey key;
     private final ShareLog log;
-    private final ShareGroupConfig config;
+    /** Replaced when the group's settings change ({@link #reconfigure}). */
+    private volatile ShareGroupConfig config;
     private final Timer timer;
     private final Time time;
     private final SharePartitionListener listener;
@@ -94,6 +95,14 @@ public final class SharePartition {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.startOffset = startOffset;
         this.endOffset = startOffset;
+    }
+
+    /**
+     * Uses {@code config} from now on (a group's delivery count limit or redelivery backoff changed); records
+     * already waiting out a backoff keep their time.
+     */
+    public void reconfigure(ShareGroupConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
     }
 
     public SharePartitionKey key() {

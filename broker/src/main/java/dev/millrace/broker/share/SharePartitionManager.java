@@ -17,7 +17,8 @@ import dev.millrace.delay.Timer;
  * the first time a member fetches the partition: from its persisted state if there is one, else at
  * the log start ({@code share.auto.offset.reset=earliest}, the group's setting in
  * {@link ShareGroupConfigs}, else the broker's {@code group.share.auto.offset.reset}) or the high
- * watermark ({@code latest}).
+ * watermark ({@code latest}). Each uses the group's delivery count limit and redelivery backoff
+ * ({@link ShareGroupConfigs#effective}), also when they change later.
  *
  * <p>Threading: thread-safe.
  */
@@ -48,6 +49,8 @@ public final class SharePartitionManager {
     /** Per-group settings to use for new share-partitions instead of the broker's; set once, before serving. */
     void setGroupConfigs(ShareGroupConfigs groupConfigs) {
         this.groupConfigs = groupConfigs;
+        groupConfigs.onChange(groupId -> partitionsOf(groupId).forEach(p -> p.reconfigure(
+                groupConfigs.effective(groupId))));
     }
 
     /** The share-partition of {@code groupId} on {@code tp}, created if needed; empty if the log is not here. */
@@ -97,7 +100,8 @@ public final class SharePartitionManager {
         long start = earliest ? log.logStartOffset()
                 : perGroup != null && perGroup.readCommitted(groupId) ? log.lastStableOffset() : log.highWatermark();
         ShareLog view = new IsolatedShareLog(log, () -> perGroup != null && perGroup.readCommitted(groupId));
-        SharePartition partition = new SharePartition(key, view, config, timer, time, listener,
+        ShareGroupConfig effective = perGroup != null ? perGroup.effective(groupId) : config;
+        SharePartition partition = new SharePartition(key, view, effective, timer, time, listener,
                 persisted.map(SharePartitionSnapshot::startOffset).orElse(start));
         persisted.ifPresent(partition::restore);
         return partition;

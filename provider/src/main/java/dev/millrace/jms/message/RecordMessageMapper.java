@@ -30,7 +30,8 @@ import jakarta.jms.TextMessage;
  *   <li>{@link #toMessage} builds the message type the record's body type names, sets JMSXDeliveryCount and
  *       JMSRedelivered from the delivery count, and leaves properties and body read-only, as received messages are.
  *       JMSDestination is the destination the sender sent to ({@code jms.destination}), or the destination consumed
- *       from when the record does not say (records from Kafka producers).
+ *       from when the record does not say (records from Kafka producers). Millrace's dead-letter, expiry and delay
+ *       headers become {@code JMS_Millrace_*} properties ({@link VendorProperties}).
  * </ul>
  *
  * <p>Malformed records become {@link MessageFormatException}s whose message names the header and byte offset, and
@@ -119,6 +120,7 @@ public final class RecordMessageMapper {
             if (d.groupId() != null) {
                 m.properties.setTrusted(MessageProperties.JMSX_GROUP_ID, d.groupId());
             }
+            VendorProperties.addTo(record, m);
             m.setDeliveryCount(deliveryCount);
             m.onReceived();
             return m;

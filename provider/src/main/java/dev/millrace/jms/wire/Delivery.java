@@ -47,6 +47,23 @@ public final class Delivery {
         return value != null && value.length == 1 && value[0] >= 0 && value[0] <= 9 ? value[0] : 4;
     }
 
+    /**
+     * The message's JMSDeliveryTime as the record carries it ({@code jms.delivery.time}, int64), else its timestamp
+     * (JMSTimestamp, which it equals when absent); 0 when neither says.
+     */
+    public long deliveryTimeMs() {
+        byte[] value = header(dev.millrace.protocol.jms.JmsHeaders.DELIVERY_TIME);
+        if (value != null && value.length == 8) {
+            return java.nio.ByteBuffer.wrap(value).getLong();
+        }
+        return Math.max(0, record.timestamp());
+    }
+
+    /** The destination (topic) the record was read from. */
+    public String topic() {
+        return record.topic();
+    }
+
     /** The value of a header, or null. */
     public byte[] header(String key) {
         var h = record.headers().lastHeader(key);

@@ -67,6 +67,17 @@ public final class Destinations {
         create(name, settings.destinationPartitions());
     }
 
+    /**
+     * Makes sure a destination the provider itself needs (a dead-letter or expiry queue) exists, creating it with
+     * {@code destinationPartitions} partitions regardless of autoCreateDestinations.
+     */
+    public void ensureCreated(String name) throws JMSException {
+        if (!known.contains(name) && !exists(name)) {
+            create(name, settings.destinationPartitions());
+        }
+        known.add(name);
+    }
+
     /** Makes sure a one-partition internal topic exists, creating it regardless of autoCreateDestinations. */
     public void ensureInternal(String name) throws JMSException {
         if (!known.contains(name) && !exists(name)) {

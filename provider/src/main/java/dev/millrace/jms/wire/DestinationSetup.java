@@ -1,0 +1,151 @@
+package dev.millrace.jms.wire;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+
+import dev.millrace.jms.ConnectionSettings;
+import dev.millrace.jms.DestinationPolicies;
+import dev.millrace.jms.JmsExceptions;
+import jakarta.jms.JMSException;
+
+/**
+ * Puts a destination's {@link DestinationPolicies.Policy} into the broker before its first consumer of a connection
+ * reads it, and reads back the expiry queue consumers use:
+ *
+ * <pre>
+ *   policy                 broker setting                                          resource
+ *   ---------------------  ------------------------------------------------------  -----------------------------
+ *   maxDeliveries          share.delivery.count.limit                              group millrace.queue.&lt;queue&gt;
+ *   redeliveryDelayMs      share.redelivery.backoff.ms                             group millrace.queue.&lt;queue&gt;
+ *   maxRedeliveryDelayMs   share.redelivery.backoff.max.ms                         group millrace.queue.&lt;queue&gt;
+ *   deadLetterQueue        millrace.share.dlq.topic (the queue is created too)     topic &lt;queue&gt;
+ *   expiryQueue            millrace.expiry.topic (the queue is created too)        topic &lt;destination&gt;
+ * </pre>
+ *
+ * Settings are described first and only those that differ are altered, so connections that agree write nothing.
+ * The policy is a property of the destination: connections with different policies for one destination overwrite
+ * each other's, the last to start a consumer winning. With {@code manageDestinationPolicies} off nothing is written
+ * and whatever an administrator set (with Kafka's tools) applies. Dead-letter and expiry queues are created when
+ * missing, also with {@code autoCreateDestinations} off, with {@code destinationPartitions} partitions.
+ *
+ * <p>Once per destination and connection; thread-safe.
+ */
+public final class DestinationSetup {
+
+    /** Topic config: the dead-letter topic of a share-group topic (the broker copies archived records there). */
+    public static final String DLQ_TOPIC_CONFIG = "millrace.share.dlq.topic";
+    /** Topic config: where consumers move expired messages of the topic. */
+    public static final String EXPIRY_TOPIC_CONFIG = "millrace.expiry.topic";
+    static final String DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
+    static final String REDELIVERY_BACKOFF_MS = "share.redelivery.backoff.ms";
+    static final String REDELIVERY_BACKOFF_MAX_MS = "share.redelivery.backoff.max.ms";
+
+    private final Admin admin;
+    private final ConnectionSettings settings;
+    private final Destinations destinations;
+    /** Destination name to its expiry queue (empty: none). */
+    private final Map<String, Optional<String>> prepared = new ConcurrentHashMap<>();
+
+    public DestinationSetup(Admin admin, ConnectionSettings settings, Destinations destinations) {
+        this.admin = admin;
+        this.settings = settings;
+        this.destinations = destinations;
+    }
+
+    /**
+     * Applies the policy of destination {@code name} (which exists) and returns its expiry queue, if it has one.
+     *
+     * @param shareGroup the queue's share group, or null for a topic
+     */
+    public Optional<String> prepare(String name, String shareGroup) throws JMSException {
+        Optional<String> known = prepared.get(name);
+        if (known != null) {
+            return known;
+        }
+        DestinationPolicies.Policy policy = settings.destinationPolicies().policyFor(name);
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, name);
+        ConfigResource group = shareGroup == null ? null : new ConfigResource(ConfigResource.Type.GROUP, shareGroup);
+        List<ConfigResource> resources = group == null ? List.of(topic) : List.of(topic, group);
+        Map<ConfigResource, Config> current = describe(name, resources);
+        String expiry = value(current.get(topic), EXPIRY_TOPIC_CONFIG);
+        if (settings.manageDestinationPolicies()) {
+            Map<String, String> topicWanted = new HashMap<>();
+            if (policy.expiryQueue() != null) {
+                destinations.ensureCreated(policy.expiryQueue());
+                topicWanted.put(EXPIRY_TOPIC_CONFIG, policy.expiryQueue());
+                expiry = policy.expiryQueue();
+            }
+            Map<ConfigResource, Collection<AlterConfigOp>> changes = new HashMap<>();
+            if (group != null) {
+                if (policy.deadLetterQueue() != null) {
+                    destinations.ensureCreated(policy.deadLetterQueue());
+                    topicWanted.put(DLQ_TOPIC_CONFIG, policy.deadLetterQueue());
+                }
+                addChanges(changes, group, current.get(group), Map.of(
+                        DELIVERY_COUNT_LIMIT, String.valueOf(policy.maxDeliveries()),
+                        REDELIVERY_BACKOFF_MS, String.valueOf(policy.redeliveryDelayMs()),
+                        REDELIVERY_BACKOFF_MAX_MS, String.valueOf(policy.maxRedeliveryDelayMs())));
+            }
+            addChanges(changes, topic, current.get(topic), topicWanted);
+            alter(name, changes);
+        }
+        Optional<String> result = Optional.ofNullable(expiry == null || expiry.isEmpty() ? null : expiry);
+        prepared.put(name, result);
+        return result;
+    }
+
+    private Map<ConfigResource, Config> describe(String name, List<ConfigResource> resources) throws JMSException {
+        try {
+            return admin.describeConfigs(resources).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("read the settings of destination " + name, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("read the settings of destination " + name, e);
+        }
+    }
+
+    private void alter(String name, Map<ConfigResource, Collection<AlterConfigOp>> changes) throws JMSException {
+        if (changes.isEmpty()) {
+            return;
+        }
+        try {
+            admin.incrementalAlterConfigs(changes).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("set the redelivery policy of destination " + name, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("set the redelivery policy of destination " + name, e);
+        }
+    }
+
+    private static void addChanges(Map<ConfigResource, Collection<AlterConfigOp>> changes, ConfigResource resource,
+                                   Config current, Map<String, String> wanted) {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        wanted.forEach((key, value) -> {
+            if (!value.equals(value(current, key))) {
+                ops.add(new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET));
+            }
+        });
+        if (!ops.isEmpty()) {
+            changes.put(resource, ops);
+        }
+    }
+
+    private static String value(Config config, String key) {
+        ConfigEntry entry = config == null ? null : config.get(key);
+        return entry == null ? null : entry.value();
+    }
+}
