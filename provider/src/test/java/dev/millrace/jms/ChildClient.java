@@ -39,7 +39,9 @@ public final class ChildClient {
         MillraceConnectionFactory factory = new MillraceConnectionFactory(args[1]);
         factory.setRequestTimeoutMs(10_000);
         factory.setTransactionTimeoutMs(3_000);
-        factory.setPrefetch(5);
+        if (args[0].equals("transform")) {
+            factory.setPrefetch(5);
+        }
         Connection connection = factory.createConnection();
         if (args[0].equals("transform")) {
             transform(connection, args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
