@@ -111,7 +111,10 @@ final class TransactionIndex implements Closeable {
             if (txn.lastOffset() >= fetchOffset && txn.firstOffset() < upperBound) {
                 out.add(txn);
             }
-            if (txn.lastOffset() >= upperBound) {
+            // Entries are in marker order, but transactions overlap: one whose marker is past the window may be
+            // followed by another that began inside it. Only once the last stable offset at a marker reaches the
+            // window's end had every transaction begun before that end completed.
+            if (txn.lastStableOffset() >= upperBound) {
                 return true;
             }
         }

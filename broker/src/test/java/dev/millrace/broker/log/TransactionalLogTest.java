@@ -16,6 +16,7 @@ import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,22 @@ class TransactionalLogTest {
 
     private void coordinator(MemoryRecords records) {
         log.appendAsLeader(records, 0, AppendOrigin.COORDINATOR);
+    }
+
+    @Test
+    void abortedTransactionsAreFoundForANarrowWindowWhenAnEarlierStartedOneEndsFirst() throws IOException {
+        open(Map.of());
+        log.appendAsLeader(transactional(A, 0, 0, "a1"), 0);                // 0   A opens (ends last)
+        log.appendAsLeader(transactional(B, 0, 0, "b1", "b2", "b3"), 0);    // 1-3 B opens
+        coordinator(marker(A, 0, false));                                   // 4   A aborted; B still open
+        coordinator(marker(B, 0, false));                                   // 5   B aborted
+        // a window holding only B's batch: A's entry comes first and its marker is past the window, but B's
+        // must still be found
+        List<AbortedTxn> found = log.collectAbortedTransactions(1, 4);
+        assertThat(found).extracting(AbortedTxn::producerId).containsExactly(A, B);
+        RecordBatch bBatch = log.read(1, 1 << 20, true).records().batches().iterator().next();
+        assertThat(bBatch.producerId()).isEqualTo(B);
+        assertThat(AbortedTxn.anyCovers(found, bBatch)).isTrue();
     }
 
     @Test

@@ -164,6 +164,53 @@ class ShareGroupConfigIntegrationTest {
         }
     }
 
+    /**
+     * Two overlapping aborted transactions where the one that began first ends first: the share-partition asks for
+     * the aborted transactions of the later one's batch alone, and must find it behind the earlier one's entry.
+     */
+    @Test
+    void aReadCommittedGroupSkipsAnAbortedTransactionThatOverlapsAnEarlierOne() throws Exception {
+        broker = TestBrokers.start(dataDir, Map.of());
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "overlap-readers");
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic("overlap", 1, (short) 1))).all().get();
+            set(admin, group, "share.auto.offset.reset", "earliest");
+            set(admin, group, "share.isolation.level", "read_committed");
+        }
+        try (KafkaProducer<String, String> first = transactional("first");
+             KafkaProducer<String, String> second = transactional("second")) {
+            first.beginTransaction();
+            first.send(new ProducerRecord<>("overlap", 0, null, "first-aborted")).get();
+            second.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                second.send(new ProducerRecord<>("overlap", 0, null, "second-aborted-" + i));
+            }
+            second.flush();
+            first.abortTransaction();
+            second.abortTransaction();
+            first.beginTransaction();
+            first.send(new ProducerRecord<>("overlap", 0, null, "committed"));
+            first.commitTransaction();
+        }
+        List<String> received = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> consumer = shareConsumer("overlap-readers")) {
+            consumer.subscribe(List.of("overlap"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!received.contains("committed") && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> received.add(r.value()));
+            }
+        }
+        assertThat(received).containsExactly("committed");
+    }
+
+    private KafkaProducer<String, String> transactional(String id) {
+        KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker),
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, id), new StringSerializer(), new StringSerializer());
+        producer.initTransactions();
+        return producer;
+    }
+
     private static void set(Admin admin, ConfigResource group, String name, String value) throws Exception {
         admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(new ConfigEntry(name, value),
                 AlterConfigOp.OpType.SET)))).all().get();
