@@ -433,6 +433,25 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         return false;
     }
 
+    /**
+     * For a durable subscription's deliveries in a transaction: the group and the offsets the transaction commits
+     * (sendOffsetsToTransaction); null for queues, shared subscriptions and non-durable subscribers.
+     */
+    java.util.Map.Entry<String, java.util.Map<org.apache.kafka.common.TopicPartition,
+            org.apache.kafka.clients.consumer.OffsetAndMetadata>> transactionOffsets(List<Delivery> deliveries) {
+        if (fetcher instanceof TopicFetcher topic && topic.groupId() != null) {
+            return java.util.Map.entry(topic.groupId(), topic.offsetsAfter(deliveries));
+        }
+        return null;
+    }
+
+    /** A transaction committed the offsets of {@link #transactionOffsets}: bookkeeping only. */
+    void committedInTransaction(List<Delivery> deliveries) throws JMSException {
+        if (fetcher instanceof TopicFetcher topic) {
+            topic.committedInTransaction(deliveries);
+        }
+    }
+
     /** Delivers {@code deliveries} again: queues release them to the share group, topics rewind. */
     void redeliver(List<Delivery> deliveries) throws JMSException {
         if (closed) {

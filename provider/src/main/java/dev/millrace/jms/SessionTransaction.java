@@ -8,6 +8,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -25,10 +26,10 @@ import jakarta.jms.TransactionRolledBackException;
  *       {@code millrace-<connection id>-tx-<n>}, created at the first send); the transaction begins with the first
  *       send after a commit or rollback. Sends do not wait for the broker: a failed send fails the commit.</li>
  *   <li>{@link #commit}: when the transaction wrote something, queue messages consumed in it are held for it on the
- *       broker (TxnShareAcknowledge), so the broker's commit marker accepts them together with the sends; then the
- *       producer commits. Durable-subscription offsets are committed right after the transaction (not inside it:
- *       a crash between the two delivers those topic messages again). A transaction that sent nothing accepts its
- *       queue messages with plain acknowledgements.</li>
+ *       broker (TxnShareAcknowledge), and durable-subscription offsets join it (sendOffsetsToTransaction, as
+ *       Kafka's consume-transform-produce does), so the broker's commit marker accepts and commits them together
+ *       with the sends; then the producer commits. A transaction that sent nothing acknowledges what it consumed
+ *       with plain acknowledgements (nothing else is in it).</li>
  *   <li>{@link #rollback}: the producer aborts (the sends are never visible to read-committed consumers); the
  *       session then redelivers what it consumed (queues release it: JMSRedelivered, delivery count + 1).</li>
  *   <li>When the broker aborted the transaction (its timeout, a fencing) or a send failed, commit aborts what is
@@ -105,9 +106,14 @@ final class SessionTransaction implements AutoCloseable {
                 send.get(timeoutMs, TimeUnit.MILLISECONDS);
             }
             for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
-                if (!e.getKey().acceptInTransaction(connection.extensions(), transactionalId, e.getValue())) {
-                    afterCommit.add(e);
+                if (e.getKey().acceptInTransaction(connection.extensions(), transactionalId, e.getValue())) {
+                    continue;
                 }
+                var offsets = e.getKey().transactionOffsets(e.getValue());
+                if (offsets != null && !offsets.getValue().isEmpty()) {
+                    producer.sendOffsetsToTransaction(offsets.getValue(), new ConsumerGroupMetadata(offsets.getKey()));
+                }
+                afterCommit.add(e);
             }
             producer.commitTransaction();
         } catch (Exception e) {
@@ -128,7 +134,7 @@ final class SessionTransaction implements AutoCloseable {
             sends.clear();
         }
         for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : afterCommit) {
-            e.getKey().acknowledge(e.getValue(), true);
+            e.getKey().committedInTransaction(e.getValue());
         }
     }
 

@@ -117,6 +117,35 @@ class TransactedSessionIntegrationTest {
     }
 
     @Test
+    void aDurableSubscriptionsOffsetsAreCommittedByTheTransaction() throws Exception {
+        MillraceConnectionFactory f = broker.factory();
+        f.setClientId("tx-durable");
+        try (Connection c = f.createConnection(); Admin admin = Admin.create(Map.of("bootstrap.servers",
+                broker.bootstrap()))) {
+            Session tx = c.createSession(Session.SESSION_TRANSACTED);
+            jakarta.jms.Topic topic = tx.createTopic("tx.durable");
+            MessageConsumer subscriber = tx.createDurableConsumer(topic, "sub");
+            MessageProducer out = tx.createProducer(tx.createQueue("tx.durable.out"));
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            plain.createProducer(topic).send(plain.createTextMessage("t1"));
+            c.start();
+
+            assertThat(((TextMessage) subscriber.receive(10_000)).getText()).isEqualTo("t1");
+            out.send(tx.createTextMessage("from-t1"));
+            tx.rollback();
+            Message again = subscriber.receive(10_000);
+            assertThat(((TextMessage) again).getText()).isEqualTo("t1");
+            assertThat(again.getJMSRedelivered()).isTrue();
+            out.send(tx.createTextMessage("from-t1"));
+            tx.commit();
+
+            var offsets = admin.listConsumerGroupOffsets("millrace.sub.tx-durable.sub").partitionsToOffsetAndMetadata()
+                    .get();
+            assertThat(offsets.values()).extracting(o -> o.offset()).containsExactly(1L);
+        }
+    }
+
+    @Test
     void commitAndRollbackNeedATransactedSessionAndRecoverNeedsAnotherOne() throws Exception {
         try (Connection c = broker.factory().createConnection()) {
             Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);

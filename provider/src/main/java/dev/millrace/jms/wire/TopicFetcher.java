@@ -179,8 +179,41 @@ public final class TopicFetcher extends RecordFetcher {
         }
     }
 
+    /** The consumer group of a durable subscription, null for a non-durable subscriber. */
+    public String groupId() {
+        return groupId;
+    }
+
+    /**
+     * The positions after {@code deliveries}, as a transaction commits them for a durable subscription (empty for a
+     * non-durable subscriber). Computed only: nothing is committed here.
+     */
+    public Map<TopicPartition, OffsetAndMetadata> offsetsAfter(List<Delivery> deliveries) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        if (groupId == null) {
+            return offsets;
+        }
+        for (Delivery d : deliveries) {
+            TopicPartition tp = new TopicPartition(topic, d.partition());
+            OffsetAndMetadata pending = offsets.get(tp);
+            if (pending == null || d.offset() + 1 > pending.offset()) {
+                offsets.put(tp, new OffsetAndMetadata(d.offset() + 1, commitMetadata));
+            }
+        }
+        return offsets;
+    }
+
     /** Commits the positions after {@code deliveries} (for a durable subscription; nothing otherwise). */
     public void acknowledge(List<Delivery> deliveries, boolean sync) throws JMSException {
+        acknowledge(deliveries, sync, true);
+    }
+
+    /** Records that a transaction committed the positions after {@code deliveries} ({@link #offsetsAfter}). */
+    public void committedInTransaction(List<Delivery> deliveries) throws JMSException {
+        acknowledge(deliveries, true, false);
+    }
+
+    private void acknowledge(List<Delivery> deliveries, boolean sync, boolean commit) throws JMSException {
         if (groupId == null || deliveries.isEmpty()) {
             return;
         }
@@ -199,7 +232,9 @@ public final class TopicFetcher extends RecordFetcher {
                 }
             }
             if (!offsets.isEmpty()) {
-                if (sync) {
+                if (!commit) {
+                    offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
+                } else if (sync) {
                     awake(() -> {
                         consumer.commitSync(offsets);
                         return null;
