@@ -2,7 +2,9 @@ package dev.millrace.broker.server;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
@@ -12,6 +14,7 @@ import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.slf4j.Logger;
@@ -19,6 +22,9 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.log.AbortedTxn;
 import dev.millrace.broker.log.FetchDataInfo;
+import dev.millrace.protocol.selector.MemberSelector;
+import dev.millrace.protocol.selector.Selector;
+import dev.millrace.protocol.selector.SelectorSyntaxException;
 
 /**
  * Fetch for consumers: reads each requested partition from its fetch offset, within the partition's
@@ -35,6 +41,11 @@ import dev.millrace.broker.log.FetchDataInfo;
  * batches below the last stable offset (nothing of an open transaction) and gets the aborted
  * transactions that overlap the returned range, so the client drops their batches.
  *
+ * <p>Selective fetches: a Fetch whose RackId carries a JMS selector ({@link MemberSelector}, as the JMS provider's
+ * topic subscribers send) gets its records filtered in the broker ({@link SelectiveRecords}): what the selector does
+ * not match does not cross the network, and offsets still advance over it. An invalid selector answers every
+ * partition with INVALID_REQUEST.
+ *
  * <p>Thread-safe; called on request threads.
  */
 final class FetchHandler {
@@ -47,6 +58,8 @@ final class FetchHandler {
 
     private final PartitionManager partitions;
     private final FetchPurgatory purgatory;
+    private static final int MAX_CACHED_SELECTORS = 1000;
+    private final Map<String, Selector> selectors = new ConcurrentHashMap<>();
 
     FetchHandler(PartitionManager partitions, FetchPurgatory purgatory) {
         this.partitions = partitions;
@@ -70,8 +83,40 @@ final class FetchHandler {
         return result;
     }
 
+    /**
+     * The selector a fetch's RackId carries ({@link MemberSelector}); null for none. Compiled selectors are cached
+     * by text (at most {@value #MAX_CACHED_SELECTORS}, then the cache starts over).
+     *
+     * @throws SelectorSyntaxException for an invalid one
+     */
+    private Selector selectorOf(String rackId) {
+        if (!MemberSelector.carriesSelector(rackId)) {
+            return null;
+        }
+        Selector cached = selectors.get(rackId);
+        if (cached != null) {
+            return cached;
+        }
+        Selector compiled = MemberSelector.compile(rackId);
+        if (compiled == null) {
+            return null;
+        }
+        if (selectors.size() >= MAX_CACHED_SELECTORS) {
+            selectors.clear();
+        }
+        selectors.put(rackId, compiled);
+        return compiled;
+    }
+
     private Read read(FetchRequestData data) {
         FetchResponseData response = new FetchResponseData().setSessionId(0);
+        Selector selector;
+        try {
+            selector = selectorOf(data.rackId());
+        } catch (SelectorSyntaxException e) {
+            log.debug("Fetch with an invalid selector in its rack id: {}", e.getMessage());
+            return invalid(data);
+        }
         int remaining = data.maxBytes();
         int total = 0;
         boolean hasError = false;
@@ -82,6 +127,9 @@ final class FetchHandler {
                 TopicPartition tp = new TopicPartition(topic.topic(), p.partition());
                 FetchResponseData.PartitionData out = readPartition(tp, p, Math.min(remaining, p.partitionMaxBytes()),
                         total == 0, data.isolationLevel() == IsolationLevel.READ_COMMITTED.id());
+                if (selector != null && out.records() != null && out.records().sizeInBytes() > 0) {
+                    out.setRecords(new SelectiveRecords(selector).filter((Records) out.records()));
+                }
                 int bytes = out.records() == null ? 0 : out.records().sizeInBytes();
                 total += bytes;
                 remaining = Math.max(0, remaining - bytes);
@@ -91,6 +139,22 @@ final class FetchHandler {
             response.responses().add(topicResponse);
         }
         return new Read(FetchResponse.of(response), total, hasError);
+    }
+
+    /** Every partition answered with INVALID_REQUEST: the fetch's selector does not parse. */
+    private static Read invalid(FetchRequestData data) {
+        FetchResponseData response = new FetchResponseData().setSessionId(0);
+        for (FetchRequestData.FetchTopic topic : data.topics()) {
+            FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(topic.topic()).setTopicId(topic.topicId());
+            for (FetchRequestData.FetchPartition p : topic.partitions()) {
+                topicResponse.partitions().add(new FetchResponseData.PartitionData().setPartitionIndex(p.partition())
+                        .setErrorCode(Errors.INVALID_REQUEST.code()).setHighWatermark(-1).setLastStableOffset(-1)
+                        .setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY));
+            }
+            response.responses().add(topicResponse);
+        }
+        return new Read(FetchResponse.of(response), 0, true);
     }
 
     private FetchResponseData.PartitionData readPartition(TopicPartition tp, FetchRequestData.FetchPartition p,

@@ -70,7 +70,19 @@ public final class KafkaClients {
 
     /** A consumer reading committed records; {@code groupId} null for a consumer without a group. */
     public static KafkaConsumer<byte[], byte[]> consumer(ConnectionSettings s, String clientId, String groupId) {
+        return consumer(s, clientId, groupId, null);
+    }
+
+    /**
+     * As {@link #consumer(ConnectionSettings, String, String)}, with {@code rack} as {@code client.rack} (a JMS
+     * selector for the broker to filter fetches by, {@code MemberSelector}); null for none.
+     */
+    public static KafkaConsumer<byte[], byte[]> consumer(ConnectionSettings s, String clientId, String groupId,
+                                                         String rack) {
         Map<String, Object> c = common(s, clientId);
+        if (rack != null) {
+            c.put(ConsumerConfig.CLIENT_RACK_CONFIG, rack);
+        }
         if (groupId != null) {
             c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         }

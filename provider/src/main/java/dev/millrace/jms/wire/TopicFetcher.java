@@ -18,6 +18,7 @@ import org.apache.kafka.common.TopicPartition;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.protocol.jms.JmsHeaders;
+import dev.millrace.protocol.selector.MemberSelector;
 import dev.millrace.protocol.selector.RecordSelectorContext;
 import dev.millrace.protocol.selector.Selector;
 import jakarta.jms.JMSException;
@@ -82,7 +83,10 @@ public final class TopicFetcher extends RecordFetcher {
         this.noLocalConnectionId = noLocalConnectionId;
         this.selector = selector == null || selector.matchesAll() ? null : selector;
         this.commitMetadata = commitMetadata == null ? "" : commitMetadata;
-        this.consumer = KafkaClients.consumer(settings, clientId, groupId);
+        // the broker filters by the selector the rack id carries, so unselected messages do not cross the network;
+        // the fetcher checks again (a broker without selective fetches sends everything)
+        this.consumer = KafkaClients.consumer(settings, clientId, groupId,
+                this.selector == null ? null : MemberSelector.encode(this.selector.text()));
         try {
             start(this::init);
         } catch (JMSException e) {
