@@ -90,6 +90,11 @@ final class JmsFeatureTables {
             double share = r.deliveredPerSecond() / s.unfilteredPerSecond();
             return String.format(Locale.ROOT, "%.2f %s", share, share >= 0.5 && !r.stalled() ? "PASS" : "MISS");
         });
+        selectorRow(out, what + ": records scanned/s / unfiltered msgs/s", m, a, s -> {
+            Selective r = run.apply(s);
+            return r.stalled() ? "-" : String.format(Locale.ROOT, "%.2f", r.scannedPerSecond()
+                    / s.unfilteredPerSecond());
+        });
     }
 
     private static void selectorRow(StringBuilder out, String what, Selectors m, Selectors a,
