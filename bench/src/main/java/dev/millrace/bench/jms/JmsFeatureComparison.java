@@ -123,7 +123,7 @@ public final class JmsFeatureComparison {
             cleanup.run();
         }
         System.out.println();
-        System.out.print(JmsFeatureTables.markdown(outcomes, settings));
+        System.out.print(JmsFeatureTables.markdown(outcomes, settings, scenarios));
         boolean failed = outcomes.values().stream().anyMatch(o -> !o.failures.isEmpty());
         System.exit(failed ? 1 : 0);
     }

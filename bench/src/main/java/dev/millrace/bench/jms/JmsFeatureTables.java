@@ -2,6 +2,7 @@ package dev.millrace.bench.jms;
 
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import dev.millrace.bench.jms.JmsFeatureComparison.Outcome;
@@ -22,10 +23,30 @@ final class JmsFeatureTables {
     private JmsFeatureTables() {
     }
 
-    static String markdown(Map<String, Outcome> outcomes, JmsFeatureHarness.Settings settings) {
+    static String markdown(Map<String, Outcome> outcomes, JmsFeatureHarness.Settings settings,
+                           Set<String> scenarios) {
         Outcome m = outcomes.getOrDefault("Millrace", new Outcome());
         Outcome a = outcomes.getOrDefault("Artemis", new Outcome());
         StringBuilder out = new StringBuilder();
+        if (scenarios.contains("txn")) {
+            transacted(out, m, a, settings);
+        }
+        if (scenarios.contains("selector")) {
+            selectors(out, m, a, settings);
+        }
+        if (scenarios.contains("delay")) {
+            delays(out, m, a, settings);
+        }
+        for (Map.Entry<String, Outcome> e : outcomes.entrySet()) {
+            for (Map.Entry<String, String> f : e.getValue().failures.entrySet()) {
+                out.append("\n").append(e.getKey()).append(" ").append(f.getKey()).append(" FAILED: ")
+                        .append(f.getValue()).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static void transacted(StringBuilder out, Outcome m, Outcome a, JmsFeatureHarness.Settings settings) {
         out.append("Transacted send + commit, 1 KiB persistent, ").append(settings.transactedSeconds())
                 .append(" s per batch size:\n\n");
         out.append("| commit every N | Millrace msgs/s | Artemis msgs/s | Millrace/Artemis | target (>= 1x) |\n");
@@ -40,6 +61,9 @@ final class JmsFeatureTables {
                     .append(mv == null || av == null ? "-" : mv >= av ? "PASS" : "MISS").append(" |\n");
         }
         out.append('\n');
+    }
+
+    private static void selectors(StringBuilder out, Outcome m, Outcome a, JmsFeatureHarness.Settings settings) {
         out.append("Selector `").append(JmsFeatureHarness.SELECTOR).append("` on a queue of ")
                 .append(String.format(Locale.ROOT, "%,d", settings.selectorMessages())).append(" messages, 1 in ")
                 .append(settings.matchEvery()).append(" matching:\n\n");
@@ -49,6 +73,9 @@ final class JmsFeatureTables {
         selectorRows(out, "selector alone", m.selectors, a.selectors, Selectors::alone);
         selectorRows(out, "selector + complement consumer", m.selectors, a.selectors, Selectors::withComplement);
         out.append('\n');
+    }
+
+    private static void delays(StringBuilder out, Outcome m, Outcome a, JmsFeatureHarness.Settings settings) {
         out.append("Delivery delay, ").append(String.format(Locale.ROOT, "%,d", settings.delayedMessages()))
                 .append(" messages, delays ").append(settings.minDelayMs()).append("-").append(settings.maxDelayMs())
                 .append(" ms; lateness = receipt - JMSDeliveryTime:\n\n");
@@ -64,13 +91,7 @@ final class JmsFeatureTables {
                 d -> String.valueOf(d.deliveryTimeBeforeIntended()));
         delayRow(out, "send time of all (s)", m.delays, a.delays,
                 d -> String.format(Locale.ROOT, "%.2f", d.sendSeconds()));
-        for (Map.Entry<String, Outcome> e : outcomes.entrySet()) {
-            for (Map.Entry<String, String> f : e.getValue().failures.entrySet()) {
-                out.append("\n").append(e.getKey()).append(" ").append(f.getKey()).append(" FAILED: ")
-                        .append(f.getValue()).append('\n');
-            }
-        }
-        return out.toString();
+        out.append('\n');
     }
 
     private static void selectorRows(StringBuilder out, String what, Selectors m, Selectors a,
