@@ -9,18 +9,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
-
-import dev.millrace.bench.e2e.BrokerComparison;
-import dev.millrace.bench.e2e.BrokerNode;
 import dev.millrace.bench.e2e.Cleanup;
-import dev.millrace.jms.MillraceConnectionFactory;
 import jakarta.jms.ConnectionFactory;
 
 /**
  * The JMS comparison of issue 6: the same {@link JmsHarness} against Millrace and against Apache ActiveMQ Artemis
  * 2.40 in one run. Each broker runs in a JVM of its own on 127.0.0.1 with the same options
- * ({@link BrokerComparison#BROKER_JVM}) and data in a fresh temporary directory: Millrace from
+ * ({@link JmsBrokers}) and data in a fresh temporary directory: Millrace from
  * {@code broker/target} (share groups from the log start, as queues need), Artemis embedded by
  * {@link ArtemisServer} (persistent journal, defaults). The harness runs in this JVM, against one broker at a time
  * (Millrace first unless {@code --artemis-first}); both stay up, the other idle. Connection factories:
@@ -79,29 +74,9 @@ public final class JmsComparison {
         Map<String, JmsHarness.Result> results = new LinkedHashMap<>();
         int exit = 0;
         try {
-            List<String> order = new ArrayList<>(artemisFirst ? List.of("artemis", "millrace")
-                    : List.of("millrace", "artemis"));
-            if (only != null) {
-                order.retainAll(List.of(only));
-            }
-            List<BrokerNode> nodes = new ArrayList<>();
-            Map<String, ConnectionFactory> factories = new LinkedHashMap<>();
-            for (String name : order) {
-                if (name.equals("millrace")) {
-                    BrokerNode node = BrokerNode.startMillrace(home, workDir, BrokerComparison.BROKER_JVM, cleanup,
-                            millraceSettings);
-                    System.out.println("Millrace broker settings: " + millraceSettings);
-                    nodes.add(node);
-                    factories.put("Millrace", new MillraceConnectionFactory(node.bootstrap()));
-                } else {
-                    BrokerNode node = BrokerNode.startArtemis(ArtemisServer.class.getName(), workDir,
-                            BrokerComparison.BROKER_JVM, cleanup);
-                    nodes.add(node);
-                    factories.put("Artemis", new ActiveMQConnectionFactory("tcp://" + node.bootstrap()
-                            + "?confirmationWindowSize=1048576"));
-                }
-            }
-            for (Map.Entry<String, ConnectionFactory> entry : factories.entrySet()) {
+            JmsBrokers brokers = JmsBrokers.start(new JmsBrokers.Options(artemisFirst, keep, only, millraceSettings,
+                    home), workDir, cleanup);
+            for (Map.Entry<String, ConnectionFactory> entry : brokers.factories().entrySet()) {
                 String name = entry.getKey();
                 System.out.println(name + ":");
                 try {
@@ -111,32 +86,16 @@ public final class JmsComparison {
                     exit = 1;
                     System.out.println("  " + name + " failed: " + e);
                     e.printStackTrace(System.out);
-                    for (BrokerNode node : nodes) {
-                        node.printLogTail(20);
-                    }
+                    brokers.printLogTails(20);
                 }
             }
-            for (BrokerNode node : nodes) {
-                if (node.name().equals("Artemis")) {
-                    printStartLine(node.log());
-                }
-                node.stop();
-            }
+            brokers.stop();
         } finally {
             cleanup.run();
         }
         System.out.println();
         System.out.print(markdown(results));
         System.exit(exit);
-    }
-
-    /** Prints the line where ArtemisServer names its journal type, reading only the start of its log. */
-    private static void printStartLine(Path log) {
-        try (java.util.stream.Stream<String> lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
-            lines.limit(500).filter(line -> line.startsWith("Artemis started")).forEach(System.out::println);
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
-            System.out.println("could not read " + log + ": " + e);
-        }
     }
 
     static String markdown(Map<String, JmsHarness.Result> results) {

@@ -1,0 +1,105 @@
+package dev.millrace.bench.jms;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+
+import dev.millrace.bench.e2e.BrokerComparison;
+import dev.millrace.bench.e2e.BrokerNode;
+import dev.millrace.bench.e2e.Cleanup;
+import dev.millrace.jms.MillraceConnectionFactory;
+import jakarta.jms.ConnectionFactory;
+
+/**
+ * The two brokers of the JMS comparisons, each in a JVM of its own on 127.0.0.1 with the same options
+ * ({@link BrokerComparison#BROKER_JVM}) and data under the run's work directory: Millrace from {@code broker/target}
+ * (with {@code group.share.auto.offset.reset=earliest}, as queues need, plus any {@code --millrace-set}), Artemis
+ * embedded by {@link ArtemisServer}. Factories: {@code new MillraceConnectionFactory(bootstrap)} with its defaults,
+ * and {@code ActiveMQConnectionFactory("tcp://127.0.0.1:PORT?confirmationWindowSize=1048576")} (Artemis confirms
+ * async sends only with a confirmation window), otherwise its defaults.
+ *
+ * <p>Not thread-safe: started and stopped by the comparison's main thread.
+ */
+final class JmsBrokers {
+
+    /** The command-line options the JMS comparisons share. */
+    record Options(boolean artemisFirst, boolean keep, String only, List<String> millraceSettings, Path home) {
+
+        /** Broker order: Millrace first unless {@code --artemis-first}, and only one with {@code --only}. */
+        List<String> order() {
+            List<String> order = new ArrayList<>(artemisFirst ? List.of("artemis", "millrace")
+                    : List.of("millrace", "artemis"));
+            if (only != null) {
+                order.retainAll(List.of(only));
+            }
+            return order;
+        }
+    }
+
+    private final List<BrokerNode> nodes = new ArrayList<>();
+    private final Map<String, ConnectionFactory> factories = new LinkedHashMap<>();
+
+    private JmsBrokers() {
+    }
+
+    /** Starts the brokers of {@code options.order()}; the cleanup stops them if the JVM exits early. */
+    static JmsBrokers start(Options options, Path workDir, Cleanup cleanup) throws Exception {
+        JmsBrokers brokers = new JmsBrokers();
+        for (String name : options.order()) {
+            if (name.equals("millrace")) {
+                BrokerNode node = BrokerNode.startMillrace(options.home(), workDir, BrokerComparison.BROKER_JVM,
+                        cleanup, options.millraceSettings());
+                System.out.println("Millrace broker settings: " + options.millraceSettings());
+                brokers.nodes.add(node);
+                brokers.factories.put("Millrace", new MillraceConnectionFactory(node.bootstrap()));
+            } else {
+                BrokerNode node = BrokerNode.startArtemis(ArtemisServer.class.getName(), workDir,
+                        BrokerComparison.BROKER_JVM, cleanup);
+                brokers.nodes.add(node);
+                brokers.factories.put("Artemis", new ActiveMQConnectionFactory("tcp://" + node.bootstrap()
+                        + "?confirmationWindowSize=1048576"));
+            }
+        }
+        return brokers;
+    }
+
+    /** "Millrace" and/or "Artemis", in run order, with their connection factories. */
+    Map<String, ConnectionFactory> factories() {
+        return factories;
+    }
+
+    /** Prints the last lines of every broker's log (after a failed run). */
+    void printLogTails(int lines) {
+        for (BrokerNode node : nodes) {
+            node.printLogTail(lines);
+        }
+    }
+
+    /** Stops every broker, printing the line where ArtemisServer names its journal type first. */
+    void stop() {
+        for (BrokerNode node : nodes) {
+            if (node.name().equals("Artemis")) {
+                printStartLine(node.log());
+            }
+            node.stop();
+        }
+    }
+
+    /** Prints the line where ArtemisServer names its journal type, reading only the start of its log. */
+    private static void printStartLine(Path log) {
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+            lines.limit(500).filter(line -> line.startsWith("Artemis started")).forEach(System.out::println);
+        } catch (IOException | UncheckedIOException e) {
+            System.out.println("could not read " + log + ": " + e);
+        }
+    }
+}

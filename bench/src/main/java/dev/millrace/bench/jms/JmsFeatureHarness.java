@@ -1,0 +1,408 @@
+package dev.millrace.bench.jms;
+
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import org.HdrHistogram.Histogram;
+
+import jakarta.jms.BytesMessage;
+import jakarta.jms.CompletionListener;
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+
+/**
+ * The JMS load harness of issue 7 (transactions, selectors, delivery delay) for any provider: like
+ * {@link JmsHarness} it sees only the {@code jakarta.jms} API and the {@link ConnectionFactory} it is given. Every
+ * message is a PERSISTENT {@link BytesMessage} of {@link Settings#messageBytes} random bytes on a queue of its own per
+ * measurement (named from {@link Settings#queuePrefix}).
+ *
+ * <ul>
+ *   <li>transacted send: for each N of {@link Settings#batchSizes}, one producer in a SESSION_TRANSACTED session sends
+ *       N messages and commits, in a loop for {@link Settings#transactedSeconds} after one unmeasured second;
+ *       messages/s counts committed messages only. The queue is then drained (untimed) to check that every committed
+ *       message is there;</li>
+ *   <li>selector: two queues are filled with the same {@link Settings#selectorMessages} messages, every
+ *       {@link Settings#matchEvery}-th with the string property {@code kind = 'match'}, the others
+ *       {@code kind = 'other'}. An unfiltered consumer reads all of one queue (timed from its creation); a consumer
+ *       with the selector {@link #SELECTOR} reads the matching ones from the other, timed from its creation to the
+ *       last match, and stops early when nothing arrives within {@link Settings#stallMs} ("stalled"). Then the same
+ *       again on a third queue with a second consumer (own connection, listener) taking the complement
+ *       ({@link #COMPLEMENT}) at the same time, as an application that drains the other messages would;</li>
+ *   <li>delivery delay: a listener consumer on the queue, then one producer sends {@link Settings#delayedMessages}
+ *       asynchronously (at most {@link Settings#asyncWindow} unconfirmed), each with {@code setDeliveryDelay} drawn
+ *       uniformly from [{@link Settings#minDelayMs}, {@link Settings#maxDelayMs}] (seeded). Lateness = the listener's
+ *       {@code System.currentTimeMillis()} at receipt minus the message's {@code JMSDeliveryTime} (same host, same
+ *       clock), in an HdrHistogram; a negative lateness counts as early. As a check on {@code JMSDeliveryTime}
+ *       itself, each message also carries the due time the harness intended (its clock before {@code send} plus the
+ *       delay), and a {@code JMSDeliveryTime} earlier than that is counted.</li>
+ * </ul>
+ *
+ * <p>Not thread-safe: one run at a time.
+ */
+public final class JmsFeatureHarness {
+
+    static final String KIND = "kind";
+    static final String SELECTOR = "kind = 'match'";
+    static final String COMPLEMENT = "kind <> 'match'";
+    private static final String INTENDED_DUE = "intendedDueMs";
+
+    /** What to run. */
+    public record Settings(String queuePrefix, int messageBytes, long warmupMessages, List<Integer> batchSizes,
+                           int transactedSeconds, int selectorMessages, int matchEvery, long stallMs,
+                           int delayedMessages, int minDelayMs, int maxDelayMs, int asyncWindow, long timeoutMs) {
+    }
+
+    /**
+     * One transacted run: committed messages/s with a commit every {@code batch} messages; {@code measured} committed
+     * in the timed part, {@code verified} found on the queue afterwards (of the timed part's and the warm-up's).
+     */
+    public record Transacted(int batch, double perSecond, long measured, long verified) {
+    }
+
+    /**
+     * One selective consumption: {@code delivered} of {@code expected} matches, timed from consumer creation to the
+     * last match; {@code scanned} the queue's records the broker had to pass over for them (all of the queue when
+     * every match arrived); {@code complementDelivered} what the complement consumer had taken by then (0 without
+     * one).
+     */
+    public record Selective(long expected, long delivered, double seconds, boolean stalled, long scanned,
+                            long complementDelivered) {
+
+        double deliveredPerSecond() {
+            return delivered / seconds;
+        }
+
+        double scannedPerSecond() {
+            return scanned / seconds;
+        }
+    }
+
+    /** Selector consumption: the unfiltered consumer's messages/s and the two selective runs. */
+    public record Selectors(double unfilteredPerSecond, Selective alone, Selective withComplement) {
+    }
+
+    /** Delivery-delay lateness in ms (receipt minus JMSDeliveryTime). */
+    public record Delays(long sent, long received, long early, long minLatenessMs, long p50Ms, long p99Ms,
+                         long p999Ms, long maxMs, long deliveryTimeBeforeIntended, double sendSeconds) {
+    }
+
+    private final ConnectionFactory factory;
+    private final Settings settings;
+    private final byte[] payload;
+
+    public JmsFeatureHarness(ConnectionFactory factory, Settings settings) {
+        this.factory = factory;
+        this.settings = settings;
+        this.payload = new byte[settings.messageBytes()];
+        new Random(42).nextBytes(payload);
+    }
+
+    /** Unmeasured: async sends and receives, to warm both JVMs. */
+    public void warmup(Consumer<String> log) throws JMSException, InterruptedException {
+        log.accept("warmup: " + settings.warmupMessages() + " async sends and receives");
+        String queue = settings.queuePrefix() + "-warmup";
+        fill(queue, settings.warmupMessages(), 0);
+        Selective drained = receive(queue, null, settings.warmupMessages(), settings.timeoutMs());
+        if (drained.stalled()) {
+            throw new IllegalStateException("warmup: received " + drained.delivered() + " of "
+                    + settings.warmupMessages());
+        }
+    }
+
+    public Transacted transacted(int batch, Consumer<String> log) throws JMSException {
+        String queue = settings.queuePrefix() + "-txn-" + batch;
+        long committed;
+        long warm = 0;
+        double perSecond;
+        try (Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+            MessageProducer producer = session.createProducer(session.createQueue(queue));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() < warmEnd) {
+                for (int i = 0; i < batch; i++) {
+                    producer.send(message(session));
+                }
+                session.commit();
+                warm += batch;
+            }
+            long start = System.nanoTime();
+            long end = start + TimeUnit.SECONDS.toNanos(settings.transactedSeconds());
+            committed = 0;
+            long now;
+            do {
+                for (int i = 0; i < batch; i++) {
+                    producer.send(message(session));
+                }
+                session.commit();
+                committed += batch;
+                now = System.nanoTime();
+            } while (now < end);
+            perSecond = committed * 1e9 / (now - start);
+        }
+        long total = committed + warm;
+        log.accept(String.format("  commit every %d: %.0f msgs/s (%d committed); draining all %d to check", batch,
+                perSecond, committed, total));
+        Selective drained = receive(queue, null, total, settings.stallMs());
+        if (drained.stalled()) {
+            throw new IllegalStateException("commit every " + batch + ": " + total
+                    + " messages committed, only " + drained.delivered() + " on the queue");
+        }
+        return new Transacted(batch, perSecond, committed, drained.delivered());
+    }
+
+    public Selectors selectors(Consumer<String> log) throws Exception {
+        int m = settings.selectorMessages();
+        long matches = (m + settings.matchEvery() - 1) / settings.matchEvery();
+        String all = settings.queuePrefix() + "-sel-all";
+        String alone = settings.queuePrefix() + "-sel-alone";
+        String paired = settings.queuePrefix() + "-sel-paired";
+        log.accept("filling three queues with " + m + " messages, 1 in " + settings.matchEvery() + " with "
+                + SELECTOR);
+        fill(all, m, settings.matchEvery());
+        fill(alone, m, settings.matchEvery());
+        fill(paired, m, settings.matchEvery());
+        Selective unfiltered = receive(all, null, m, settings.timeoutMs());
+        if (unfiltered.stalled()) {
+            throw new IllegalStateException("unfiltered consumer received " + unfiltered.delivered() + " of " + m);
+        }
+        log.accept(String.format("  unfiltered: %.0f msgs/s", unfiltered.deliveredPerSecond()));
+        Selective selective = receive(alone, SELECTOR, matches, settings.stallMs());
+        selective = new Selective(matches, selective.delivered(), selective.seconds(), selective.stalled(),
+                selective.stalled() ? 0 : m, 0);
+        log.accept(describe("selector alone", selective));
+        Selective withComplement = withComplement(paired, m, matches);
+        log.accept(describe("selector + complement consumer", withComplement));
+        return new Selectors(unfiltered.deliveredPerSecond(), selective, withComplement);
+    }
+
+    private static String describe(String what, Selective s) {
+        return String.format("  %s: %d of %d matches in %.2f s, %.0f matches/s%s", what, s.delivered(),
+                s.expected(), s.seconds(), s.deliveredPerSecond(),
+                s.stalled() ? ", STALLED (nothing more within the stall timeout)"
+                        : String.format(", %.0f records scanned/s", s.scannedPerSecond()))
+                + (s.complementDelivered() > 0 ? ", complement consumer had " + s.complementDelivered() : "");
+    }
+
+    private Selective withComplement(String queue, int m, long matches) throws Exception {
+        AtomicLong others = new AtomicLong();
+        CountDownLatch othersDone = new CountDownLatch(1);
+        long expectedOthers = m - matches;
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        try (Connection complementConnection = factory.createConnection()) {
+            Session complementSession = complementConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer complement = complementSession.createConsumer(complementSession.createQueue(queue),
+                    COMPLEMENT);
+            complement.setMessageListener(message -> {
+                try {
+                    if ("match".equals(message.getStringProperty(KIND))) {
+                        failure.compareAndSet(null, new IllegalStateException("complement got a match"));
+                    }
+                } catch (JMSException e) {
+                    failure.compareAndSet(null, e);
+                }
+                if (others.incrementAndGet() == expectedOthers) {
+                    othersDone.countDown();
+                }
+            });
+            complementConnection.start();
+            Selective selective = receive(queue, SELECTOR, matches, settings.stallMs());
+            long complementAtEnd = others.get();
+            if (!othersDone.await(settings.stallMs(), TimeUnit.MILLISECONDS)) {
+                System.out.println("  (complement consumer: " + others.get() + " of " + expectedOthers + ")");
+            }
+            if (failure.get() != null) {
+                throw failure.get();
+            }
+            return new Selective(matches, selective.delivered(), selective.seconds(), selective.stalled(),
+                    selective.stalled() ? 0 : selective.delivered() + complementAtEnd, complementAtEnd);
+        }
+    }
+
+    public Delays delays(Consumer<String> log) throws JMSException, InterruptedException {
+        String queue = settings.queuePrefix() + "-delay";
+        int count = settings.delayedMessages();
+        Histogram lateness = new Histogram(TimeUnit.HOURS.toMillis(1), 3);
+        AtomicLong received = new AtomicLong();
+        AtomicLong early = new AtomicLong();
+        AtomicLong minLateness = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong beforeIntended = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        log.accept("delivery delay: " + count + " messages, delays " + settings.minDelayMs() + "-"
+                + settings.maxDelayMs() + " ms");
+        try (Connection consumerConnection = factory.createConnection();
+             Connection producerConnection = factory.createConnection()) {
+            Session consumerSession = consumerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = consumerSession.createConsumer(consumerSession.createQueue(queue));
+            consumer.setMessageListener(message -> {
+                long now = System.currentTimeMillis();
+                try {
+                    long deliveryTime = message.getJMSDeliveryTime();
+                    if (deliveryTime < message.getLongProperty(INTENDED_DUE)) {
+                        beforeIntended.incrementAndGet();
+                    }
+                    long late = now - deliveryTime;
+                    minLateness.accumulateAndGet(late, Math::min);
+                    if (late < 0) {
+                        early.incrementAndGet();
+                    } else {
+                        synchronized (lateness) {
+                            lateness.recordValue(Math.min(late, lateness.getHighestTrackableValue()));
+                        }
+                    }
+                } catch (JMSException e) {
+                    failure.compareAndSet(null, e);
+                }
+                if (received.incrementAndGet() == count) {
+                    done.countDown();
+                }
+            });
+            consumerConnection.start();
+            Session session = producerConnection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue(queue));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            Semaphore window = new Semaphore(settings.asyncWindow());
+            CompletionListener listener = new CompletionListener() {
+                @Override
+                public void onCompletion(Message message) {
+                    window.release();
+                }
+
+                @Override
+                public void onException(Message message, Exception exception) {
+                    failure.compareAndSet(null, exception);
+                    window.release();
+                }
+            };
+            Random random = new Random(7);
+            int span = settings.maxDelayMs() - settings.minDelayMs() + 1;
+            long start = System.nanoTime();
+            for (int i = 0; i < count && failure.get() == null; i++) {
+                if (!window.tryAcquire(settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("no send confirmation within " + settings.timeoutMs() + " ms");
+                }
+                long delay = settings.minDelayMs() + random.nextInt(span);
+                producer.setDeliveryDelay(delay);
+                BytesMessage message = message(session);
+                message.setLongProperty(INTENDED_DUE, System.currentTimeMillis() + delay);
+                producer.send(message, listener);
+            }
+            if (!window.tryAcquire(settings.asyncWindow(), settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("sends not all confirmed within " + settings.timeoutMs() + " ms");
+            }
+            double sendSeconds = (System.nanoTime() - start) / 1e9;
+            log.accept(String.format("  sent in %.2f s; waiting for the last", sendSeconds));
+            if (!done.await(settings.maxDelayMs() + settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("received " + received.get() + " of " + count
+                        + " delayed messages");
+            }
+            if (failure.get() != null) {
+                throw new IllegalStateException("delivery-delay run failed", failure.get());
+            }
+            Delays result;
+            synchronized (lateness) {
+                result = new Delays(count, received.get(), early.get(), minLateness.get(),
+                        lateness.getValueAtPercentile(50), lateness.getValueAtPercentile(99),
+                        lateness.getValueAtPercentile(99.9), lateness.getMaxValue(), beforeIntended.get(),
+                        sendSeconds);
+            }
+            log.accept(String.format("  lateness p50 %d ms, p99 %d ms, p99.9 %d ms, max %d ms, min %d ms; "
+                            + "early %d; JMSDeliveryTime before the intended due time %d", result.p50Ms(),
+                    result.p99Ms(), result.p999Ms(), result.maxMs(), result.minLatenessMs(), result.early(),
+                    result.deliveryTimeBeforeIntended()));
+            return result;
+        }
+    }
+
+    private BytesMessage message(Session session) throws JMSException {
+        BytesMessage message = session.createBytesMessage();
+        message.writeBytes(payload);
+        return message;
+    }
+
+    /**
+     * Sends {@code count} messages asynchronously (at most {@link Settings#asyncWindow} unconfirmed); with
+     * {@code matchEvery} &gt; 0, every matchEvery-th (from the first) gets {@code kind = 'match'}, the others
+     * {@code kind = 'other'}.
+     */
+    private void fill(String queueName, long count, int matchEvery) throws JMSException, InterruptedException {
+        try (Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue(queueName));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            Semaphore window = new Semaphore(settings.asyncWindow());
+            AtomicReference<Exception> failure = new AtomicReference<>();
+            CompletionListener listener = new CompletionListener() {
+                @Override
+                public void onCompletion(Message message) {
+                    window.release();
+                }
+
+                @Override
+                public void onException(Message message, Exception exception) {
+                    failure.compareAndSet(null, exception);
+                    window.release();
+                }
+            };
+            for (long i = 0; i < count && failure.get() == null; i++) {
+                if (!window.tryAcquire(settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("no send confirmation within " + settings.timeoutMs() + " ms");
+                }
+                BytesMessage message = message(session);
+                if (matchEvery > 0) {
+                    message.setStringProperty(KIND, i % matchEvery == 0 ? "match" : "other");
+                }
+                producer.send(message, listener);
+            }
+            if (!window.tryAcquire(settings.asyncWindow(), settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("sends to " + queueName + " not all confirmed within "
+                        + settings.timeoutMs() + " ms");
+            }
+            if (failure.get() != null) {
+                throw new IllegalStateException("send to " + queueName + " failed", failure.get());
+            }
+        }
+    }
+
+    /**
+     * Receives up to {@code count} messages with one consumer (with the selector, if not null), timed from its
+     * creation to the last message; stops early ("stalled") when nothing arrives within {@code stallMs}. With a
+     * selector, a message that does not match it fails the run.
+     */
+    private Selective receive(String queueName, String selector, long count, long stallMs) throws JMSException {
+        try (Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            long start = System.nanoTime();
+            MessageConsumer consumer = session.createConsumer(session.createQueue(queueName), selector);
+            connection.start();
+            long last = start;
+            long delivered = 0;
+            while (delivered < count) {
+                Message message = consumer.receive(stallMs);
+                if (message == null) {
+                    break;
+                }
+                last = System.nanoTime();
+                delivered++;
+                if (selector != null && !"match".equals(message.getStringProperty(KIND))) {
+                    throw new IllegalStateException("selector " + selector + " delivered a message with kind "
+                            + message.getStringProperty(KIND));
+                }
+            }
+            return new Selective(count, delivered, Math.max(1, last - start) / 1e9, delivered < count, 0, 0);
+        }
+    }
+}
