@@ -364,6 +364,14 @@ public final class DelayedDeliveryService implements AutoCloseable {
         pending.task = new TimerTask(Math.max(0, delayMs)) {
             @Override
             public void run() {
+                // The timing wheel may fire up to a tick early, and it runs on the monotonic clock while due times
+                // are wall-clock times: a firing before the due time by the service's clock re-arms for the rest,
+                // or the delivery it queues would find nothing due and the record would wait for another firing.
+                long left = pending.dueMs - time.milliseconds();
+                if (left > 0) {
+                    schedule(p, pending, left);
+                    return;
+                }
                 if (p.deliveryQueued.compareAndSet(false, true)) {
                     DelayedDeliveryService.this.run(() -> {
                         p.deliveryQueued.set(false);

@@ -19,7 +19,8 @@ final class PendingDelay {
     final long dueMs;
     final String targetTopic;
     final int targetPartition;
-    TimerTask task;
+    /** Set on the service thread, re-set by the timer thread when a firing comes early. */
+    volatile TimerTask task;
     /** The record's content when cached (else null and re-read from the log when due). */
     Copy copy;
 
