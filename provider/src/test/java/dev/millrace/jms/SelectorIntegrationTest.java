@@ -219,4 +219,28 @@ class SelectorIntegrationTest {
         m.setIntProperty("size", size);
         return m;
     }
+
+    @Test
+    void aSelectiveQueueConsumerFindsAMatchBehindThousandsOfUnmatchedMessages() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue q = s.createQueue("sel.deep");
+            MessageProducer p = s.createProducer(q);
+            p.setDeliveryMode(jakarta.jms.DeliveryMode.NON_PERSISTENT);
+            for (int i = 0; i < 2500; i++) { // more than group.share.partition.max.record.locks (2000)
+                Message m = s.createTextMessage("other" + i);
+                m.setStringProperty("kind", "other");
+                p.send(m);
+            }
+            Message wanted = s.createTextMessage("wanted");
+            wanted.setStringProperty("kind", "match");
+            p.send(wanted);
+            MessageConsumer selective = s.createConsumer(q, "kind = 'match'");
+            c.start();
+            Message got = selective.receive(20_000);
+            assertThat(got).isNotNull();
+            assertThat(((TextMessage) got).getText()).isEqualTo("wanted");
+            assertThat(got.getIntProperty("JMSXDeliveryCount")).isEqualTo(1);
+        }
+    }
 }

@@ -128,6 +128,13 @@ public final class BrokerConfig {
     @Max(100_000)
     int sharePartitionMaxRecordLocks = 2000;
 
+    @Setting(name = "group.share.selective.window.records", doc = "Most in-flight records of one share-partition for "
+            + "members with a JMS selector, which pass over the records they do not match; at least "
+            + "group.share.partition.max.record.locks.")
+    @Min(100)
+    @Max(10_000_000)
+    int shareSelectiveWindowRecords = 100_000;
+
     @Setting(name = "group.share.delivery.count.limit", doc = "Deliveries after which a released or expired "
             + "record is archived (and copied to the topic's millrace.share.dlq.topic, if set). A share group "
             + "can override it with the group config share.delivery.count.limit (1..32767).")
@@ -281,7 +288,8 @@ public final class BrokerConfig {
     public ShareGroupConfig shareGroupConfig() {
         return new ShareGroupConfig(shareRecordLockDurationMs, sharePartitionMaxRecordLocks, shareDeliveryCountLimit,
                 shareSessionTimeoutMs, shareHeartbeatIntervalMs, ShareGroupConfig.parseEarliest(shareAutoOffsetReset),
-                shareRedeliveryBackoffMs, Math.max(shareRedeliveryBackoffMs, shareRedeliveryBackoffMaxMs));
+                shareRedeliveryBackoffMs, Math.max(shareRedeliveryBackoffMs, shareRedeliveryBackoffMaxMs),
+                Math.max(shareSelectiveWindowRecords, sharePartitionMaxRecordLocks));
     }
 
     public int socketRequestMaxBytes() {

@@ -12,6 +12,13 @@ import java.util.Locale;
  *   <li>{@code group.share.partition.max.record.locks} (2000): most in-flight offsets per
  *       share-partition (from the start offset to the end offset); no new records are acquired
  *       beyond that window until the start offset moves.</li>
+ *   <li>{@code group.share.selective.window.records} (100000), Millrace extension: the window for members with a
+ *       JMS selector, which pass over records they do not match. Records no member matches stay available at the
+ *       head of the queue (JMS semantics) and pin the start offset; with the lock window alone a selective member
+ *       would stop finding matches once that many unmatched records piled up. Costs memory and state-save time
+ *       per in-flight offset (the state is saved as runs, so unmatched records cost little on disk). Records a
+ *       selective scan put in flight may be acquired by any member, so with selective members a partition can hold
+ *       up to this many locks rather than {@code max.record.locks}.</li>
  *   <li>{@code group.share.delivery.count.limit} (5): deliveries after which a released or expired
  *       record is archived (and dead-lettered) instead of made available again.</li>
  *   <li>{@code group.share.session.timeout.ms} (45000) and {@code group.share.heartbeat.interval.ms}
@@ -29,7 +36,7 @@ import java.util.Locale;
  */
 public record ShareGroupConfig(long recordLockDurationMs, int maxRecordLocks, int deliveryCountLimit,
                                int sessionTimeoutMs, int heartbeatIntervalMs, boolean autoOffsetResetEarliest,
-                               long redeliveryBackoffMs, long redeliveryBackoffMaxMs) {
+                               long redeliveryBackoffMs, long redeliveryBackoffMaxMs, int selectiveWindowRecords) {
 
     public ShareGroupConfig {
         requirePositive(recordLockDurationMs, "group.share.record.lock.duration.ms");
@@ -37,6 +44,10 @@ public record ShareGroupConfig(long recordLockDurationMs, int maxRecordLocks, in
         requirePositive(deliveryCountLimit, "group.share.delivery.count.limit");
         requirePositive(sessionTimeoutMs, "group.share.session.timeout.ms");
         requirePositive(heartbeatIntervalMs, "group.share.heartbeat.interval.ms");
+        if (selectiveWindowRecords < maxRecordLocks) {
+            throw new IllegalArgumentException("group.share.selective.window.records must be at least "
+                    + "group.share.partition.max.record.locks (" + maxRecordLocks + "), got " + selectiveWindowRecords);
+        }
         if (redeliveryBackoffMs < 0 || redeliveryBackoffMaxMs < redeliveryBackoffMs) {
             throw new IllegalArgumentException("group.share.redelivery.backoff.ms must be >= 0 and at most "
                     + "group.share.redelivery.backoff.max.ms, got " + redeliveryBackoffMs + " and "
@@ -46,7 +57,7 @@ public record ShareGroupConfig(long recordLockDurationMs, int maxRecordLocks, in
 
     /** Kafka's defaults, with no redelivery backoff. */
     public static ShareGroupConfig defaults() {
-        return new ShareGroupConfig(30_000, 2000, 5, 45_000, 5000, false, 0, 60_000);
+        return new ShareGroupConfig(30_000, 2000, 5, 45_000, 5000, false, 0, 60_000, 100_000);
     }
 
     /** Parses {@code earliest} / {@code latest} for {@code group.share.auto.offset.reset}. */
@@ -70,32 +81,37 @@ public record ShareGroupConfig(long recordLockDurationMs, int maxRecordLocks, in
 
     public ShareGroupConfig withRecordLockDurationMs(long ms) {
         return new ShareGroupConfig(ms, maxRecordLocks, deliveryCountLimit, sessionTimeoutMs, heartbeatIntervalMs,
-                autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs);
+                autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs, selectiveWindowRecords);
+    }
+
+    public ShareGroupConfig withSelectiveWindowRecords(int records) {
+        return new ShareGroupConfig(recordLockDurationMs, maxRecordLocks, deliveryCountLimit, sessionTimeoutMs,
+                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs, records);
     }
 
     public ShareGroupConfig withMaxRecordLocks(int locks) {
         return new ShareGroupConfig(recordLockDurationMs, locks, deliveryCountLimit, sessionTimeoutMs,
-                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs);
+                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs, selectiveWindowRecords);
     }
 
     public ShareGroupConfig withDeliveryCountLimit(int limit) {
         return new ShareGroupConfig(recordLockDurationMs, maxRecordLocks, limit, sessionTimeoutMs,
-                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs);
+                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs, selectiveWindowRecords);
     }
 
     public ShareGroupConfig withSessionTimeoutMs(int ms) {
         return new ShareGroupConfig(recordLockDurationMs, maxRecordLocks, deliveryCountLimit, ms,
-                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs);
+                heartbeatIntervalMs, autoOffsetResetEarliest, redeliveryBackoffMs, redeliveryBackoffMaxMs, selectiveWindowRecords);
     }
 
     public ShareGroupConfig withAutoOffsetResetEarliest(boolean earliest) {
         return new ShareGroupConfig(recordLockDurationMs, maxRecordLocks, deliveryCountLimit, sessionTimeoutMs,
-                heartbeatIntervalMs, earliest, redeliveryBackoffMs, redeliveryBackoffMaxMs);
+                heartbeatIntervalMs, earliest, redeliveryBackoffMs, redeliveryBackoffMaxMs, selectiveWindowRecords);
     }
 
     public ShareGroupConfig withRedeliveryBackoff(long backoffMs, long maxMs) {
         return new ShareGroupConfig(recordLockDurationMs, maxRecordLocks, deliveryCountLimit, sessionTimeoutMs,
-                heartbeatIntervalMs, autoOffsetResetEarliest, backoffMs, maxMs);
+                heartbeatIntervalMs, autoOffsetResetEarliest, backoffMs, maxMs, selectiveWindowRecords);
     }
 
     private static void requirePositive(long value, String name) {

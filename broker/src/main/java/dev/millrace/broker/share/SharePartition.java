@@ -301,7 +301,9 @@ public final class SharePartition {
                                         Events events) {
         long now = time.hiResClockMs();
         moveToLogStart();
-        long limitEnd = Math.min(log.highWatermark(), startOffset + config.maxRecordLocks());
+        // members with a selector get the larger window: records nobody matches stay at the head (JMS semantics)
+        long window = filter != null ? config.selectiveWindowRecords() : config.maxRecordLocks();
+        long limitEnd = Math.min(log.highWatermark(), startOffset + window);
         long first = firstAcquirable(now, limitEnd);
         if (first < 0) {
             return AcquireResult.EMPTY;

@@ -121,10 +121,11 @@ class SharePartitionSelectorTest {
     @Test
     void shouldNotLookBeyondTheInFlightWindowUntilTheHeadMoves() {
         log.appendColors("blue", "blue", "blue", "blue", "red");
-        SharePartition partition = partition(ShareGroupConfig.defaults().withMaxRecordLocks(4));
+        SharePartition partition = partition(ShareGroupConfig.defaults().withMaxRecordLocks(4)
+                .withSelectiveWindowRecords(4));
 
         assertThat(partition.acquire("r", RED, 10, 1 << 20).isEmpty())
-                .as("offset 4 is past the window of 4 in-flight offsets from start offset 0").isTrue();
+                .as("offset 4 is past the selective window of 4 in-flight offsets from start offset 0").isTrue();
 
         AcquireResult head = partition.acquire("any", null, 1, 1 << 20);
         assertThat(head.acquired()).containsExactly(new AcquiredBatch(0, 0, 1));
@@ -160,5 +161,32 @@ class SharePartitionSelectorTest {
         assertThat(partition.state(2)).contains(RecordState.ARCHIVED);
         assertThat(partition.deliveryCount(2)).isZero();
         assertThat(partition.acquire("any", null, 10, 1 << 20).isEmpty()).isTrue();
+    }
+
+    @Test
+    void aSelectiveMemberFindsMatchesBehindMoreUnmatchedRecordsThanTheLockWindow() {
+        String[] colors = new String[250];
+        java.util.Arrays.fill(colors, "blue");
+        colors[249] = "red";
+        log.appendColors(colors);
+        // a lock window of 100, a selective window of 1000: 249 blue records nobody takes stay at the head
+        SharePartition partition = partition(ShareGroupConfig.defaults().withMaxRecordLocks(100)
+                .withSelectiveWindowRecords(1000));
+
+        AcquireResult red = partition.acquire("r", RED, 10, 1 << 20);
+
+        assertThat(red.acquired()).containsExactly(new AcquiredBatch(249, 249, 1));
+        assertThat(partition.startOffset()).isZero();
+        assertThat(partition.state(0)).contains(RecordState.AVAILABLE);
+        // a member without a selector takes the records in flight (the selective scan put them there)
+        assertThat(partition.acquire("any", null, 1000, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(0, 248, 1));
+    }
+
+    @Test
+    void theSelectiveWindowIsAtLeastTheLockWindow() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ShareGroupConfig.defaults()
+                .withSelectiveWindowRecords(10)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("group.share.selective.window.records");
     }
 }
