@@ -1,5 +1,6 @@
 package dev.millrace.broker.share;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
@@ -15,6 +17,7 @@ import org.apache.kafka.common.record.internal.Records;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.selector.Selector;
 
 /**
  * One share group's view of one topic partition: which offsets are done, which are handed to which
@@ -79,6 +82,14 @@ public final class SharePartition {
     private long startOffset;
     private long endOffset;
     private long nextAcquisitionId = 1;
+    /**
+     * Per selector (by identity; dropped with its member): every offset from the start offset up to this one that
+     * is available was found not to match it, so its next scan starts here. Lowered to any offset that becomes
+     * available again (release, lock expiry, abort); cleared when the state is replaced.
+     */
+    private final Map<Selector, Long> unmatchedBelow = new java.util.WeakHashMap<>();
+    /** Set by {@link #firstAcquirable}; read right after, under the monitor. */
+    private long headWaiting = Long.MAX_VALUE;
     private long snapshotVersion;
 
     /**
@@ -250,6 +261,7 @@ public final class SharePartition {
      */
     public synchronized void restore(SharePartitionSnapshot snapshot) {
         inFlight.clear();
+        unmatchedBelow.clear();
         snapshotVersion = Math.max(snapshotVersion, snapshot.version());
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
@@ -281,6 +293,7 @@ public final class SharePartition {
                 }
             }
             inFlight.clear();
+            unmatchedBelow.clear();
             startOffset = Math.max(offset, log.logStartOffset());
             endOffset = startOffset;
             nextAcquisitionId++;
@@ -308,7 +321,19 @@ public final class SharePartition {
         if (first < 0) {
             return AcquireResult.EMPTY;
         }
+        long waitingBeforeFirst = headWaiting;
         boolean selective = filter != null;
+        // a selector that keeps unmatched records available skips what it already found unmatched
+        boolean cursor = selective && !filter.archiveUnmatched();
+        if (cursor) {
+            first = Math.max(first, unmatchedBelow.getOrDefault(filter.selector(), first));
+            if (first >= limitEnd) {
+                return AcquireResult.EMPTY;
+            }
+        }
+        long scannedTo = first;
+        long firstWaiting = waitingBeforeFirst;
+        List<RecordBatch> selectedBatches = selective ? new ArrayList<>() : null;
         long acquisitionId = nextAcquisitionId++;
         List<Long> acquired = new ArrayList<>();
         Records records;
@@ -338,14 +363,23 @@ public final class SharePartition {
                     }
                 } else {
                     for (Record record : batch) {
-                        if (record.offset() >= first && !acquisition.offer(record.offset(), record)) {
+                        if (record.offset() < first) {
+                            continue;
+                        }
+                        if (!acquisition.offer(record.offset(), record)) {
                             stop = true;
+                            scannedTo = record.offset();
                             break;
                         }
+                        scannedTo = record.offset() + 1;
                     }
                 }
+                firstWaiting = Math.min(firstWaiting, acquisition.firstWaiting);
                 if (acquired.size() > before) {
                     sliceEnd = position;
+                    if (selective) {
+                        selectedBatches.add(batch);
+                    }
                 }
                 if (stop) {
                     break;
@@ -355,11 +389,18 @@ public final class SharePartition {
                     endOffset = batch.lastOffset() + 1;
                 }
             }
+            if (!stop && lastRead >= first) {
+                scannedTo = Math.max(scannedTo, lastRead + 1);
+            }
             // a selective member scans on past records it does not match, up to the in-flight window's end
             if (!selective || stop || !acquired.isEmpty() || lastRead < first || lastRead + 1 >= limitEnd) {
                 break;
             }
             first = lastRead + 1;
+        }
+        if (cursor) {
+            // everything available below scannedTo was unmatched, but for records waiting out a redelivery backoff
+            unmatchedBelow.put(filter.selector(), Math.min(scannedTo, firstWaiting));
         }
         maybeAdvanceStart(events);
         if (acquired.isEmpty()) {
@@ -367,6 +408,18 @@ public final class SharePartition {
         }
         events.changed = true;
         timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
+        if (selective) {
+            // only the batches holding acquired records go out, not the unmatched ones scanned past
+            int size = 0;
+            for (RecordBatch b : selectedBatches) {
+                size += b.sizeInBytes();
+            }
+            ByteBuffer selected = ByteBuffer.allocate(size);
+            for (RecordBatch b : selectedBatches) {
+                b.writeTo(selected);
+            }
+            return new AcquireResult(MemoryRecords.readableRecords(selected.flip()), ranges(acquired));
+        }
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
     }
 
@@ -397,6 +450,8 @@ public final class SharePartition {
         private final List<Long> acquired;
         private final MemberFilter filter;
         private final Events events;
+        /** The first offset passed over because its redelivery backoff had not ended. */
+        long firstWaiting = Long.MAX_VALUE;
 
         Acquisition(String memberId, long acquisitionId, long now, int maxRecords, long limitEnd,
                     boolean controlBatch, List<Long> acquired, MemberFilter filter, Events events) {
@@ -434,6 +489,9 @@ public final class SharePartition {
             }
             InFlightRecord state = inFlight.get(offset);
             if (state == null || !state.isAcquirable(now)) {
+                if (state != null && state.state == RecordState.AVAILABLE) {
+                    firstWaiting = Math.min(firstWaiting, offset); // in its redelivery backoff
+                }
                 return true;
             }
             if (filter != null && !matcher.matches(filter.selector(), record, state.deliveryCount + 1)) {
@@ -453,11 +511,19 @@ public final class SharePartition {
         }
     }
 
-    /** The earliest offset that can be acquired now, or -1. */
+    /**
+     * The earliest offset that can be acquired now, or -1. Sets {@link #headWaiting} to the first available offset
+     * before it that waits out a redelivery backoff (Long.MAX_VALUE if none).
+     */
     private long firstAcquirable(long now, long limitEnd) {
+        headWaiting = Long.MAX_VALUE;
         for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-            if (e.getValue().isAcquirable(now)) {
+            InFlightRecord r = e.getValue();
+            if (r.isAcquirable(now)) {
                 return e.getKey();
+            }
+            if (r.state == RecordState.AVAILABLE && headWaiting == Long.MAX_VALUE) {
+                headWaiting = e.getKey();
             }
         }
         return endOffset < limitEnd ? endOffset : -1;
@@ -560,6 +626,7 @@ public final class SharePartition {
             return;
         }
         record.state = RecordState.AVAILABLE;
+        unmatchedBelow.replaceAll((selector, below) -> Math.min(below, offset)); // may match a selector now
         long delayMs = backoff ? config.redeliveryDelayMs(record.deliveryCount) : 0;
         record.availableAtMs = now + delayMs;
         if (delayMs > 0) {

@@ -189,4 +189,23 @@ class SharePartitionSelectorTest {
                 .withSelectiveWindowRecords(10)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("group.share.selective.window.records");
     }
+
+    @Test
+    void aSelectorsScanResumesPastWhatItFoundUnmatchedButSeesRecordsReleasedBelowIt() throws Exception {
+        log.appendColors("red", "blue", "blue", "red");
+        SharePartition partition = partition(ShareGroupConfig.defaults().withRedeliveryBackoff(1000, 1000));
+
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(0, 0, 1), new AcquiredBatch(3, 3, 1));
+        partition.acknowledge("r", List.of(ack(0, 0, AcknowledgeType.RELEASE)));
+        // released with a backoff: a scan meanwhile finds nothing, and must not move past it
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).isEmpty()).isTrue();
+        clock.advanceMs(1000);
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 0, 2));
+        log.appendColors("blue", "red");
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(5, 5, 1));
+        // the blue records were never taken and are still there for others
+        assertThat(partition.acquire("b", BLUE, 10, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(1, 2, 1), new AcquiredBatch(4, 4, 1));
+    }
 }
