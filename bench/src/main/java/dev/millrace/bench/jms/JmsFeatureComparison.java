@@ -36,7 +36,8 @@ import jakarta.jms.ConnectionFactory;
 public final class JmsFeatureComparison {
 
     private static final String USAGE = "usage: JmsFeatureComparison [--quick] [--scenarios txn,selector,delay] "
-            + "[--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]";
+            + "[--selector-messages N] [--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... "
+            + "[--keep] [--home DIR]";
 
     /** Per broker: what each scenario produced, or why it did not. */
     static final class Outcome {
@@ -62,6 +63,7 @@ public final class JmsFeatureComparison {
         Set<String> scenarios = new LinkedHashSet<>(List.of("txn", "selector", "delay"));
         List<String> millraceSettings = new ArrayList<>(List.of("group.share.auto.offset.reset=earliest"));
         Path home = Path.of("").toAbsolutePath();
+        int selectorMessages = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -71,6 +73,7 @@ public final class JmsFeatureComparison {
                 case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
                 case "--millrace-set" -> millraceSettings.add(args[++i]);
                 case "--scenarios" -> scenarios = new LinkedHashSet<>(List.of(args[++i].split(",")));
+                case "--selector-messages" -> selectorMessages = Integer.parseInt(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i] + "; " + USAGE);
                     System.exit(2);
@@ -82,10 +85,12 @@ public final class JmsFeatureComparison {
             System.exit(2);
         }
         JmsFeatureHarness.Settings settings = quick
-                ? new JmsFeatureHarness.Settings("bench7", 1024, 10_000, List.of(1, 10, 100), 3, 10_000, 10,
-                        10_000, 5_000, 1_000, 5_000, 10_000, 120_000)
-                : new JmsFeatureHarness.Settings("bench7", 1024, 50_000, List.of(1, 10, 100), 8, 50_000, 10,
-                        10_000, 20_000, 1_000, 5_000, 10_000, 120_000);
+                ? new JmsFeatureHarness.Settings("bench7", 1024, 10_000, List.of(1, 10, 100), 3,
+                        selectorMessages > 0 ? selectorMessages : 10_000, 10, 10_000, 5_000, 1_000, 5_000, 10_000,
+                        120_000)
+                : new JmsFeatureHarness.Settings("bench7", 1024, 50_000, List.of(1, 10, 100), 8,
+                        selectorMessages > 0 ? selectorMessages : 50_000, 10, 10_000, 20_000, 1_000, 5_000, 10_000,
+                        120_000);
         Path workDir = Files.createTempDirectory("millrace-jms7-");
         Cleanup cleanup = new Cleanup(workDir, keep);
         Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "jms-cleanup"));

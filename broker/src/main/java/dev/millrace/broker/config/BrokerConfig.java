@@ -133,7 +133,7 @@ public final class BrokerConfig {
             + "group.share.partition.max.record.locks.")
     @Min(100)
     @Max(10_000_000)
-    int shareSelectiveWindowRecords = 100_000;
+    int shareSelectiveWindowRecords = 1_000_000;
 
     @Setting(name = "group.share.delivery.count.limit", doc = "Deliveries after which a released or expired "
             + "record is archived (and copied to the topic's millrace.share.dlq.topic, if set). A share group "

@@ -12,11 +12,11 @@ import java.util.Locale;
  *   <li>{@code group.share.partition.max.record.locks} (2000): most in-flight offsets per
  *       share-partition (from the start offset to the end offset); no new records are acquired
  *       beyond that window until the start offset moves.</li>
- *   <li>{@code group.share.selective.window.records} (100000), Millrace extension: the window for members with a
+ *   <li>{@code group.share.selective.window.records} (1000000), Millrace extension: the window for members with a
  *       JMS selector, which pass over records they do not match. Records no member matches stay available at the
  *       head of the queue (JMS semantics) and pin the start offset; with the lock window alone a selective member
- *       would stop finding matches once that many unmatched records piled up. Costs memory and state-save time
- *       per in-flight offset (the state is saved as runs, so unmatched records cost little on disk). Records a
+ *       would stop finding matches once that many unmatched records piled up. Records passed over unmatched take no
+ *       memory (see {@link SharePartition}). Records a
  *       selective scan put in flight may be acquired by any member, so with selective members a partition can hold
  *       up to this many locks rather than {@code max.record.locks}.</li>
  *   <li>{@code group.share.delivery.count.limit} (5): deliveries after which a released or expired
@@ -57,7 +57,7 @@ public record ShareGroupConfig(long recordLockDurationMs, int maxRecordLocks, in
 
     /** Kafka's defaults, with no redelivery backoff. */
     public static ShareGroupConfig defaults() {
-        return new ShareGroupConfig(30_000, 2000, 5, 45_000, 5000, false, 0, 60_000, 100_000);
+        return new ShareGroupConfig(30_000, 2000, 5, 45_000, 5000, false, 0, 60_000, 1_000_000);
     }
 
     /** Parses {@code earliest} / {@code latest} for {@code group.share.auto.offset.reset}. */

@@ -31,7 +31,10 @@ import dev.millrace.protocol.selector.Selector;
  *
  * Every offset from the start offset (inclusive) to the end offset (exclusive) has a state; below
  * the start offset all are done; the start offset moves up as soon as its record is done. A record
- * at or above the end offset has never been delivered and is acquired straight from the log.
+ * at or above the end offset has never been delivered and is acquired straight from the log. An
+ * offset in between without an entry has never been delivered either: it is AVAILABLE with delivery
+ * count 0. Selective scans pass over records they do not match without making entries for them, and
+ * a restore makes none for them, so records nobody matches cost no memory while they wait.
  *
  * <pre>
  *                          acquire (delivery count + 1, lock for record.lock.duration.ms)
@@ -69,6 +72,9 @@ import dev.millrace.protocol.selector.Selector;
  * into other partitions without lock-ordering concerns.
  */
 public final class SharePartition {
+
+    /** Log reads (of up to a fetch's max bytes each) one selective acquisition may make. */
+    static final int SELECTIVE_READS_PER_FETCH = 16;
 
     private final SharePartitionKey key;
     private final ShareLog log;
@@ -238,6 +244,9 @@ public final class SharePartition {
         if (offset < startOffset) {
             return Optional.of(RecordState.ACKNOWLEDGED);
         }
+        if (offset < endOffset && !inFlight.containsKey(offset)) {
+            return Optional.of(RecordState.AVAILABLE); // never delivered
+        }
         InFlightRecord record = inFlight.get(offset);
         return record == null ? Optional.empty() : Optional.of(record.state);
     }
@@ -265,15 +274,14 @@ public final class SharePartition {
         snapshotVersion = Math.max(snapshotVersion, snapshot.version());
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
-        for (long offset = startOffset; offset < endOffset; offset++) {
-            inFlight.put(offset, new InFlightRecord(RecordState.AVAILABLE, 0));
-        }
         for (SharePartitionSnapshot.Entry entry : snapshot.entries()) {
-            InFlightRecord record = inFlight.get(entry.offset());
-            if (record != null) {
-                record.state = entry.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : entry.state();
-                record.deliveryCount = entry.deliveryCount();
+            if (entry.offset() < startOffset || entry.offset() >= endOffset) {
+                continue;
             }
+            RecordState state = entry.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : entry.state();
+            if (state != RecordState.AVAILABLE || entry.deliveryCount() > 0) {
+                inFlight.put(entry.offset(), new InFlightRecord(state, entry.deliveryCount()));
+            } // else never delivered: no entry needed
         }
         maybeAdvanceStart(new Events());
     }
@@ -333,6 +341,7 @@ public final class SharePartition {
         }
         long scannedTo = first;
         long firstWaiting = waitingBeforeFirst;
+        int reads = 0;
         List<RecordBatch> selectedBatches = selective ? new ArrayList<>() : null;
         long acquisitionId = nextAcquisitionId++;
         List<Long> acquired = new ArrayList<>();
@@ -392,8 +401,10 @@ public final class SharePartition {
             if (!stop && lastRead >= first) {
                 scannedTo = Math.max(scannedTo, lastRead + 1);
             }
-            // a selective member scans on past records it does not match, up to the in-flight window's end
-            if (!selective || stop || !acquired.isEmpty() || lastRead < first || lastRead + 1 >= limitEnd) {
+            // a selective member reads on past records it does not match, up to the in-flight window's end, until it
+            // has its records or a fetch's worth of bytes, or has read SELECTIVE_READS_PER_FETCH times
+            if (!selective || stop || lastRead < first || lastRead + 1 >= limitEnd
+                    || selectedBytes(selectedBatches) >= maxBytes || ++reads >= SELECTIVE_READS_PER_FETCH) {
                 break;
             }
             first = lastRead + 1;
@@ -410,17 +421,21 @@ public final class SharePartition {
         timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
         if (selective) {
             // only the batches holding acquired records go out, not the unmatched ones scanned past
-            int size = 0;
-            for (RecordBatch b : selectedBatches) {
-                size += b.sizeInBytes();
-            }
-            ByteBuffer selected = ByteBuffer.allocate(size);
+            ByteBuffer selected = ByteBuffer.allocate(selectedBytes(selectedBatches));
             for (RecordBatch b : selectedBatches) {
                 b.writeTo(selected);
             }
             return new AcquireResult(MemoryRecords.readableRecords(selected.flip()), ranges(acquired));
         }
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
+    }
+
+    private static int selectedBytes(List<RecordBatch> batches) {
+        int size = 0;
+        for (RecordBatch b : batches) {
+            size += b.sizeInBytes();
+        }
+        return size;
     }
 
     /**
@@ -479,27 +494,36 @@ public final class SharePartition {
             }
             if (offset >= endOffset) {
                 archiveGapsUpTo(offset);
-                InFlightRecord fresh = new InFlightRecord(controlBatch ? RecordState.ARCHIVED : RecordState.AVAILABLE,
-                        0);
-                inFlight.put(offset, fresh);
                 endOffset = offset + 1;
                 if (controlBatch) {
+                    inFlight.put(offset, new InFlightRecord(RecordState.ARCHIVED, 0));
                     return true;
                 }
             }
+            // no entry below the end offset: never delivered, available (see the class comment)
             InFlightRecord state = inFlight.get(offset);
-            if (state == null || !state.isAcquirable(now)) {
-                if (state != null && state.state == RecordState.AVAILABLE) {
+            if (state != null && !state.isAcquirable(now)) {
+                if (state.state == RecordState.AVAILABLE) {
                     firstWaiting = Math.min(firstWaiting, offset); // in its redelivery backoff
                 }
                 return true;
             }
-            if (filter != null && !matcher.matches(filter.selector(), record, state.deliveryCount + 1)) {
+            int deliveries = state == null ? 0 : state.deliveryCount;
+            if (filter != null && !matcher.matches(filter.selector(), record, deliveries + 1)) {
                 if (filter.archiveUnmatched()) {
-                    finish(state, RecordState.ARCHIVED); // not part of the subscription: never delivered
+                    // not part of the subscription: never delivered
+                    if (state == null) {
+                        inFlight.put(offset, new InFlightRecord(RecordState.ARCHIVED, 0));
+                    } else {
+                        finish(state, RecordState.ARCHIVED);
+                    }
                     events.changed = true;
                 }
-                return true;
+                return true; // an unmatched record stays available, and without an entry if it had none
+            }
+            if (state == null) {
+                state = new InFlightRecord(RecordState.AVAILABLE, 0);
+                inFlight.put(offset, state);
             }
             state.state = RecordState.ACQUIRED;
             state.deliveryCount++;
@@ -517,7 +541,11 @@ public final class SharePartition {
      */
     private long firstAcquirable(long now, long limitEnd) {
         headWaiting = Long.MAX_VALUE;
+        long expected = startOffset;
         for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+            if (e.getKey() > expected) {
+                return expected; // an offset without an entry: never delivered, available
+            }
             InFlightRecord r = e.getValue();
             if (r.isAcquirable(now)) {
                 return e.getKey();
@@ -525,6 +553,10 @@ public final class SharePartition {
             if (r.state == RecordState.AVAILABLE && headWaiting == Long.MAX_VALUE) {
                 headWaiting = e.getKey();
             }
+            expected = e.getKey() + 1;
+        }
+        if (expected < endOffset) {
+            return expected;
         }
         return endOffset < limitEnd ? endOffset : -1;
     }
@@ -651,9 +683,6 @@ public final class SharePartition {
                 .isTerminal()) {
             inFlight.pollFirstEntry();
             startOffset++;
-        }
-        if (inFlight.isEmpty()) {
-            startOffset = endOffset;
         }
         if (startOffset != before) {
             events.available = true;

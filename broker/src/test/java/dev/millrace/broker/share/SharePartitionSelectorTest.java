@@ -208,4 +208,28 @@ class SharePartitionSelectorTest {
         assertThat(partition.acquire("b", BLUE, 10, 1 << 20).acquired())
                 .containsExactly(new AcquiredBatch(1, 2, 1), new AcquiredBatch(4, 4, 1));
     }
+
+    @Test
+    void unmatchedRecordsScannedPastTakeNoEntriesAndSurviveARestoreAsAvailable() {
+        String[] colors = new String[500];
+        java.util.Arrays.fill(colors, "blue");
+        colors[499] = "red";
+        log.appendColors(colors);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        assertThat(partition.acquire("r", RED, 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(499, 499,
+                1));
+
+        SharePartitionSnapshot snapshot = partition.snapshot();
+        assertThat(snapshot.endOffset()).isEqualTo(500);
+        assertThat(snapshot.entries()).as("only the acquired record has an entry").hasSize(1);
+        assertThat(partition.state(10)).contains(RecordState.AVAILABLE);
+
+        SharePartition restored = partition(ShareGroupConfig.defaults());
+        restored.restore(snapshot);
+        assertThat(restored.acquire("b", BLUE, 1000, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 498,
+                1));
+        // the red one was acquired when saved: it comes back available, counted once
+        assertThat(restored.acquire("r", RED, 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(499, 499,
+                2));
+    }
 }
