@@ -17,6 +17,8 @@ import dev.millrace.jms.message.RecordMessageMapper;
 import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.jms.JmsRecord;
+import dev.millrace.protocol.selector.RecordSelectorContext;
+import dev.millrace.protocol.selector.Selector;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
@@ -30,7 +32,8 @@ import jakarta.jms.QueueBrowser;
  * reached it, and shows the records the share group has not settled: never delivered, waiting for redelivery, or
  * delivered to a consumer that has not acknowledged them yet. Accepted, rejected and dead-lettered messages are
  * not shown, nor are expired ones or those of open or aborted transactions (for a read_committed queue group).
- * Partitions are walked one after the other, so messages of one partition keep their order.
+ * Partitions are walked one after the other, so messages of one partition keep their order. A message selector is
+ * applied here, to what the broker returns (a browser acquires nothing, so nothing is taken from other consumers).
  *
  * <p>Messages are read-only, with {@code JMSXDeliveryCount} 1 (the browser does not deliver them). A message that
  * cannot be decoded is skipped (consumers report it). The enumeration is not a frozen snapshot (JMS 3.1 allows
@@ -42,11 +45,14 @@ public class MillraceQueueBrowser implements QueueBrowser {
 
     private final MillraceSession session;
     private final Queue queue;
+    /** Compiled message selector, or null: applied here, to what the broker returns (browsing acquires nothing). */
+    private final Selector selector;
     private volatile boolean closed;
 
-    MillraceQueueBrowser(MillraceSession session, Queue queue) {
+    MillraceQueueBrowser(MillraceSession session, Queue queue, Selector selector) {
         this.session = session;
         this.queue = queue;
+        this.selector = selector;
     }
 
     private void checkClosed() throws IllegalStateException {
@@ -65,7 +71,7 @@ public class MillraceQueueBrowser implements QueueBrowser {
     @Override
     public String getMessageSelector() throws JMSException {
         checkClosed();
-        return null;
+        return selector == null ? null : selector.text();
     }
 
     @Override
@@ -92,6 +98,7 @@ public class MillraceQueueBrowser implements QueueBrowser {
         private final String topic;
         private final List<Node> leaders;
         private final Deque<MillraceMessage> ready = new ArrayDeque<>();
+        private final RecordSelectorContext selectorContext = new RecordSelectorContext();
         private int partition;
         /** Next offset to read in {@link #partition}; -1 = the share group's start offset. */
         private long offset = -1;
@@ -149,6 +156,9 @@ public class MillraceQueueBrowser implements QueueBrowser {
             byte[] value = bytes(record.value());
             JmsRecord jms = new JmsRecord(key, value, record.timestamp(), List.of(record.headers()));
             try {
+                if (selector != null && !selector.matches(selectorContext.reset(jms, 1))) {
+                    return;
+                }
                 MillraceMessage m = RecordMessageMapper.toMessage(jms, (MillraceDestination) queue, 1);
                 if (m.getJMSExpiration() == 0 || m.getJMSExpiration() > now) {
                     ready.add(m);

@@ -609,11 +609,6 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         return d;
     }
 
-    private static void checkNoSelector(String messageSelector) throws JMSException {
-        if (messageSelector != null && !messageSelector.isBlank()) {
-            throw new JMSException("message selectors are not supported yet (selector: " + messageSelector + ")");
-        }
-    }
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
@@ -753,12 +748,12 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
         checkClosed();
         MillraceDestination d = consumable(queue);
-        checkNoSelector(messageSelector);
+        dev.millrace.protocol.selector.Selector selector = MessageSelectors.compile(messageSelector);
         if (!(d instanceof Queue)) {
             throw new InvalidDestinationException(d + " is not a queue");
         }
         connection.destinations().ensure(d.getName());
-        MillraceQueueBrowser b = new MillraceQueueBrowser(this, (Queue) d);
+        MillraceQueueBrowser b = new MillraceQueueBrowser(this, (Queue) d, selector);
         browsers.add(b);
         return b;
     }

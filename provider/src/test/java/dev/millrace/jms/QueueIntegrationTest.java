@@ -230,4 +230,34 @@ class QueueIntegrationTest {
             assertThat(browse(producer, q)).isEmpty();
         }
     }
+
+    @Test
+    void aBrowserWithASelectorShowsOnlyWhatItSelects() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue q = s.createQueue("q.browse.selector");
+            MessageProducer p = s.createProducer(q);
+            for (int i = 0; i < 6; i++) {
+                TextMessage m = s.createTextMessage("m" + i);
+                m.setIntProperty("n", i);
+                p.send(m);
+            }
+            QueueBrowser browser = s.createBrowser(q, "n >= 2 AND n < 5");
+            assertThat(browser.getMessageSelector()).isEqualTo("n >= 2 AND n < 5");
+            List<String> seen = new ArrayList<>();
+            Enumeration<?> e = browser.getEnumeration();
+            while (e.hasMoreElements()) {
+                seen.add(text((Message) e.nextElement()));
+            }
+            assertThat(seen).containsExactly("m2", "m3", "m4");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.createBrowser(q, "n >>= 2"))
+                    .isInstanceOf(jakarta.jms.InvalidSelectorException.class).hasMessageContaining("position");
+            // browsing took nothing: a consumer still gets all six
+            MessageConsumer consumer = s.createConsumer(q);
+            c.start();
+            for (int i = 0; i < 6; i++) {
+                assertThat(text(consumer.receive(10_000))).isEqualTo("m" + i);
+            }
+        }
+    }
 }
