@@ -146,6 +146,62 @@ class ShareGroupOffsetsIntegrationTest {
         assertThat(offsets("workers")).as("nothing was acquired for the stranger").isEmpty();
     }
 
+    @Test
+    void shouldRefuseAShareAcknowledgeFromAMemberIdWithoutASession() throws Exception {
+        Uuid topicId = admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC).topicId();
+        try (KafkaShareConsumer<String, String> holder = shareConsumer("ackers")) {
+            holder.subscribe(List.of(TOPIC));
+            List<ConsumerRecord<String, String>> held = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (held.isEmpty() && System.nanoTime() < deadline) {
+                holder.poll(Duration.ofMillis(200)).forEach(held::add);
+            }
+            assertThat(held).isNotEmpty();
+            long offset = held.get(0).offset();
+
+            // a stranger (no membership, hence no share session) tries to accept a record the holder has
+            org.apache.kafka.common.message.ShareAcknowledgeRequestData data =
+                    new org.apache.kafka.common.message.ShareAcknowledgeRequestData().setGroupId("ackers")
+                            .setMemberId(Uuid.randomUuid().toString()).setShareSessionEpoch(1);
+            var topic = new org.apache.kafka.common.message.ShareAcknowledgeRequestData.AcknowledgeTopic()
+                    .setTopicId(topicId);
+            var partition = new org.apache.kafka.common.message.ShareAcknowledgeRequestData.AcknowledgePartition()
+                    .setPartitionIndex(0);
+            partition.acknowledgementBatches().add(
+                    new org.apache.kafka.common.message.ShareAcknowledgeRequestData.AcknowledgementBatch()
+                            .setFirstOffset(offset).setLastOffset(offset).setAcknowledgeTypes(List.of((byte) 1)));
+            topic.partitions().add(partition);
+            data.topics().add(topic);
+            var request = new org.apache.kafka.common.requests.ShareAcknowledgeRequest.Builder(data).build((short) 1);
+            var response = (org.apache.kafka.common.requests.ShareAcknowledgeResponse) sendRaw(
+                    ApiKeys.SHARE_ACKNOWLEDGE, request);
+            assertThat(Errors.forCode(response.data().errorCode())).isEqualTo(Errors.SHARE_SESSION_NOT_FOUND);
+
+            // the holder still holds it and can accept it itself
+            holder.acknowledge(held.get(0), AcknowledgeType.ACCEPT);
+            held.subList(1, held.size()).forEach(r -> holder.acknowledge(r, AcknowledgeType.RELEASE));
+            holder.commitSync().values().forEach(r -> assertThat(r).isEmpty());
+        }
+    }
+
+    private AbstractResponse sendRaw(ApiKeys key, org.apache.kafka.common.requests.AbstractRequest request)
+            throws Exception {
+        RequestHeader header = new RequestHeader(key, request.version(), "raw", 1);
+        String[] address = TestBrokers.bootstrap(broker).split(":");
+        try (Socket socket = new Socket(address[0], Integer.parseInt(address[1]))) {
+            socket.setSoTimeout(30_000);
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            ByteBuffer bytes = request.serializeWithHeader(header);
+            out.writeInt(bytes.remaining());
+            out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            byte[] frame = new byte[in.readInt()];
+            in.readFully(frame);
+            return AbstractResponse.parseResponse(ByteBuffer.wrap(frame), header);
+        }
+    }
+
     private Map<TopicPartition, SharePartitionOffsetInfo> offsets(String group) throws Exception {
         try {
             return admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
@@ -182,19 +238,6 @@ class ShareGroupOffsetsIntegrationTest {
     }
 
     private ShareFetchResponse send(ShareFetchRequest request) throws Exception {
-        RequestHeader header = new RequestHeader(ApiKeys.SHARE_FETCH, request.version(), "raw-share-fetch", 1);
-        String[] address = TestBrokers.bootstrap(broker).split(":");
-        try (Socket socket = new Socket(address[0], Integer.parseInt(address[1]))) {
-            socket.setSoTimeout(30_000);
-            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-            ByteBuffer bytes = request.serializeWithHeader(header);
-            out.writeInt(bytes.remaining());
-            out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
-            out.flush();
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            byte[] frame = new byte[in.readInt()];
-            in.readFully(frame);
-            return (ShareFetchResponse) AbstractResponse.parseResponse(ByteBuffer.wrap(frame), header);
-        }
+        return (ShareFetchResponse) sendRaw(ApiKeys.SHARE_FETCH, request);
     }
 }
