@@ -31,6 +31,10 @@ import java.util.Optional;
  *       and the offending token; the member is not created or changed.
  *   <li>The broker then hands the member only records for which the selector is TRUE; records it does not match stay
  *       available to the group's other members, their delivery count unchanged.
+ *   <li>Fetch (v11+) carries the consumer's {@code client.rack} as its RackId too: a Fetch whose RackId starts with
+ *       {@link #PREFIX} gets its record batches filtered by the selector (JMS topic subscribers), records it does not
+ *       match left out while offsets still advance over them (an empty batch where nothing matched). An invalid
+ *       selector answers every partition of the Fetch with {@code INVALID_REQUEST}.
  *   <li>A broker advertises the extension in its ApiVersions response as the supported feature {@link #FEATURE} with
  *       min and max level {@link #FEATURE_LEVEL}. A client that needs broker-side selection should check for it: a
  *       broker without it takes the selector for a rack id and delivers everything.
