@@ -60,11 +60,15 @@ import dev.millrace.protocol.selector.Selector;
  * record would get (JMSXDeliveryCount). A record it does not match is not acquired and keeps its state and delivery
  * count, for other members; a record no member matches stays on the partition (JMS semantics) and holds the start
  * offset back. So that such records at the head do not hide matching ones behind them, a selective acquisition reads
- * on, batch after batch, past records it does not match. <b>Decision:</b> the scan is bounded by the in-flight window
- * ({@code group.share.partition.max.record.locks} offsets from the start offset, as for every acquisition): once
- * that many offsets from the start are unmatched or unfinished, later records are not looked at until the head moves
- * (a consumer without a selector, or a matching one, takes them). This also bounds the work of one fetch to that
- * many selector evaluations per partition. A subscription selector ({@link MemberFilter#archiveUnmatched()}, JMS
+ * on, batch after batch, past records it does not match. <b>Decisions:</b> the scan is bounded by a window of its own,
+ * {@code group.share.selective.window.records} offsets from the start offset (the lock window, {@code
+ * group.share.partition.max.record.locks}, bounds members without a selector); records passed over unmatched get no
+ * entry (they are never-delivered offsets, see above), so they cost no memory; each selector keeps a cursor below
+ * which every available record was found unmatched, so its next scan starts there (a record that becomes available
+ * again below it, by a release, a lock expiry or a transaction abort, lowers it; one waiting out a redelivery backoff
+ * holds it back); one acquisition reads at most {@code SELECTIVE_READS_PER_FETCH} times a fetch's bytes; and the
+ * response carries only the batches holding acquired records. A subscription selector ({@link
+ * MemberFilter#archiveUnmatched()}, JMS
  * shared subscriptions) archives the records it does not match instead, so nothing piles up at the head.
  *
  * <p>Threading: thread-safe. State is guarded by this object's monitor; the
