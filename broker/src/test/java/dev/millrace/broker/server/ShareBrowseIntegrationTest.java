@@ -42,9 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ExtensionHeader;
 import dev.millrace.protocol.ext.ShareBrowse;
+import dev.millrace.protocol.ext.TxnShareAcknowledge;
 
 /**
- * The ShareBrowse extension over the wire: advertised in ApiVersions, shows what a share group has not settled
+ * The extension APIs over the wire. TxnShareAcknowledge: bad fields, an unknown transaction or member get errors
+ * naming them and hold nothing. ShareBrowse: advertised in ApiVersions, shows what a share group has not settled
  * (after real KafkaShareConsumer acknowledgements), answers bad fields with an error naming them, and closes only
  * the offending connection for an unknown extension key or a malformed body.
  */
@@ -162,6 +164,50 @@ class ShareBrowseIntegrationTest {
                 .isEqualTo(Errors.NONE.code());
     }
 
+    @Test
+    void txnShareAcknowledgeAnswersBadFieldsWithErrorsNamingThem() throws Exception {
+        assertThat(txnAck(new TxnShareAcknowledge.Request("tx", "g", "c", "__consumer_offsets", 0, List.of())))
+                .satisfies(r -> {
+                    assertThat(Errors.forCode(r.errorCode())).isEqualTo(Errors.INVALID_REQUEST);
+                    assertThat(r.errorMessage()).contains("offsets");
+                });
+        assertThat(txnAck(new TxnShareAcknowledge.Request("tx", "g", "c", "no-such-topic", 0, List.of(0L))))
+                .satisfies(r -> {
+                    assertThat(Errors.forCode(r.errorCode())).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                    assertThat(r.errorMessage()).contains("no-such-topic");
+                });
+        // a share-partition with a member holding records, but no such transaction: nothing is held
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+                TestBrokers.bootstrap(broker)), new StringSerializer(), new StringSerializer());
+             KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(Map.of(
+                     "bootstrap.servers", TestBrokers.bootstrap(broker), ConsumerConfig.GROUP_ID_CONFIG, "held",
+                     ConsumerConfig.CLIENT_ID_CONFIG, "holder",
+                     ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit"), new StringDeserializer(),
+                     new StringDeserializer())) {
+            producer.send(new ProducerRecord<>("txn-acked", "v")).get();
+            consumer.subscribe(List.of("txn-acked"));
+            List<ConsumerRecord<String, String>> got = new ArrayList<>();
+            while (got.isEmpty()) {
+                consumer.poll(Duration.ofMillis(200)).forEach(got::add);
+            }
+            TxnShareAcknowledge.Response noTxn = txnAck(new TxnShareAcknowledge.Request("no-such-txn", "held",
+                    "holder", "txn-acked", 0, List.of(0L)));
+            assertThat(Errors.forCode(noTxn.errorCode())).isEqualTo(Errors.INVALID_TXN_STATE);
+            assertThat(noTxn.errorMessage()).contains("no-such-txn");
+            TxnShareAcknowledge.Response stranger = txnAck(new TxnShareAcknowledge.Request("no-such-txn", "held",
+                    "stranger", "txn-acked", 0, List.of(0L)));
+            assertThat(Errors.forCode(stranger.errorCode())).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+            // the holder still holds its record and accepts it as usual
+            consumer.acknowledge(got.get(0), AcknowledgeType.ACCEPT);
+            consumer.commitSync(Duration.ofSeconds(10)).values().forEach(e -> assertThat(e).isEmpty());
+        }
+    }
+
+    private TxnShareAcknowledge.Response txnAck(TxnShareAcknowledge.Request request) throws IOException {
+        return TxnShareAcknowledge.Response.read(call(ExtensionApi.TXN_SHARE_ACKNOWLEDGE, TxnShareAcknowledge.VERSION,
+                request.toStruct()));
+    }
+
     private static List<String> visible(ShareBrowse.Response r) {
         List<String> out = new ArrayList<>();
         if (r.records() == null) {
@@ -182,12 +228,15 @@ class ShareBrowseIntegrationTest {
     }
 
     private ShareBrowse.Response browse(ShareBrowse.Request request) throws IOException {
+        return ShareBrowse.Response.read(call(ExtensionApi.SHARE_BROWSE, ShareBrowse.VERSION, request.toStruct()));
+    }
+
+    /** One extension request on a connection of its own; the response body. */
+    private ByteBuffer call(ExtensionApi api, short version, Struct body) throws IOException {
         try (Socket socket = connect()) {
-            Struct body = request.toStruct();
-            ByteBuffer response = roundTrip(socket, new ExtensionHeader(ExtensionApi.SHARE_BROWSE.key(),
-                    ShareBrowse.VERSION, 42, "t").frame(body));
+            ByteBuffer response = roundTrip(socket, new ExtensionHeader(api.key(), version, 42, "t").frame(body));
             assertThat(response.getInt()).isEqualTo(42);
-            return ShareBrowse.Response.read(response);
+            return response;
         }
     }
 
