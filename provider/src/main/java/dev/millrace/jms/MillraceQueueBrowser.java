@@ -11,6 +11,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Utils;
 
 import dev.millrace.jms.message.MillraceMessage;
 import dev.millrace.jms.message.RecordMessageMapper;
@@ -152,8 +153,8 @@ public class MillraceQueueBrowser implements QueueBrowser {
         }
 
         private void add(Record record, long now) {
-            byte[] key = bytes(record.key());
-            byte[] value = bytes(record.value());
+            byte[] key = record.hasKey() ? Utils.toArray(record.key()) : null;
+            byte[] value = record.hasValue() ? Utils.toArray(record.value()) : null;
             JmsRecord jms = new JmsRecord(key, value, record.timestamp(), List.of(record.headers()));
             try {
                 if (selector != null && !selector.matches(selectorContext.reset(jms, 1))) {
@@ -166,15 +167,6 @@ public class MillraceQueueBrowser implements QueueBrowser {
             } catch (JMSException | RuntimeException e) {
                 // not decodable as a JMS message: skipped here, consumers report it
             }
-        }
-
-        private static byte[] bytes(java.nio.ByteBuffer b) {
-            if (b == null) {
-                return null;
-            }
-            byte[] out = new byte[b.remaining()];
-            b.duplicate().get(out);
-            return out;
         }
 
         @Override

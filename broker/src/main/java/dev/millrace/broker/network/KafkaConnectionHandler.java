@@ -147,9 +147,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void respondExtension(ChannelHandlerContext ctx, ExtensionHeader header, Struct body, Throwable error) {
         if (error != null) {
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
-            closeForBadInput(ctx, cause);
+            closeForBadInput(ctx, unwrap(error));
             return;
         }
         ctx.writeAndFlush(Unpooled.wrappedBuffer(header.responseFrame(body))).addListener(done -> {
@@ -171,8 +169,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         RequestHeader header = context.header;
         AbstractResponse toSend = response;
         if (error != null) {
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
+            Throwable cause = unwrap(error);
             log.debug("Request {} failed", header, cause);
             toSend = request.getErrorResponse(cause);
         }
@@ -191,6 +188,12 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                 ctx.close();
             }
         });
+    }
+
+    /** The failure a handler future completed with, without the CompletionException around it. */
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
     }
 
     private static RequestContext context(ChannelHandlerContext ctx, RequestHeader header) {
