@@ -4,16 +4,13 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
-import org.apache.kafka.common.utils.internals.Crc32C;
 
+import dev.millrace.broker.log.BatchSubset;
 import dev.millrace.broker.share.SelectorMatcher;
 import dev.millrace.protocol.selector.Selector;
 
@@ -29,7 +26,7 @@ import dev.millrace.protocol.selector.Selector;
  *   every record matches  -> the batch as stored
  *   some records match    -> a new uncompressed batch holding them at their own offsets; its last offset delta and
  *                            max timestamp are set back to the stored batch's (CRC recomputed), so the next
- *                            fetch starts after it
+ *                            fetch starts after it ({@link BatchSubset})
  *   no record matches     -> an empty batch (header only, record count 0) spanning the same offsets, as log
  *                            compaction leaves them; consumers skip it and move past its last offset
  *   control batches       -> as stored (read_committed consumers need the markers)
@@ -39,12 +36,6 @@ import dev.millrace.protocol.selector.Selector;
  * <p>Not thread-safe: one per fetch.
  */
 final class SelectiveRecords {
-
-    // v2 batch header positions (KIP-98 layout): the CRC (CRC-32C) covers everything from the attributes on
-    private static final int CRC = 17;
-    private static final int ATTRIBUTES = 21;
-    private static final int LAST_OFFSET_DELTA = 23;
-    private static final int MAX_TIMESTAMP = 35;
 
     private final SelectorMatcher matcher = new SelectorMatcher();
     private final Selector selector;
@@ -71,15 +62,10 @@ final class SelectiveRecords {
             return whole(batch);
         }
         List<Record> matching = new ArrayList<>();
-        int total = 0;
         for (Record record : batch) {
-            total++;
             if (matcher.matches(selector, record, 1)) {
                 matching.add(record);
             }
-        }
-        if (matching.size() == total) {
-            return whole(batch);
         }
         if (matching.isEmpty()) {
             ByteBuffer empty = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
@@ -88,21 +74,7 @@ final class SelectiveRecords {
                     batch.timestampType(), batch.maxTimestamp(), batch.isTransactional(), false);
             return empty.flip();
         }
-        ByteBuffer buffer = ByteBuffer.allocate(batch.sizeInBytes() + DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
-        long logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME ? batch.maxTimestamp()
-                : RecordBatch.NO_TIMESTAMP;
-        MemoryRecordsBuilder builder = MemoryRecords.builder(buffer, batch.magic(), Compression.NONE,
-                batch.timestampType(), batch.baseOffset(), logAppendTime, batch.producerId(), batch.producerEpoch(),
-                batch.baseSequence(), batch.isTransactional(), batch.partitionLeaderEpoch());
-        for (Record r : matching) {
-            builder.appendWithOffset(r.offset(), r.timestamp(), r.key(), r.value(), r.headers());
-        }
-        ByteBuffer rebuilt = builder.build().buffer();
-        rebuilt.putInt(LAST_OFFSET_DELTA, (int) (batch.lastOffset() - batch.baseOffset()));
-        rebuilt.putLong(MAX_TIMESTAMP, batch.maxTimestamp());
-        long crc = Crc32C.compute(rebuilt, ATTRIBUTES, rebuilt.remaining() - ATTRIBUTES);
-        rebuilt.putInt(CRC, (int) crc);
-        return rebuilt;
+        return BatchSubset.of(batch, matching, true);
     }
 
     private static ByteBuffer whole(RecordBatch batch) {

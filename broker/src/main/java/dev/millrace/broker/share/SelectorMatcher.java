@@ -3,6 +3,7 @@ package dev.millrace.broker.share;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.utils.Utils;
 
+import dev.millrace.broker.log.BatchCursor;
 import dev.millrace.protocol.selector.RecordSelectorContext;
 import dev.millrace.protocol.selector.Selector;
 
@@ -22,6 +23,17 @@ public final class SelectorMatcher {
     private static final String GROUP_ID = "JMSXGroupID";
 
     private final RecordSelectorContext context = new RecordSelectorContext();
+
+    /** As {@link #matches(Selector, Record, int)} for the record {@code cursor} is at, its headers read in place. */
+    public boolean matches(Selector selector, BatchCursor cursor, int deliveryCount) {
+        try {
+            byte[] key = selector.identifiers().contains(GROUP_ID) ? cursor.key() : null;
+            return selector.matches(context.reset(cursor.buffer(), cursor.headersPosition(), cursor.headerCount(),
+                    key, cursor.timestamp(), deliveryCount));
+        } catch (RuntimeException malformed) {
+            return false;
+        }
+    }
 
     /** Whether {@code record}, delivered for the {@code deliveryCount}th time if acquired, matches {@code selector}. */
     public boolean matches(Selector selector, Record record, int deliveryCount) {

@@ -14,6 +14,8 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
+import dev.millrace.broker.log.BatchCursor;
+import dev.millrace.broker.log.BatchSubset;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
@@ -67,7 +69,8 @@ import dev.millrace.protocol.selector.Selector;
  * which every available record was found unmatched, so its next scan starts there (a record that becomes available
  * again below it, by a release, a lock expiry or a transaction abort, lowers it; one waiting out a redelivery backoff
  * holds it back); one acquisition reads at most {@code SELECTIVE_READS_PER_FETCH} times a fetch's bytes; and the
- * response carries only the batches holding acquired records. A subscription selector ({@link
+ * response carries only the acquired records, each batch cut down to them ({@link BatchSubset}), so the records
+ * passed over never cross the network and a fetch's bytes are filled with matches. A subscription selector ({@link
  * MemberFilter#archiveUnmatched()}, JMS
  * shared subscriptions) archives the records it does not match instead, so nothing piles up at the head.
  *
@@ -89,6 +92,7 @@ public final class SharePartition {
     private final SharePartitionListener listener;
     private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
     private final SelectorMatcher matcher = new SelectorMatcher();
+    private final BatchCursor batchCursor = new BatchCursor();
     private long startOffset;
     private long endOffset;
     private long nextAcquisitionId = 1;
@@ -346,7 +350,10 @@ public final class SharePartition {
         long scannedTo = first;
         long firstWaiting = waitingBeforeFirst;
         int reads = 0;
-        List<RecordBatch> selectedBatches = selective ? new ArrayList<>() : null;
+        // a selective member gets only the records it acquired, each batch cut down to them (BatchSubset)
+        List<ByteBuffer> selected = selective ? new ArrayList<>() : null;
+        int selectedBytes = 0;
+        List<Record> kept = selective ? new ArrayList<>() : null;
         long acquisitionId = nextAcquisitionId++;
         List<Long> acquired = new ArrayList<>();
         Records records;
@@ -369,20 +376,43 @@ public final class SharePartition {
                 if (isDense(batch) && !selective) {
                     // every offset of the batch holds a record: decide from the header, without reading the records
                     for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
-                        if (!acquisition.offer(offset, null)) {
+                        if (!acquisition.offer(offset, null, null)) {
                             stop = true;
                             break;
                         }
+                    }
+                } else if (selective && BatchCursor.canWalk(batch)) {
+                    // headers read where they lie: nothing allocated for the records passed over
+                    batchCursor.load(batch);
+                    while (batchCursor.next()) {
+                        long offset = batchCursor.offset();
+                        if (offset < first) {
+                            continue;
+                        }
+                        int acquiredBefore = acquired.size();
+                        if (!acquisition.offer(offset, null, batchCursor)) {
+                            stop = true;
+                            scannedTo = offset;
+                            break;
+                        }
+                        if (acquired.size() > acquiredBefore) {
+                            kept.add(batchCursor.record());
+                        }
+                        scannedTo = offset + 1;
                     }
                 } else {
                     for (Record record : batch) {
                         if (record.offset() < first) {
                             continue;
                         }
-                        if (!acquisition.offer(record.offset(), record)) {
+                        int acquiredBefore = acquired.size();
+                        if (!acquisition.offer(record.offset(), record, null)) {
                             stop = true;
                             scannedTo = record.offset();
                             break;
+                        }
+                        if (selective && acquired.size() > acquiredBefore) {
+                            kept.add(record);
                         }
                         scannedTo = record.offset() + 1;
                     }
@@ -391,8 +421,13 @@ public final class SharePartition {
                 if (acquired.size() > before) {
                     sliceEnd = position;
                     if (selective) {
-                        selectedBatches.add(batch);
+                        ByteBuffer cut = BatchSubset.of(batch, kept, false);
+                        selected.add(cut);
+                        selectedBytes += cut.remaining();
                     }
+                }
+                if (selective) {
+                    kept.clear();
                 }
                 if (stop) {
                     break;
@@ -408,7 +443,7 @@ public final class SharePartition {
             // a selective member reads on past records it does not match, up to the in-flight window's end, until it
             // has its records or a fetch's worth of bytes, or has read SELECTIVE_READS_PER_FETCH times
             if (!selective || stop || lastRead < first || lastRead + 1 >= limitEnd
-                    || selectedBytes(selectedBatches) >= maxBytes || ++reads >= SELECTIVE_READS_PER_FETCH) {
+                    || selectedBytes >= maxBytes || ++reads >= SELECTIVE_READS_PER_FETCH) {
                 break;
             }
             first = lastRead + 1;
@@ -424,22 +459,12 @@ public final class SharePartition {
         events.changed = true;
         timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
         if (selective) {
-            // only the batches holding acquired records go out, not the unmatched ones scanned past
-            ByteBuffer selected = ByteBuffer.allocate(selectedBytes(selectedBatches));
-            for (RecordBatch b : selectedBatches) {
-                b.writeTo(selected);
-            }
-            return new AcquireResult(MemoryRecords.readableRecords(selected.flip()), ranges(acquired));
+            // only the acquired records go out, not the unmatched ones scanned past
+            ByteBuffer response = ByteBuffer.allocate(selectedBytes);
+            selected.forEach(response::put);
+            return new AcquireResult(MemoryRecords.readableRecords(response.flip()), ranges(acquired));
         }
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
-    }
-
-    private static int selectedBytes(List<RecordBatch> batches) {
-        int size = 0;
-        for (RecordBatch b : batches) {
-            size += b.sizeInBytes();
-        }
-        return size;
     }
 
     /**
@@ -471,6 +496,11 @@ public final class SharePartition {
         private final Events events;
         /** The first offset passed over because its redelivery backoff had not ended. */
         long firstWaiting = Long.MAX_VALUE;
+        /**
+         * The highest offset with an entry when the batch began: entries added since are below the offset being
+         * offered (offers go up), so one above it has none and needs no lookup.
+         */
+        private final long lastEntry = inFlight.isEmpty() ? -1 : inFlight.lastKey();
 
         Acquisition(String memberId, long acquisitionId, long now, int maxRecords, long limitEnd,
                     boolean controlBatch, List<Long> acquired, MemberFilter filter, Events events) {
@@ -486,10 +516,10 @@ public final class SharePartition {
         }
 
         /**
-         * Acquires {@code offset} if it is acquirable (and {@code record}, read only when there is a selector, matches
-         * it); false when the acquisition must stop before it.
+         * Acquires {@code offset} if it is acquirable (and the record, read only when there is a selector, from
+         * {@code record} or else from {@code cursor}, matches it); false when the acquisition must stop before it.
          */
-        boolean offer(long offset, Record record) {
+        boolean offer(long offset, Record record, BatchCursor cursor) {
             if (offset < startOffset) {
                 return true;
             }
@@ -505,7 +535,7 @@ public final class SharePartition {
                 }
             }
             // no entry below the end offset: never delivered, available (see the class comment)
-            InFlightRecord state = inFlight.get(offset);
+            InFlightRecord state = offset > lastEntry ? null : inFlight.get(offset);
             if (state != null && !state.isAcquirable(now)) {
                 if (state.state == RecordState.AVAILABLE) {
                     firstWaiting = Math.min(firstWaiting, offset); // in its redelivery backoff
@@ -513,7 +543,8 @@ public final class SharePartition {
                 return true;
             }
             int deliveries = state == null ? 0 : state.deliveryCount;
-            if (filter != null && !matcher.matches(filter.selector(), record, deliveries + 1)) {
+            if (filter != null && !(record != null ? matcher.matches(filter.selector(), record, deliveries + 1)
+                    : matcher.matches(filter.selector(), cursor, deliveries + 1))) {
                 if (filter.archiveUnmatched()) {
                     // not part of the subscription: never delivered
                     if (state == null) {

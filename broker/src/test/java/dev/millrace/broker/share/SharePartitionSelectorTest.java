@@ -232,4 +232,45 @@ class SharePartitionSelectorTest {
         assertThat(restored.acquire("r", RED, 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(499, 499,
                 2));
     }
+
+    @Test
+    void aSelectiveResponseCarriesOnlyTheAcquiredRecordsAtTheirOwnOffsets() {
+        log.appendColors("red", "blue", "blue", "red", "blue");
+        log.appendColors("blue", "blue", "blue");
+        log.appendColors("red", "red");
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+
+        AcquireResult red = partition.acquire("r", RED, 10, 1 << 20);
+
+        List<Long> offsets = new ArrayList<>();
+        for (Record record : red.records().records()) {
+            offsets.add(record.offset());
+        }
+        assertThat(offsets).as("no unmatched record crosses the network, the all-blue batch not at all")
+                .containsExactly(0L, 3L, 8L, 9L);
+        assertThat(values(red)).containsExactly("v0", "v3", "v8", "v9");
+        red.records().batches().forEach(b -> assertThat(b.isValid()).as("CRC of batch at %d", b.baseOffset())
+                .isTrue());
+        assertThat(partition.acquire("b", BLUE, 10, 1 << 20).acquired())
+                .containsExactly(new AcquiredBatch(1, 2, 1), new AcquiredBatch(4, 7, 1));
+    }
+
+    @Test
+    void aSelectiveAcquisitionFillsItsBytesWithMatchesNotWithTheBatchesAroundThem() {
+        String[] colors = new String[40];
+        for (int i = 0; i < colors.length; i++) {
+            colors[i] = i % 10 == 0 ? "red" : "blue";
+        }
+        for (int i = 0; i < 25; i++) {
+            log.appendColors(colors);
+        }
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        int oneBatch = log.read(0, 1).sizeInBytes();
+
+        // a fetch of one stored batch's bytes: whole batches would stop it after four matches
+        AcquireResult red = partition.acquire("r", RED, 1000, oneBatch);
+
+        assertThat(red.recordCount()).isGreaterThan(4);
+        assertThat(red.records().sizeInBytes()).isLessThanOrEqualTo(oneBatch + oneBatch / 4);
+    }
 }

@@ -1,5 +1,6 @@
 package dev.millrace.protocol.selector;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -46,6 +47,9 @@ import dev.millrace.protocol.jms.TypedValueCodec;
  * {@link JmsRecordCodec#decode} would: the record cannot become a JMS message, and the caller decides what to do with
  * it. Headers the selector does not read are not checked. A repeated header reads as its last occurrence.
  *
+ * <p>Headers may also be given still encoded, as a v2 record batch holds them ({@link #reset(ByteBuffer, int, int,
+ * byte[], long, int)}): keys are then compared as bytes and only the values read are copied, into reused arrays.
+ *
  * <p>Not thread-safe: use one instance per thread, {@linkplain #reset(Headers, byte[], long, int) reset} for each
  * record.
  */
@@ -63,15 +67,27 @@ public final class RecordSelectorContext implements SelectorContext {
     private Headers headers;
     private Header[] headerArray;
     private List<Header> headerList;
+    /** Encoded headers (v2 record layout): the buffer, the first header's position, how many; null when not. */
+    private ByteBuffer encoded;
+    private int encodedPosition;
+    private int encodedCount;
     private byte[] key;
     private long timestampMs;
     private int deliveryCount;
 
     private final String[] memoIds = new String[MEMO_SIZE];
     private final byte[][] memoValues = new byte[MEMO_SIZE][];
+    /** Per memo slot, the array the last encoded value read into it was copied to (reused for the same length). */
+    private final byte[][] scratch = new byte[MEMO_SIZE][];
+    /** The same for header keys read past the memo's size. */
+    private final Map<String, byte[]> unmemoizedScratch = new HashMap<>();
     private int memoCount;
+    /** Where the last {@link #readVarint} ended. */
+    private int varintEnd;
     /** Identifier to {@code jms.prop.<identifier>}, so lookups do not concatenate per message. */
     private final Map<String, String> propertyKeys = new HashMap<>();
+    /** Header key to its UTF-8, for encoded headers. */
+    private final Map<String, byte[]> headerKeyBytes = new HashMap<>();
 
     /**
      * Points this context at one record, as a Kafka consumer sees it.
@@ -93,6 +109,28 @@ public final class RecordSelectorContext implements SelectorContext {
         return this;
     }
 
+    /**
+     * As {@link #reset(Headers, byte[], long, int)}, for headers still encoded as a v2 record holds them (KIP-98):
+     * {@code count} headers from absolute position {@code position} of {@code buffer}, each
+     * <pre>
+     *   keyLength    varint (zigzag)
+     *   key          keyLength bytes, UTF-8
+     *   valueLength  varint (zigzag), -1 for a null value
+     *   value        valueLength bytes
+     * </pre>
+     * Keys are compared as bytes and only the values a selector asks for are copied, so a record that is never
+     * decoded costs no allocation. The buffer's position and limit are not used or changed; it must not change until
+     * the next reset. A header that runs past the buffer's limit throws {@link JmsRecordFormatException}.
+     */
+    public RecordSelectorContext reset(ByteBuffer buffer, int position, int count, byte[] key, long timestampMs,
+                                       int deliveryCount) {
+        clear(key, timestampMs, deliveryCount);
+        this.encoded = buffer;
+        this.encodedPosition = position;
+        this.encodedCount = count;
+        return this;
+    }
+
     /** As {@link #reset(Headers, byte[], long, int)}, for a record of the JMS mapping; no timestamp means 0. */
     public RecordSelectorContext reset(JmsRecord record, int deliveryCount) {
         Long ts = record.timestamp();
@@ -105,6 +143,7 @@ public final class RecordSelectorContext implements SelectorContext {
         this.headers = null;
         this.headerArray = null;
         this.headerList = null;
+        this.encoded = null;
         this.key = key;
         this.timestampMs = timestampMs;
         this.deliveryCount = deliveryCount;
@@ -293,7 +332,7 @@ public final class RecordSelectorContext implements SelectorContext {
             }
         }
         String headerKey = headerKey(identifier);
-        byte[] value = find(headerKey);
+        byte[] value = encoded != null ? findEncoded(headerKey, memoCount) : find(headerKey);
         if (value != null && headerKey.startsWith(JmsHeaders.PROPERTY_PREFIX)) {
             TypedValueCodec.propertyTag(headerKey, value);
         }
@@ -319,6 +358,101 @@ public final class RecordSelectorContext implements SelectorContext {
             default:
                 return propertyKey(identifier);
         }
+    }
+
+    /**
+     * The last encoded header named {@code headerKey}, its value copied out (see the encoded reset) into memo
+     * {@code slot}'s scratch array (past the memo: the header key's) when that has the value's length, so that a
+     * selector reading same-sized values message after message allocates nothing.
+     */
+    private byte[] findEncoded(String headerKey, int slot) {
+        byte[] wanted = keyBytes(headerKey);
+        int pos = encodedPosition;
+        int limit = encoded.limit();
+        int foundAt = -1;
+        int foundLength = 0;
+        for (int i = 0; i < encodedCount; i++) {
+            int keyLength = readVarint(pos, limit);
+            pos = varintEnd;
+            if (keyLength < 0 || pos + keyLength > limit) {
+                throw malformedHeader(headerKey, i);
+            }
+            boolean match = keyLength == wanted.length && bytesEqual(pos, wanted);
+            pos += keyLength;
+            int valueLength = readVarint(pos, limit);
+            pos = varintEnd;
+            if (valueLength < -1 || pos + Math.max(0, valueLength) > limit) {
+                throw malformedHeader(headerKey, i);
+            }
+            if (match) {
+                foundAt = pos;
+                foundLength = valueLength;
+            }
+            pos += Math.max(0, valueLength);
+        }
+        if (foundAt < 0) {
+            return null;
+        }
+        if (foundLength <= 0) {
+            return EMPTY; // a null value reads as empty, as elsewhere
+        }
+        byte[] value = slot < MEMO_SIZE ? scratch[slot] : unmemoizedScratch.get(headerKey);
+        if (value == null || value.length != foundLength) {
+            value = new byte[foundLength];
+            if (slot < MEMO_SIZE) {
+                scratch[slot] = value;
+            } else {
+                if (unmemoizedScratch.size() >= MAX_CACHED_KEYS) {
+                    unmemoizedScratch.clear();
+                }
+                unmemoizedScratch.put(headerKey, value);
+            }
+        }
+        encoded.get(foundAt, value);
+        return value;
+    }
+
+    private boolean bytesEqual(int pos, byte[] wanted) {
+        for (int j = 0; j < wanted.length; j++) {
+            if (encoded.get(pos + j) != wanted[j]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A zigzag varint at absolute {@code pos} (Kafka's record encoding); sets {@link #varintEnd}. */
+    private int readVarint(int pos, int limit) {
+        int raw = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            if (pos >= limit) {
+                throw new JmsRecordFormatException("headers", pos, "varint runs past the record");
+            }
+            byte b = encoded.get(pos++);
+            raw |= (b & 0x7f) << shift;
+            if (b >= 0) {
+                varintEnd = pos;
+                return (raw >>> 1) ^ -(raw & 1);
+            }
+        }
+        throw new JmsRecordFormatException("headers", pos, "varint longer than 5 bytes");
+    }
+
+    private JmsRecordFormatException malformedHeader(String headerKey, int index) {
+        return new JmsRecordFormatException("headers", index, "header " + index + " runs past the record (looking for "
+                + headerKey + ")");
+    }
+
+    private byte[] keyBytes(String headerKey) {
+        byte[] bytes = headerKeyBytes.get(headerKey);
+        if (bytes == null) {
+            if (headerKeyBytes.size() >= MAX_CACHED_KEYS) {
+                headerKeyBytes.clear();
+            }
+            bytes = headerKey.getBytes(StandardCharsets.UTF_8);
+            headerKeyBytes.put(headerKey, bytes);
+        }
+        return bytes;
     }
 
     private String propertyKey(String identifier) {

@@ -1,0 +1,171 @@
+package dev.millrace.broker.log;
+
+import java.nio.ByteBuffer;
+
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.DefaultRecord;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * Walks the records of an uncompressed v2 batch where they lie, reading only each record's offset, timestamp and
+ * where its key and headers are, so that scanning many records to look at a few headers (JMS selectors) allocates
+ * nothing per record. Kafka's own record iterator decodes every header key into a String and slices every value.
+ *
+ * <p>The batch is copied once into a buffer the cursor reuses (a file-backed batch is read from its file then), and
+ * records are found at their positions in it, as KIP-98 lays them out:
+ * <pre>
+ *   batch    baseOffset int64 @0 | ... | baseTimestamp int64 @27 | maxTimestamp int64 @35 | ...
+ *            baseSequence int32 @53 | recordCount int32 @57 | records @61
+ *   record   length varint | attributes int8 | timestampDelta varlong | offsetDelta varint
+ *            keyLength varint (-1 null) | key | valueLength varint (-1 null) | value
+ *            headerCount varint | headers (see RecordSelectorContext's encoded reset)
+ * </pre>
+ * (varint and varlong are zigzag-encoded.) A record whose fields run past its length or the batch fails with
+ * {@link IllegalStateException} naming the batch's base offset and the record's position.
+ *
+ * <p>Not thread-safe: one per scanning thread (a share-partition's, under its monitor).
+ */
+public final class BatchCursor {
+
+    private static final int BASE_TIMESTAMP = 27;
+    private static final int MAX_TIMESTAMP = 35;
+    private static final int BASE_SEQUENCE = 53;
+    private static final int RECORD_COUNT = 57;
+    private static final int RECORDS = 61;
+
+    private ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+    private long baseOffset;
+    private long baseTimestamp;
+    private Long logAppendTime;
+    private int baseSequence;
+    private int remaining;
+    private int next;
+    private int end;
+
+    private long offset;
+    private long timestamp;
+    private int recordStart;
+    private int keyPosition;
+    private int keyLength;
+    private int headersPosition;
+    private int headerCount;
+    private int pos;
+
+    /** Whether {@link #load} can walk {@code batch}: a v2 batch without compression, not a control batch. */
+    public static boolean canWalk(RecordBatch batch) {
+        return batch.magic() >= RecordBatch.MAGIC_VALUE_V2 && !batch.isCompressed()
+                && !batch.isControlBatch();
+    }
+
+    /** Points the cursor before the first record of {@code batch} (one {@link #canWalk} accepts). */
+    public void load(RecordBatch batch) {
+        if (buffer.capacity() < batch.sizeInBytes()) {
+            buffer = ByteBuffer.allocate(Math.max(batch.sizeInBytes(), buffer.capacity() * 2));
+        }
+        buffer.clear();
+        batch.writeTo(buffer);
+        buffer.flip();
+        end = buffer.limit();
+        baseOffset = batch.baseOffset();
+        baseTimestamp = buffer.getLong(BASE_TIMESTAMP);
+        logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME ? buffer.getLong(MAX_TIMESTAMP)
+                : null;
+        baseSequence = buffer.getInt(BASE_SEQUENCE);
+        remaining = buffer.getInt(RECORD_COUNT);
+        next = RECORDS;
+    }
+
+    /** Moves to the next record; false after the last. */
+    public boolean next() {
+        if (remaining <= 0) {
+            return false;
+        }
+        remaining--;
+        recordStart = next;
+        pos = next;
+        int length = varint();
+        int bodyStart = pos;
+        next = bodyStart + length;
+        if (length < 0 || next > end) {
+            throw malformed("its length " + length + " runs past the batch");
+        }
+        pos++; // attributes
+        long timestampDelta = varlong();
+        offset = baseOffset + varint();
+        timestamp = logAppendTime != null ? logAppendTime : baseTimestamp + timestampDelta;
+        keyLength = varint();
+        keyPosition = pos;
+        pos += Math.max(0, keyLength);
+        int valueLength = varint();
+        pos += Math.max(0, valueLength);
+        headerCount = varint();
+        headersPosition = pos;
+        if (pos > next || headerCount < 0) {
+            throw malformed("its fields run past its length");
+        }
+        return true;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    public long timestamp() {
+        return timestamp;
+    }
+
+    /** The batch's bytes; positions below are absolute in it. Valid until the next {@link #load}. */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    public int headersPosition() {
+        return headersPosition;
+    }
+
+    public int headerCount() {
+        return headerCount;
+    }
+
+    /** A copy of the record's key, or null. */
+    public byte[] key() {
+        if (keyLength < 0) {
+            return null;
+        }
+        byte[] key = new byte[keyLength];
+        buffer.get(keyPosition, key);
+        return key;
+    }
+
+    /** The current record as Kafka reads it (its key, value and headers slices of {@link #buffer()}). */
+    public Record record() {
+        ByteBuffer at = buffer.duplicate();
+        at.position(recordStart);
+        return DefaultRecord.readFrom(at, baseOffset, baseTimestamp, baseSequence, logAppendTime);
+    }
+
+    private int varint() {
+        return (int) varlong();
+    }
+
+    private long varlong() {
+        long raw = 0;
+        for (int shift = 0; shift < 70; shift += 7) {
+            if (pos >= end) {
+                throw malformed("a varint runs past the batch");
+            }
+            byte b = buffer.get(pos++);
+            raw |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                return (raw >>> 1) ^ -(raw & 1);
+            }
+        }
+        throw malformed("a varint is longer than 10 bytes");
+    }
+
+    private IllegalStateException malformed(String problem) {
+        return new IllegalStateException("record at byte " + recordStart + " of the batch at offset " + baseOffset
+                + ": " + problem);
+    }
+}
