@@ -109,15 +109,22 @@ public final class JmsFeatureHarness {
         new Random(42).nextBytes(payload);
     }
 
-    /** Unmeasured: async sends and receives, to warm both JVMs. */
+    /**
+     * Unmeasured: async sends and receives, to warm both JVMs, through the paths the scenarios measure: 1 in
+     * {@link Settings#matchEvery} messages is taken by a consumer with the selector first (each broker's selective
+     * delivery), then a consumer without one drains the rest.
+     */
     public void warmup(Consumer<String> log) throws JMSException, InterruptedException {
-        log.accept("warmup: " + settings.warmupMessages() + " async sends and receives");
+        long count = settings.warmupMessages();
+        long matches = (count + settings.matchEvery() - 1) / settings.matchEvery();
+        log.accept("warmup: " + count + " async sends; " + matches + " received with the selector, then the rest");
         String queue = settings.queuePrefix() + "-warmup";
-        fill(queue, settings.warmupMessages(), 0);
-        Selective drained = receive(queue, null, settings.warmupMessages(), settings.timeoutMs());
-        if (drained.stalled()) {
-            throw new IllegalStateException("warmup: received " + drained.delivered() + " of "
-                    + settings.warmupMessages());
+        fill(queue, count, settings.matchEvery());
+        Selective selected = receive(queue, SELECTOR, matches, settings.timeoutMs());
+        Selective drained = receive(queue, null, count - matches, settings.timeoutMs());
+        if (selected.stalled() || drained.stalled()) {
+            throw new IllegalStateException("warmup: received " + selected.delivered() + " of " + matches
+                    + " with the selector, " + drained.delivered() + " of " + (count - matches) + " without");
         }
     }
 
