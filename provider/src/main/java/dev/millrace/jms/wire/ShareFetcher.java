@@ -12,6 +12,7 @@ import java.util.Set;
 
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicIdPartition;
@@ -76,7 +77,11 @@ public final class ShareFetcher extends RecordFetcher {
     @Override
     protected Collection<Delivery> poll(Duration timeout) {
         List<Delivery> out = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
+        // the acceptances made since the last commit went with this poll's ShareFetch (piggy-backed)
+        uncommitted = false;
+        flushWanted = false;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
             unsettled.add(r);
             Optional<Short> count = r.deliveryCount();
             out.add(new Delivery(r, count.map(Short::intValue).orElse(1)));
@@ -112,11 +117,13 @@ public final class ShareFetcher extends RecordFetcher {
     }
 
     /**
-     * Accepts the records without waiting. The fetcher thread sends the acceptances in one synchronous commit:
-     * {@code sendNow} (AUTO_ACKNOWLEDGE) as soon as it is free, with those that came meanwhile; otherwise
-     * (DUPS_OK_ACKNOWLEDGE) once every record of the last poll is settled, before the next poll. Acknowledgements are
-     * never sent concurrently with each other or with a poll. A consumer that dies before the broker has them gets
-     * the records again, with a raised delivery count.
+     * Accepts the records without waiting. The fetcher thread sends the acceptances: {@code sendNow}
+     * (AUTO_ACKNOWLEDGE) as soon as it is free, in one synchronous commit with those that came meanwhile, while records
+     * of the last poll are still unsettled; once every record of the last poll is settled (and always for
+     * DUPS_OK_ACKNOWLEDGE) they go with the next poll's ShareFetch, which the broker applies before it acquires
+     * anything, so the last acceptances of a prefetch cost no round trip of their own. Acknowledgements are never
+     * sent concurrently with each other or with a poll. A consumer that dies before the broker has them gets the
+     * records again, with a raised delivery count.
      */
     public void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) {
         submit(() -> {
@@ -132,7 +139,7 @@ public final class ShareFetcher extends RecordFetcher {
 
     @Override
     protected void afterCommands() {
-        if (uncommitted && (flushWanted || unsettled.isEmpty())) {
+        if (uncommitted && flushWanted && !unsettled.isEmpty()) {
             uncommitted = false;
             flushWanted = false;
             awake(consumer::commitSync); // per-partition errors: the broker redelivers on lock expiry
@@ -141,7 +148,7 @@ public final class ShareFetcher extends RecordFetcher {
 
     @Override
     protected boolean readyToPoll() {
-        return unsettled.isEmpty() && !uncommitted;
+        return unsettled.isEmpty(); // pending acceptances go with the poll
     }
 
     /** Releases the records: the broker delivers them again (to any consumer), their delivery count raised. */
