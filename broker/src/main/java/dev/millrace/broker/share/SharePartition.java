@@ -1,5 +1,7 @@
 package dev.millrace.broker.share;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +11,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -82,6 +85,8 @@ public final class SharePartition {
 
     /** Log reads (of up to a fetch's max bytes each) one selective acquisition may make. */
     static final int SELECTIVE_READS_PER_FETCH = 16;
+    /** Bytes of the log one read of a selective scan takes in (at most the fetch's). */
+    static final int SELECTIVE_READ_BYTES = 1 << 20;
 
     private final SharePartitionKey key;
     private final ShareLog log;
@@ -93,6 +98,8 @@ public final class SharePartition {
     private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
     private final SelectorMatcher matcher = new SelectorMatcher();
     private final BatchCursor batchCursor = new BatchCursor();
+    /** The log bytes a selective scan reads at once ({@link #readIntoMemory}); allocated at the first. */
+    private ByteBuffer scanBuffer;
     private long startOffset;
     private long endOffset;
     private long nextAcquisitionId = 1;
@@ -359,7 +366,8 @@ public final class SharePartition {
         Records records;
         int sliceEnd;
         while (true) {
-            records = log.read(first, maxBytes);
+            records = selective ? readIntoMemory(first, Math.min(maxBytes, SELECTIVE_READ_BYTES))
+                    : log.read(first, maxBytes);
             sliceEnd = 0;
             int position = 0;
             long lastRead = -1;
@@ -465,6 +473,33 @@ public final class SharePartition {
             return new AcquireResult(MemoryRecords.readableRecords(response.flip()), ranges(acquired));
         }
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
+    }
+
+    /**
+     * Up to {@code maxBytes} of the log from {@code offset}, read into a buffer this partition reuses with one read
+     * (a file slice would be read batch by batch, two reads each, when a selective scan walks it); the last batch
+     * may be left out when it does not fit whole. Valid until the next call. Under the monitor.
+     */
+    private Records readIntoMemory(long offset, int maxBytes) {
+        Records records = log.read(offset, maxBytes);
+        if (!(records instanceof FileRecords file)) {
+            return records;
+        }
+        int size = Math.min(file.sizeInBytes(), maxBytes);
+        if (scanBuffer == null || scanBuffer.capacity() < size) {
+            scanBuffer = ByteBuffer.allocate(Math.max(size, 64 * 1024));
+        }
+        scanBuffer.clear().limit(size);
+        try {
+            file.readInto(scanBuffer, 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + size + " bytes of " + key + " from offset " + offset, e);
+        }
+        MemoryRecords memory = MemoryRecords.readableRecords(scanBuffer);
+        if (memory.sizeInBytes() > 0 && !memory.batches().iterator().hasNext()) {
+            return records; // a first batch larger than the read: walk the file slice instead
+        }
+        return memory;
     }
 
     /**

@@ -51,6 +51,17 @@ final class InMemoryShareLog implements ShareLog {
         endOffset += colors.length;
     }
 
+    /** Appends one batch of one record with JMS property {@code color} and a value of {@code valueBytes} bytes. */
+    synchronized void appendLarge(String color, int valueBytes) {
+        ByteBuffer buffer = ByteBuffer.allocate(valueBytes + 512);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(buffer, Compression.NONE, TimestampType.CREATE_TIME,
+                endOffset);
+        builder.append(0L, null, new byte[valueBytes], new Header[] {new RecordHeader(
+                JmsHeaders.propertyKey("color"), TypedValueCodec.encodeProperty(color))});
+        batches.add(builder.build());
+        endOffset += 1;
+    }
+
     void setDeadLetterTopic(String topic) {
         deadLetterTopic = topic;
     }

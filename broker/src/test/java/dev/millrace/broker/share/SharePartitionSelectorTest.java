@@ -3,16 +3,22 @@ package dev.millrace.broker.share;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.protocol.selector.Selector;
@@ -272,5 +278,61 @@ class SharePartitionSelectorTest {
 
         assertThat(red.recordCount()).isGreaterThan(4);
         assertThat(red.records().sizeInBytes()).isLessThanOrEqualTo(oneBatch + oneBatch / 4);
+    }
+
+    @Test
+    void aSelectiveScanOfAFileLogReadsItInChunksAndStillPassesABatchLargerThanAChunk(@TempDir Path dir)
+            throws Exception {
+        // the same records as the in-memory log's, in a file: blue ones, one record larger than a scan read, red ones
+        log.appendColors("blue", "blue", "red");
+        log.appendLarge("blue", SharePartition.SELECTIVE_READ_BYTES + 1000);
+        for (int i = 0; i < 50; i++) {
+            log.appendColors("blue", "red", "blue");
+        }
+        try (FileRecords file = FileRecords.open(dir.resolve("00.log").toFile())) {
+            file.append((MemoryRecords) log.read(0, Integer.MAX_VALUE));
+            ShareLog onFile = new ShareLog() {
+                @Override
+                public long logStartOffset() {
+                    return 0;
+                }
+
+                @Override
+                public long highWatermark() {
+                    return log.highWatermark();
+                }
+
+                @Override
+                public Records read(long offset, int maxBytes) {
+                    int position = 0;
+                    int first = 0;
+                    for (RecordBatch batch : file.batches()) {
+                        if (batch.lastOffset() >= offset) {
+                            first = batch.sizeInBytes();
+                            break;
+                        }
+                        position += batch.sizeInBytes();
+                    }
+                    return file.slice(position, Math.max(maxBytes, first)); // at least one whole batch
+                }
+
+                @Override
+                public java.util.Optional<String> deadLetterTopic() {
+                    return java.util.Optional.empty();
+                }
+            };
+            SharePartition partition = new SharePartition(KEY, onFile, ShareGroupConfig.defaults(), timer, clock,
+                    listener, 0);
+
+            AcquireResult red = partition.acquire("r", RED, 1000, 1 << 20);
+            AcquireResult more = partition.acquire("r", RED, 1000, 1 << 20);
+
+            List<Long> offsets = new ArrayList<>();
+            red.acquired().forEach(b -> offsets.add(b.firstOffset()));
+            more.acquired().forEach(b -> offsets.add(b.firstOffset()));
+            assertThat(offsets).as("every red one, past the large blue record").hasSize(51)
+                    .contains(2L, 5L, 152L);
+            assertThat(values(red)).startsWith("v2");
+        }
     }
 }
