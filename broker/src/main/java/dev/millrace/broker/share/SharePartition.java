@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.FileRecords;
@@ -73,7 +75,10 @@ import dev.millrace.protocol.selector.Selector;
  * again below it, by a release, a lock expiry or a transaction abort, lowers it; one waiting out a redelivery backoff
  * holds it back); one acquisition reads at most {@code SELECTIVE_READS_PER_FETCH} times a fetch's bytes; and the
  * response carries only the acquired records, each batch cut down to them ({@link BatchSubset}), so the records
- * passed over never cross the network and a fetch's bytes are filled with matches. A subscription selector ({@link
+ * passed over never cross the network and a fetch's bytes are filled with matches. After a selective acquisition
+ * the member's next scan starts at once on the manager's lookahead thread ({@link SelectiveLookahead}), off the
+ * monitor, while the consumer processes what it got; its next fetch waits for that scan (up to {@code
+ * LOOKAHEAD_WAIT_MS}) and takes its matches if the cursor has not moved, else scans for itself. A subscription selector ({@link
  * MemberFilter#archiveUnmatched()}, JMS
  * shared subscriptions) archives the records it does not match instead, so nothing piles up at the head.
  *
@@ -87,6 +92,10 @@ public final class SharePartition {
     static final int SELECTIVE_READS_PER_FETCH = 16;
     /** Bytes of the log one read of a selective scan takes in (at most the fetch's). */
     static final int SELECTIVE_READ_BYTES = 1 << 20;
+    /** Most bytes of matches a {@link SelectiveLookahead} keeps for its member's next fetch. */
+    static final int LOOKAHEAD_MAX_BYTES = 4 << 20;
+    /** How long a selective fetch waits for its member's lookahead still scanning before it scans for itself. */
+    static final long LOOKAHEAD_WAIT_MS = 200;
 
     private final SharePartitionKey key;
     private final ShareLog log;
@@ -109,6 +118,9 @@ public final class SharePartition {
      * available again (release, lock expiry, abort); cleared when the state is replaced.
      */
     private final Map<Selector, Long> unmatchedBelow = new java.util.WeakHashMap<>();
+    /** Per selector (as above): its next scan, run ahead of its member's next fetch; see {@link SelectiveLookahead}. */
+    private final Map<Selector, SelectiveLookahead> lookaheads = new java.util.WeakHashMap<>();
+    private final Executor lookaheadExecutor;
     /** Set by {@link #firstAcquirable}; read right after, under the monitor. */
     private long headWaiting = Long.MAX_VALUE;
     private long snapshotVersion;
@@ -119,6 +131,16 @@ public final class SharePartition {
      */
     public SharePartition(SharePartitionKey key, ShareLog log, ShareGroupConfig config, Timer timer, Time time,
                           SharePartitionListener listener, long startOffset) {
+        this(key, log, config, timer, time, listener, startOffset, null);
+    }
+
+    /**
+     * As the other constructor, with {@code lookaheadExecutor} to run selective members' next scans ahead of their
+     * fetches ({@link SelectiveLookahead}); null for none (each fetch scans for itself).
+     */
+    public SharePartition(SharePartitionKey key, ShareLog log, ShareGroupConfig config, Timer timer, Time time,
+                          SharePartitionListener listener, long startOffset, Executor lookaheadExecutor) {
+        this.lookaheadExecutor = lookaheadExecutor;
         this.key = Objects.requireNonNull(key, "key");
         this.log = Objects.requireNonNull(log, "log");
         this.config = Objects.requireNonNull(config, "config");
@@ -159,6 +181,15 @@ public final class SharePartition {
      * archived when the filter says so. See the class comment for how far a selective acquisition looks.
      */
     public AcquireResult acquire(String memberId, MemberFilter filter, int maxRecords, int maxBytes) {
+        if (filter != null) {
+            SelectiveLookahead ahead;
+            synchronized (this) {
+                ahead = lookaheads.get(filter.selector());
+            }
+            if (ahead != null) {
+                ahead.awaitDone(LOOKAHEAD_WAIT_MS); // off the monitor: it is scanning what this fetch would scan
+            }
+        }
         Events events = new Events();
         AcquireResult result;
         synchronized (this) {
@@ -286,6 +317,8 @@ public final class SharePartition {
     public synchronized void restore(SharePartitionSnapshot snapshot) {
         inFlight.clear();
         unmatchedBelow.clear();
+        lookaheads.values().forEach(SelectiveLookahead::cancel);
+        lookaheads.clear();
         snapshotVersion = Math.max(snapshotVersion, snapshot.version());
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
@@ -317,6 +350,8 @@ public final class SharePartition {
             }
             inFlight.clear();
             unmatchedBelow.clear();
+        lookaheads.values().forEach(SelectiveLookahead::cancel);
+        lookaheads.clear();
             startOffset = Math.max(offset, log.logStartOffset());
             endOffset = startOffset;
             nextAcquisitionId++;
@@ -349,9 +384,21 @@ public final class SharePartition {
         // a selector that keeps unmatched records available skips what it already found unmatched
         boolean cursor = selective && !filter.archiveUnmatched();
         if (cursor) {
-            first = Math.max(first, unmatchedBelow.getOrDefault(filter.selector(), first));
+            Long below = unmatchedBelow.get(filter.selector());
+            first = Math.max(first, below == null ? first : below);
             if (first >= limitEnd) {
                 return AcquireResult.EMPTY;
+            }
+            SelectiveLookahead ahead = lookaheads.remove(filter.selector());
+            if (ahead != null) {
+                ahead.cancel();
+                // usable when done, the cursor has not moved since (every available record below it unmatched) and
+                // it has a full fetch's worth or reached today's end (else records appended since would wait)
+                if (ahead.done() && below != null && below == ahead.from() && ahead.scannedTo() > ahead.from()
+                        && (ahead.full() || ahead.scannedTo() >= limitEnd)) {
+                    return acquireAhead(memberId, filter, ahead, maxRecords, maxBytes, now, waitingBeforeFirst(),
+                            events);
+                }
             }
         }
         long scannedTo = first;
@@ -466,6 +513,9 @@ public final class SharePartition {
         }
         events.changed = true;
         timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
+        if (cursor) {
+            scheduleLookahead(filter, maxRecords, maxBytes);
+        }
         if (selective) {
             // only the acquired records go out, not the unmatched ones scanned past
             ByteBuffer response = ByteBuffer.allocate(selectedBytes);
@@ -473,6 +523,131 @@ public final class SharePartition {
             return new AcquireResult(MemoryRecords.readableRecords(response.flip()), ranges(acquired));
         }
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
+    }
+
+    private long waitingBeforeFirst() {
+        return headWaiting;
+    }
+
+    /**
+     * Starts the next scan of a selective member that keeps a cursor, from the cursor, unless its selector reads
+     * JMSXDeliveryCount or there is nothing below the window's end to scan. Under the monitor.
+     */
+    private void scheduleLookahead(MemberFilter filter, int maxRecords, int maxBytes) {
+        Selector selector = filter.selector();
+        if (lookaheadExecutor == null || selector.identifiers().contains("JMSXDeliveryCount")) {
+            return;
+        }
+        long from = unmatchedBelow.getOrDefault(selector, startOffset);
+        long limit = Math.min(log.highWatermark(), startOffset + config.selectiveWindowRecords());
+        if (from >= limit) {
+            return;
+        }
+        SelectiveLookahead ahead = new SelectiveLookahead(log, selector, from, limit, maxRecords,
+                Math.min(maxBytes, LOOKAHEAD_MAX_BYTES));
+        lookaheads.put(selector, ahead);
+        try {
+            lookaheadExecutor.execute(ahead);
+        } catch (RejectedExecutionException e) {
+            lookaheads.remove(selector); // shutting down: fetches scan for themselves
+        }
+    }
+
+    /**
+     * A selective acquisition from what {@code ahead} found (see {@link SelectiveLookahead}): its matches are acquired
+     * in offset order if acquirable now, its skipped offsets archived, the records it passed over left available
+     * without entries, as a scan would have; then the next lookahead starts. Under the monitor.
+     */
+    private AcquireResult acquireAhead(String memberId, MemberFilter filter, SelectiveLookahead ahead, int maxRecords,
+                                       int maxBytes, long now, long firstWaiting, Events events) {
+        long acquisitionId = nextAcquisitionId++;
+        List<Long> acquired = new ArrayList<>();
+        List<ByteBuffer> pieces = new ArrayList<>();
+        int bytes = 0;
+        long stopAt = ahead.scannedTo();
+        long lastEntry = inFlight.isEmpty() ? -1 : inFlight.lastKey();
+        SelectiveLookahead.Cut cut = null;
+        List<Long> cutAcquired = new ArrayList<>();
+        for (SelectiveLookahead.Found found : ahead.found()) {
+            long offset = found.offset();
+            if (acquired.size() >= maxRecords || bytes >= maxBytes) {
+                stopAt = offset;
+                break;
+            }
+            if (found.cut() != null && found.cut() != cut) {
+                bytes += addCut(cut, cutAcquired, pieces);
+                cut = found.cut();
+                cutAcquired.clear();
+            }
+            if (offset < startOffset) {
+                continue;
+            }
+            if (offset >= endOffset) {
+                endOffset = offset + 1; // offsets passed over below it: unmatched records, available without entries
+                if (found.cut() == null) {
+                    inFlight.put(offset, new InFlightRecord(RecordState.ARCHIVED, 0));
+                    continue;
+                }
+            } else if (found.cut() == null) {
+                continue; // an earlier scan archived it
+            }
+            InFlightRecord state = offset > lastEntry ? null : inFlight.get(offset);
+            if (state != null && !state.isAcquirable(now)) {
+                if (state.state == RecordState.AVAILABLE) {
+                    firstWaiting = Math.min(firstWaiting, offset);
+                }
+                continue;
+            }
+            if (state == null) {
+                state = new InFlightRecord(RecordState.AVAILABLE, 0);
+                inFlight.put(offset, state);
+            }
+            state.state = RecordState.ACQUIRED;
+            state.deliveryCount++;
+            state.memberId = memberId;
+            state.acquisitionId = acquisitionId;
+            state.lockExpiresAtMs = now + config.recordLockDurationMs();
+            acquired.add(offset);
+            cutAcquired.add(offset);
+        }
+        addCut(cut, cutAcquired, pieces);
+        endOffset = Math.max(endOffset, stopAt);
+        unmatchedBelow.put(filter.selector(), Math.min(stopAt, firstWaiting));
+        maybeAdvanceStart(events);
+        if (acquired.isEmpty()) {
+            return AcquireResult.EMPTY;
+        }
+        events.changed = true;
+        timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
+        scheduleLookahead(filter, maxRecords, maxBytes);
+        int size = 0;
+        for (ByteBuffer piece : pieces) {
+            size += piece.remaining();
+        }
+        ByteBuffer response = ByteBuffer.allocate(size);
+        pieces.forEach(response::put);
+        return new AcquireResult(MemoryRecords.readableRecords(response.flip()), ranges(acquired));
+    }
+
+    /** Adds {@code cut}, or the part of it holding {@code acquired}; returns the bytes added. */
+    private static int addCut(SelectiveLookahead.Cut cut, List<Long> acquired, List<ByteBuffer> pieces) {
+        if (cut == null || acquired.isEmpty()) {
+            return 0;
+        }
+        ByteBuffer bytes = cut.bytes();
+        RecordBatch batch = MemoryRecords.readableRecords(bytes.duplicate()).batches().iterator().next();
+        Integer count = batch.countOrNull();
+        if (count == null || acquired.size() < count) {
+            List<Record> kept = new ArrayList<>();
+            for (Record r : batch) {
+                if (acquired.contains(r.offset())) {
+                    kept.add(r);
+                }
+            }
+            bytes = BatchSubset.of(batch, kept, false);
+        }
+        pieces.add(bytes);
+        return bytes.remaining();
     }
 
     /**

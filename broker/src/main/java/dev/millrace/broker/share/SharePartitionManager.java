@@ -5,6 +5,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -35,6 +38,16 @@ public final class SharePartitionManager {
     private final ShareStateStore store;
     private final Map<Key, SharePartition> partitions = new ConcurrentHashMap<>();
     private volatile ShareGroupConfigs groupConfigs;
+    /**
+     * Runs selective members' scans ahead of their next fetches ({@link SelectiveLookahead}) for every
+     * share-partition here: one daemon thread, started when there is work and ended after 10 s without.
+     */
+    private final ThreadPoolExecutor lookaheads = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "millrace-share-lookahead");
+                t.setDaemon(true);
+                return t;
+            });
 
     public SharePartitionManager(ShareGroupConfig config, ShareTopics topics, Timer timer, Time time,
                                  SharePartitionListener listener, ShareStateStore store) {
@@ -102,7 +115,7 @@ public final class SharePartitionManager {
         ShareLog view = new IsolatedShareLog(log, () -> perGroup != null && perGroup.readCommitted(groupId));
         ShareGroupConfig effective = perGroup != null ? perGroup.effective(groupId) : config;
         SharePartition partition = new SharePartition(key, view, effective, timer, time, listener,
-                persisted.map(SharePartitionSnapshot::startOffset).orElse(start));
+                persisted.map(SharePartitionSnapshot::startOffset).orElse(start), lookaheads);
         persisted.ifPresent(partition::restore);
         return partition;
     }

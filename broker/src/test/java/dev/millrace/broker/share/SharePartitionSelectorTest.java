@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -29,12 +30,12 @@ class SharePartitionSelectorTest {
 
     private static final SharePartitionKey KEY = new SharePartitionKey("g", Uuid.randomUuid(),
             new TopicPartition("queue", 0));
-    private static final MemberFilter RED = filter("color = 'red'");
-    private static final MemberFilter BLUE = filter("color = 'blue'");
+    static final MemberFilter RED = filter("color = 'red'");
+    static final MemberFilter BLUE = filter("color = 'blue'");
 
     private final ManualClock clock = new ManualClock();
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
-    private final InMemoryShareLog log = new InMemoryShareLog();
+    final InMemoryShareLog log = new InMemoryShareLog();
     private final SharePartitionListener listener = new SharePartitionListener() {
         @Override
         public void onRecordsAvailable(SharePartitionKey key) {
@@ -50,16 +51,29 @@ class SharePartitionSelectorTest {
         timer.close();
     }
 
-    private SharePartition partition(ShareGroupConfig config) {
-        return new SharePartition(KEY, log, config, timer, clock, listener, 0);
+    SharePartition partition(ShareGroupConfig config) {
+        return new SharePartition(KEY, log, config, timer, clock, listener, 0, lookahead());
+    }
+
+    /** How selective members' next scans run ahead; none here, see {@link SharePartitionSelectorLookaheadTest}. */
+    Executor lookahead() {
+        return null;
     }
 
     private static MemberFilter filter(String selector) {
         return new MemberFilter(Selector.compile(selector), false);
     }
 
-    private static AcknowledgementBatch ack(long first, long last, AcknowledgeType type) {
+    static AcknowledgementBatch ack(long first, long last, AcknowledgeType type) {
         return new AcknowledgementBatch(first, last, new byte[] {type.id()});
+    }
+
+    static List<Long> offsetsOf(AcquireResult result) {
+        List<Long> offsets = new ArrayList<>();
+        for (Record record : result.records().records()) {
+            offsets.add(record.offset());
+        }
+        return offsets;
     }
 
     private static List<String> values(AcquireResult result) {
@@ -322,7 +336,7 @@ class SharePartitionSelectorTest {
                 }
             };
             SharePartition partition = new SharePartition(KEY, onFile, ShareGroupConfig.defaults(), timer, clock,
-                    listener, 0);
+                    listener, 0, lookahead());
 
             AcquireResult red = partition.acquire("r", RED, 1000, 1 << 20);
             AcquireResult more = partition.acquire("r", RED, 1000, 1 << 20);
