@@ -4,8 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.kafka.common.record.internal.FileRecords;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
@@ -138,29 +136,13 @@ final class SelectiveLookahead implements Runnable {
     private void scan() {
         SelectorMatcher matcher = new SelectorMatcher();
         BatchCursor cursor = new BatchCursor();
-        ByteBuffer buffer = null;
+        ScanReader reader = new ScanReader();
         List<Record> kept = new ArrayList<>();
         int matches = 0;
         int bytes = 0;
         long next = from;
         for (int reads = 0; reads < SharePartition.SELECTIVE_READS_PER_FETCH && next < limit; reads++) {
-            Records records = log.read(next, SharePartition.SELECTIVE_READ_BYTES);
-            if (records instanceof FileRecords file) {
-                int size = Math.min(file.sizeInBytes(), SharePartition.SELECTIVE_READ_BYTES);
-                if (buffer == null || buffer.capacity() < size) {
-                    buffer = ByteBuffer.allocate(Math.max(size, 64 * 1024));
-                }
-                buffer.clear().limit(size);
-                try {
-                    file.readInto(buffer, 0);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-                MemoryRecords memory = MemoryRecords.readableRecords(buffer);
-                if (memory.batches().iterator().hasNext()) {
-                    records = memory;
-                }
-            }
+            Records records = reader.read(log, next, SharePartition.SELECTIVE_READ_BYTES);
             boolean any = false;
             for (RecordBatch batch : records.batches()) {
                 if (cancelled) {

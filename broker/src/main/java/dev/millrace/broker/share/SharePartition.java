@@ -1,7 +1,5 @@
 package dev.millrace.broker.share;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +11,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -107,8 +104,7 @@ public final class SharePartition {
     private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
     private final SelectorMatcher matcher = new SelectorMatcher();
     private final BatchCursor batchCursor = new BatchCursor();
-    /** The log bytes a selective scan reads at once ({@link #readIntoMemory}); allocated at the first. */
-    private ByteBuffer scanBuffer;
+    private final ScanReader scanReader = new ScanReader();
     private long startOffset;
     private long endOffset;
     private long nextAcquisitionId = 1;
@@ -413,7 +409,7 @@ public final class SharePartition {
         Records records;
         int sliceEnd;
         while (true) {
-            records = selective ? readIntoMemory(first, Math.min(maxBytes, SELECTIVE_READ_BYTES))
+            records = selective ? scanReader.read(log, first, Math.min(maxBytes, SELECTIVE_READ_BYTES))
                     : log.read(first, maxBytes);
             sliceEnd = 0;
             int position = 0;
@@ -648,33 +644,6 @@ public final class SharePartition {
         }
         pieces.add(bytes);
         return bytes.remaining();
-    }
-
-    /**
-     * Up to {@code maxBytes} of the log from {@code offset}, read into a buffer this partition reuses with one read
-     * (a file slice would be read batch by batch, two reads each, when a selective scan walks it); the last batch
-     * may be left out when it does not fit whole. Valid until the next call. Under the monitor.
-     */
-    private Records readIntoMemory(long offset, int maxBytes) {
-        Records records = log.read(offset, maxBytes);
-        if (!(records instanceof FileRecords file)) {
-            return records;
-        }
-        int size = Math.min(file.sizeInBytes(), maxBytes);
-        if (scanBuffer == null || scanBuffer.capacity() < size) {
-            scanBuffer = ByteBuffer.allocate(Math.max(size, 64 * 1024));
-        }
-        scanBuffer.clear().limit(size);
-        try {
-            file.readInto(scanBuffer, 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading " + size + " bytes of " + key + " from offset " + offset, e);
-        }
-        MemoryRecords memory = MemoryRecords.readableRecords(scanBuffer);
-        if (memory.sizeInBytes() > 0 && !memory.batches().iterator().hasNext()) {
-            return records; // a first batch larger than the read: walk the file slice instead
-        }
-        return memory;
     }
 
     /**
