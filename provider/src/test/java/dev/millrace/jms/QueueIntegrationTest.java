@@ -232,6 +232,27 @@ class QueueIntegrationTest {
     }
 
     @Test
+    void anAutoAcknowledgedMessageLeavesTheQueueWhileTheRestOfItsFetchIsStillUnconsumed() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session producer = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue q = producer.createQueue("q.auto.ack.prompt");
+            send(producer, q, "a", "b", "c", "d");
+            Session auto = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = auto.createConsumer(q);
+            c.start();
+            assertThat(text(consumer.receive(10_000))).isEqualTo("a");
+            // b, c and d were fetched with a and are not consumed: a's acceptance must not wait for them
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            List<String> onQueue = browse(producer, q);
+            while (onQueue.contains("a") && System.nanoTime() < deadline) {
+                onQueue = browse(producer, q);
+            }
+            assertThat(onQueue).containsExactly("b", "c", "d");
+            consumer.close();
+        }
+    }
+
+    @Test
     void aBrowserWithASelectorShowsOnlyWhatItSelects() throws Exception {
         try (Connection c = broker.factory().createConnection()) {
             Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);

@@ -176,7 +176,7 @@ public abstract class RecordFetcher implements AutoCloseable {
                     break;
                 }
                 if (!buffer.isEmpty() || !readyToPoll() || failure != null) {
-                    command = commands.poll(100, TimeUnit.MILLISECONDS);
+                    command = commands.poll(Math.max(1, Math.min(100, idleWaitMs())), TimeUnit.MILLISECONDS);
                     if (command != null) {
                         command.run();
                     }
@@ -231,6 +231,14 @@ public abstract class RecordFetcher implements AutoCloseable {
     /** The failure of the last poll, if it failed; the fetcher stops polling after one. */
     public Throwable failure() {
         return failure;
+    }
+
+    /**
+     * How long the fetcher thread may wait for a command while it does not poll, before it runs
+     * {@link #afterCommands} again (at most 100 ms). Fetcher thread.
+     */
+    protected long idleWaitMs() {
+        return 100;
     }
 
     /** Called on the fetcher thread after each run of queued commands, before a poll. */

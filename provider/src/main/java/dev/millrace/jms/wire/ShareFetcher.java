@@ -35,6 +35,12 @@ import jakarta.jms.JMSException;
  */
 public final class ShareFetcher extends RecordFetcher {
 
+    /**
+     * How long an AUTO_ACKNOWLEDGE acceptance may wait for the rest of its poll to be settled, so that it goes with
+     * the next ShareFetch rather than in a commit of its own.
+     */
+    static final long ACCEPT_DELAY_MS = 5;
+
     private final KafkaShareConsumer<byte[], byte[]> consumer;
     private final String topic;
     private final String clientId;
@@ -46,6 +52,8 @@ public final class ShareFetcher extends RecordFetcher {
     private boolean uncommitted;
     /** Whether those acceptances should go at once (AUTO_ACKNOWLEDGE). Fetcher thread. */
     private boolean flushWanted;
+    /** When the oldest acceptance not yet sent was made ({@link System#nanoTime}). Fetcher thread. */
+    private long oldestUnsentNanos;
 
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
             throws JMSException {
@@ -117,11 +125,11 @@ public final class ShareFetcher extends RecordFetcher {
     }
 
     /**
-     * Accepts the records without waiting. The fetcher thread sends the acceptances: {@code sendNow}
-     * (AUTO_ACKNOWLEDGE) as soon as it is free, in one synchronous commit with those that came meanwhile, while records
-     * of the last poll are still unsettled; once every record of the last poll is settled (and always for
-     * DUPS_OK_ACKNOWLEDGE) they go with the next poll's ShareFetch, which the broker applies before it acquires
-     * anything, so the last acceptances of a prefetch cost no round trip of their own. Acknowledgements are never
+     * Accepts the records without waiting. The fetcher thread sends the acceptances with the next poll's ShareFetch
+     * (which the broker applies before it acquires anything) once every record of the last poll is settled, so they
+     * cost no round trip of their own; {@code sendNow} (AUTO_ACKNOWLEDGE) acceptances do not wait for that longer than
+     * {@value #ACCEPT_DELAY_MS} ms and then go in one synchronous commit with those that came meanwhile (an
+     * application still holding prefetched records); DUPS_OK_ACKNOWLEDGE's wait for the poll. Acknowledgements are never
      * sent concurrently with each other or with a poll. A consumer that dies before the broker has them gets the
      * records again, with a raised delivery count.
      */
@@ -130,6 +138,9 @@ public final class ShareFetcher extends RecordFetcher {
             for (Delivery d : deliveries) {
                 if (unsettled.remove(d.record)) {
                     consumer.acknowledge(d.record, AcknowledgeType.ACCEPT);
+                    if (!uncommitted) {
+                        oldestUnsentNanos = System.nanoTime();
+                    }
                     uncommitted = true;
                     flushWanted |= sendNow;
                 }
@@ -139,11 +150,23 @@ public final class ShareFetcher extends RecordFetcher {
 
     @Override
     protected void afterCommands() {
-        if (uncommitted && flushWanted && !unsettled.isEmpty()) {
+        if (uncommitted && flushWanted && !unsettled.isEmpty() && idleWaitMs() <= 0) {
             uncommitted = false;
             flushWanted = false;
             awake(consumer::commitSync); // per-partition errors: the broker redelivers on lock expiry
         }
+    }
+
+    /**
+     * Until the oldest AUTO_ACKNOWLEDGE acceptance not yet sent is {@value #ACCEPT_DELAY_MS} ms old: within that time
+     * the rest of the poll is usually settled too, and its acceptances then go with the next ShareFetch.
+     */
+    @Override
+    protected long idleWaitMs() {
+        if (!uncommitted || !flushWanted) {
+            return 100;
+        }
+        return ACCEPT_DELAY_MS - (System.nanoTime() - oldestUnsentNanos) / 1_000_000;
     }
 
     @Override
