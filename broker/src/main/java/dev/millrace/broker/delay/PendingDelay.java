@@ -19,6 +19,8 @@ final class PendingDelay {
     final long dueMs;
     final String targetTopic;
     final int targetPartition;
+    /** The delayed record's size in the log (what a round counts against its byte bound). */
+    final int sizeInBytes;
     /** Set on the service thread, re-set by the timer thread when a firing comes early. */
     volatile TimerTask task;
     /** The record's content when cached (else null and re-read from the log when due). */
@@ -28,11 +30,12 @@ final class PendingDelay {
     record Copy(long timestamp, byte[] key, byte[] value, org.apache.kafka.common.header.Header[] headers, int bytes) {
     }
 
-    PendingDelay(long offset, long dueMs, String targetTopic, int targetPartition) {
+    PendingDelay(long offset, long dueMs, String targetTopic, int targetPartition, int sizeInBytes) {
         this.offset = offset;
         this.dueMs = dueMs;
         this.targetTopic = targetTopic;
         this.targetPartition = targetPartition;
+        this.sizeInBytes = sizeInBytes;
     }
 
     @Override
