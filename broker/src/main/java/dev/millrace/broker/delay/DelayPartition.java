@@ -50,9 +50,6 @@ final class DelayPartition {
         PendingDelay pending = byOffset.remove(offset);
         if (pending != null) {
             byDue.remove(pending);
-            if (pending.task != null) {
-                pending.task.cancel();
-            }
         }
         return pending;
     }

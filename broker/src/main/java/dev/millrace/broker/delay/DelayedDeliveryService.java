@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.InvalidRecordException;
@@ -48,13 +47,16 @@ import dev.millrace.protocol.delay.DelayedDelivery;
 
 /**
  * Durable delayed delivery (record format in {@link DelayedDelivery}): producers write records to
- * the internal topic {@value DelayedDelivery#TOPIC}; this service indexes each pending one in the
- * broker's timing wheel and, when it is due, appends a copy to its target.
+ * the internal topic {@value DelayedDelivery#TOPIC}; this service indexes each pending one in memory
+ * and, when it is due, appends a copy to its target.
  *
  * <p><b>Delivery rounds.</b> A round delivers everything due at that moment over all delay
  * partitions and all targets, earliest due first, up to {@value #MAX_RECORDS_PER_ROUND} records and
  * {@value #MAX_BYTES_PER_ROUND} bytes ({@link DueDelays}); what is left, and what fell due while the
- * round ran, goes in the next round straight away. A round is one broker transaction under the
+ * round ran, goes in the next round; a round starts no sooner than {@value #ROUND_INTERVAL_MS} ms
+ * after the previous one started unless it is full, so under load a round carries what fell due
+ * over that interval instead of each record paying for a transaction of its own (a delivery is
+ * never earlier for it, at most that much later). A round is one broker transaction under the
  * service's transactional id {@value #TRANSACTIONAL_ID}:
  * <pre>
  *   AddPartitions(targets of the copies + delay partitions with due records)
@@ -86,10 +88,11 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  *
  * <p><b>Timing.</b> Records are read once they are below the partition's last stable offset (a
  * delayed record sent in a transaction waits for its commit); appends coalesce: while a scan of a
- * partition waits in the service's queue, further appends queue none. Each pending record is a task
- * in the timing wheel; when one fires the service delivers every record that is due by the broker's
- * clock, never one whose due time has not come. Firings coalesce: while a delivery task waits in
- * the service's queue, further firings add none. Pending records keep a copy of their content within
+ * partition waits in the service's queue, further appends queue none. The service keeps a single
+ * task in the broker's timing wheel, a wake-up at the earliest pending due time (or at the end of
+ * the pacing interval), moved earlier when a scan finds an earlier record; when it fires the
+ * service delivers every record that is due by the broker's clock, never one whose due time has
+ * not come, and sets the next wake-up. Pending records keep a copy of their content within
  * {@code delay.cache.bytes}, so a round usually reads nothing.
  *
  * <p>Targets: the header's partition, else murmur2 of the key as Kafka's default partitioner, else
@@ -109,6 +112,8 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private static final String LEGACY_TRANSACTIONAL_ID_PREFIX = "__millrace-delay-";
     private static final int MAX_RECORDS_PER_ROUND = 2_000;
     private static final long MAX_BYTES_PER_ROUND = 4L << 20;
+    /** A round starts at least this long after the previous one started, unless it is full. */
+    static final long ROUND_INTERVAL_MS = 5;
     private static final long RETRY_MS = 1_000;
     private static final long CHECKPOINT_INTERVAL_MS = 1_000;
 
@@ -131,12 +136,15 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private final ExecutorService checkpointer;
     private final DelayPartition[] partitions;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    /** Set while a delivery task waits in the service's queue (timer firings of all partitions coalesce). */
-    private final AtomicBoolean deliveryQueued = new AtomicBoolean();
     private long producerId = -1;
     private short epoch = -1;
     /** Set after a failed round until its retry task runs: deliveries wait for it. Service thread only. */
     private boolean backingOff;
+    /** When the last round started, on the monotonic clock. Service thread only. */
+    private long lastRoundStartNanos = Long.MIN_VALUE / 2;
+    /** The one timer task that wakes the service for the next delivery, and when (wall clock). Service thread only. */
+    private TimerTask wakeup;
+    private long wakeupAtMs = Long.MAX_VALUE;
     /** Bytes of record copies held by pending delays; confined to the service thread. */
     private long cachedBytes;
     private volatile boolean closed;
@@ -188,12 +196,10 @@ public final class DelayedDeliveryService implements AutoCloseable {
         closed = true;
         try {
             executor.submit(() -> {
+                if (wakeup != null) {
+                    wakeup.cancel();
+                }
                 for (DelayPartition p : partitions) {
-                    for (PendingDelay pending : p.all()) {
-                        if (pending.task != null) {
-                            pending.task.cancel();
-                        }
-                    }
                     writeCheckpoint(p);
                 }
             }).get(10, TimeUnit.SECONDS);
@@ -379,6 +385,10 @@ public final class DelayedDeliveryService implements AutoCloseable {
             }
         }
         p.scanOffset = next;
+        PendingDelay earliest = p.earliest();
+        if (earliest != null) {
+            wakeUpAt(earliest.dueMs);
+        }
     }
 
     private static byte[] bytes(ByteBuffer buffer) {
@@ -414,34 +424,38 @@ public final class DelayedDeliveryService implements AutoCloseable {
                         deliveredHeadersWithoutTime(record), bytes);
                 cachedBytes += bytes;
             }
-            schedule(p, pending, pending.dueMs - time.milliseconds());
         }
     }
 
-    private void schedule(DelayPartition p, PendingDelay pending, long delayMs) {
-        if (closed) {
+    /**
+     * Makes the service deliver at {@code atMs} (wall clock) unless a wake-up at or before it is
+     * already set: one timer task for the whole service, whatever the number of pending delays.
+     */
+    private void wakeUpAt(long atMs) {
+        if (closed || wakeup != null && wakeupAtMs <= atMs) {
             return;
         }
-        pending.task = new TimerTask(Math.max(0, delayMs)) {
+        if (wakeup != null) {
+            wakeup.cancel();
+        }
+        wakeupAtMs = atMs;
+        wakeup = new TimerTask(Math.max(0, atMs - time.milliseconds())) {
             @Override
             public void run() {
-                // The timing wheel may fire up to a tick early, and it runs on the monotonic clock while due times
-                // are wall-clock times: a firing before the due time by the service's clock re-arms for the rest,
-                // or the delivery it queues would find nothing due and the record would wait for another firing.
-                long left = pending.dueMs - time.milliseconds();
-                if (left > 0) {
-                    schedule(p, pending, left);
-                    return;
-                }
-                if (deliveryQueued.compareAndSet(false, true)) {
-                    DelayedDeliveryService.this.run(() -> {
-                        deliveryQueued.set(false);
-                        deliverDue();
-                    });
-                }
+                TimerTask fired = this;
+                DelayedDeliveryService.this.run(() -> onWakeup(fired));
             }
         };
-        timer.add(pending.task);
+        timer.add(wakeup);
+    }
+
+    private void onWakeup(TimerTask fired) {
+        if (fired != wakeup) {
+            return; // replaced by an earlier wake-up after it had fired
+        }
+        wakeup = null;
+        wakeupAtMs = Long.MAX_VALUE;
+        deliverDue();
     }
 
     /**
@@ -454,8 +468,22 @@ public final class DelayedDeliveryService implements AutoCloseable {
             Map<DelayPartition, List<PendingDelay>> due = DueDelays.select(partitions, time.milliseconds(),
                     MAX_RECORDS_PER_ROUND, MAX_BYTES_PER_ROUND);
             if (due.isEmpty()) {
+                // The timing wheel may fire up to a tick early, and it runs on the monotonic clock while due times
+                // are wall-clock times: a wake-up before the earliest due time by the service's clock re-arms.
+                PendingDelay earliest = earliestPending();
+                if (earliest != null) {
+                    wakeUpAt(earliest.dueMs);
+                }
                 return;
             }
+            long sinceLastRoundNanos = time.nanoseconds() - lastRoundStartNanos;
+            long intervalNanos = TimeUnit.MILLISECONDS.toNanos(ROUND_INTERVAL_MS);
+            if (sinceLastRoundNanos < intervalNanos && !isFull(due)) {
+                wakeUpAt(time.milliseconds()
+                        + TimeUnit.NANOSECONDS.toMillis(intervalNanos - sinceLastRoundNanos + 999_999));
+                return;
+            }
+            lastRoundStartNanos = time.nanoseconds();
             if (!deliverRound(due)) {
                 backingOff = true;
                 TimerTask retry = new TimerTask(RETRY_MS) {
@@ -477,6 +505,25 @@ public final class DelayedDeliveryService implements AutoCloseable {
                 maybeCheckpoint(p);
             }
         }
+    }
+
+    private PendingDelay earliestPending() {
+        PendingDelay earliest = null;
+        for (DelayPartition p : partitions) {
+            PendingDelay e = p.earliest();
+            if (e != null && (earliest == null || PendingDelay.BY_DUE.compare(e, earliest) < 0)) {
+                earliest = e;
+            }
+        }
+        return earliest;
+    }
+
+    private static boolean isFull(Map<DelayPartition, List<PendingDelay>> due) {
+        int records = 0;
+        for (List<PendingDelay> list : due.values()) {
+            records += list.size();
+        }
+        return records >= MAX_RECORDS_PER_ROUND;
     }
 
     /**

@@ -226,6 +226,32 @@ class DelayedDeliveryServiceTest {
     }
 
     @Test
+    void shouldStartTheNextRoundOnlyAfterTheIntervalWhenRecordsFallDueJustAfterARound() throws Exception {
+        long now = clock.milliseconds();
+        int timerTasks = timer.size();
+        delay(D0, A0, "first", now + 100);
+        delay(D1, A1, "second", now + 101);
+        delay(D0, B0, "third", now + 103);
+        assertThat(service.pendingCount()).isEqualTo(3);
+        assertThat(timer.size()).as("one wake-up for the service, not one timer task per delay")
+                .isEqualTo(timerTasks + 1);
+
+        advance(100);
+        assertThat(commits()).containsExactly(Set.of(A0, D0));
+        advance(1);
+        advance(2);
+        advance(1);
+        assertThat(commits()).as("paced: due, but the previous round started under 5 ms ago").hasSize(1);
+        assertThat(service.pendingCount()).isEqualTo(2);
+
+        advance(1);
+        assertThat(commits()).as("one round carries what fell due during the interval").hasSize(2)
+                .last().isEqualTo(Set.of(A1, B0, D0, D1));
+        assertThat(delivered(A1).get("second")).isEqualTo(now + 105);
+        assertThat(service.pendingCount()).isZero();
+    }
+
+    @Test
     void shouldDeliverEachRecordOnceAcrossARestartWhenItsOwnMarksWereSkippedWhileRunning() throws Exception {
         long now = clock.milliseconds();
         Set<String> expected = new HashSet<>();
