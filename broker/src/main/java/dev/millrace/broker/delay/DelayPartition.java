@@ -1,46 +1,43 @@
 package dev.millrace.broker.delay;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * The service's state for one partition of the delay topic: the offset up to which the log has
- * been read, and the pending delays by offset and by due time. The low-water mark, below which
- * every delayed record has been delivered, is what the checkpoint keeps.
+ * been read, the pending delays by offset and by due time, and the base offsets of delivery-mark
+ * batches that rounds of this run committed (the scan skips them: their marks are already applied).
+ * The low-water mark, below which every delayed record has been delivered, is what the checkpoint
+ * keeps.
  *
- * <p>Confined to the service's thread.
+ * <p>Confined to the service's thread, except {@link #scanQueued}.
  */
 final class DelayPartition {
 
     final TopicPartition tp;
-    final String transactionalId;
-    long producerId = -1;
-    short epoch = -1;
     /** Next offset of the delay topic partition to read. */
     long scanOffset;
     private final TreeMap<Long, PendingDelay> byOffset = new TreeMap<>();
     private final TreeSet<PendingDelay> byDue = new TreeSet<>(PendingDelay.BY_DUE);
-    /** Delivered offsets whose delivery marks have not been read back yet (they may be scanned later). */
-    private final Map<Long, Boolean> delivered = new HashMap<>();
-    /** Set while a delivery task for this partition waits in the service's queue (timer firings coalesce). */
-    final java.util.concurrent.atomic.AtomicBoolean deliveryQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Base offsets of mark batches committed by this run's rounds, not yet reached by the scan. */
+    private final TreeSet<Long> committedMarkBatches = new TreeSet<>();
+    /** Set while a scan task for this partition waits in the service's queue (appends coalesce). */
+    final AtomicBoolean scanQueued = new AtomicBoolean();
     long lastCheckpointed = -1;
     long lastCheckpointMs;
 
-    DelayPartition(TopicPartition tp, String transactionalId) {
+    DelayPartition(TopicPartition tp) {
         this.tp = tp;
-        this.transactionalId = transactionalId;
     }
 
-    /** Adds a pending delay unless its offset is already pending or delivered. */
+    /** Adds a pending delay unless its offset is already pending. */
     boolean add(PendingDelay pending) {
-        if (byOffset.containsKey(pending.offset) || delivered.containsKey(pending.offset)) {
+        if (byOffset.containsKey(pending.offset)) {
             return false;
         }
         byOffset.put(pending.offset, pending);
@@ -53,25 +50,37 @@ final class DelayPartition {
         PendingDelay pending = byOffset.remove(offset);
         if (pending != null) {
             byDue.remove(pending);
-            if (pending.task != null) {
-                pending.task.cancel();
-            }
         }
         return pending;
     }
 
-    void markDelivered(long offset) {
-        remove(offset);
-        delivered.put(offset, Boolean.TRUE);
+    /**
+     * A round of this run committed the delivery of {@code delivered}, with their marks in the batch
+     * at {@code markBatchBaseOffset}: they stop being pending, and the scan will skip that batch.
+     */
+    void onRoundCommitted(List<PendingDelay> delivered, long markBatchBaseOffset) {
+        for (PendingDelay pending : delivered) {
+            remove(pending.offset);
+        }
+        committedMarkBatches.add(markBatchBaseOffset);
     }
 
     /**
-     * A delivery mark for {@code offset} was read from the log: it needs no more remembering.
+     * Whether the batch at {@code baseOffset} holds marks that a round of this run committed and
+     * applied already; forgets it (the scan passes each batch once) and any below it.
+     */
+    boolean tryConsumeCommittedMarkBatch(long baseOffset) {
+        committedMarkBatches.headSet(baseOffset).clear();
+        return committedMarkBatches.remove(baseOffset);
+    }
+
+    /**
+     * A delivery mark for {@code offset} was read from the log (when rebuilding, or from a round
+     * whose outcome this run did not learn).
      *
-     * @return the pending delay it removed (when rebuilding), or null
+     * @return the pending delay it removed, or null
      */
     PendingDelay onDoneMark(long offset) {
-        delivered.remove(offset);
         return remove(offset);
     }
 

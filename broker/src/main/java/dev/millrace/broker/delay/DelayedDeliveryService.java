@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.log.AbortedTxn;
 import dev.millrace.broker.log.AppendOrigin;
+import dev.millrace.broker.log.LogAppendInfo;
 import dev.millrace.broker.log.OffsetCheckpointFile;
 import dev.millrace.broker.log.PartitionLog;
 import dev.millrace.broker.txn.TransactionCoordinator;
@@ -46,16 +47,39 @@ import dev.millrace.protocol.delay.DelayedDelivery;
 
 /**
  * Durable delayed delivery (record format in {@link DelayedDelivery}): producers write records to
- * the internal topic {@value DelayedDelivery#TOPIC}; this service indexes each pending one in the
- * broker's timing wheel and, when it is due, appends a copy to its target.
+ * the internal topic {@value DelayedDelivery#TOPIC}; this service indexes each pending one in memory
+ * and, when it is due, appends a copy to its target.
  *
- * <p><b>Exactly once.</b> Each delivery round of one delay partition is a broker transaction under
- * the transactional id {@code __millrace-delay-<partition>}: the copies go to their targets and a
- * delivery mark ({@value DelayedDelivery#DONE_OFFSET}) per delivered offset goes to the delay
- * partition, and the transaction commits or aborts as a whole. Read-committed consumers therefore
- * see a copy exactly when its mark exists. After a crash, {@link #start} re-initialises each
- * transactional id, which aborts a round left open, and then rebuilds the pending set from the
- * committed records: delayed records minus those with a committed mark.
+ * <p><b>Delivery rounds.</b> A round delivers everything due at that moment over all delay
+ * partitions and all targets, earliest due first, up to {@value #MAX_RECORDS_PER_ROUND} records and
+ * {@value #MAX_BYTES_PER_ROUND} bytes ({@link DueDelays}); what is left, and what fell due while the
+ * round ran, goes in the next round; a round starts no sooner than {@value #ROUND_INTERVAL_MS} ms
+ * after the previous one started unless it is full, so under load a round carries what fell due
+ * over that interval instead of each record paying for a transaction of its own (a delivery is
+ * never earlier for it, at most that much later). A round is one broker transaction under the
+ * service's transactional id {@value #TRANSACTIONAL_ID}:
+ * <pre>
+ *   AddPartitions(targets of the copies + delay partitions with due records)
+ *   append copies         target t: one batch per target partition, header delivered.ms = round start
+ *   append marks          delay p:  one batch per delay partition, a mark (done.offset = o) per record
+ *   EndTxn(commit)        commit markers on every partition above
+ * </pre>
+ * The per-round cost (two hops to the transaction coordinator, three {@code __transaction_state}
+ * appends, one marker per partition) is paid once per moment rather than once per delay partition
+ * and firing, so under load rounds grow instead of queueing. One round failing (a target offline,
+ * a failed append) holds back all deliveries until its retry a second later.
+ *
+ * <p><b>Exactly once.</b> Read-committed consumers see a copy exactly when its mark is committed,
+ * since both are in one transaction. After a crash, {@link #start} re-initialises the transactional
+ * id, which aborts a round left open (and fences the per-partition ids {@code __millrace-delay-<p>}
+ * of older versions), and then rebuilds the pending set from the committed records: delayed records
+ * minus those with a committed mark. While running, the service applies a committed round's marks
+ * itself and remembers the base offset of each mark batch; the scan skips those batches instead of
+ * parsing the service's own marks again. Marks of a round that reported a failure are not
+ * remembered: should its commit have gone through anyway, the scan reads them like any record and
+ * drops the delivered records from the pending set; the retry scans every partition before it
+ * delivers, and while that commit is still being completed the retry's AddPartitions is refused, so
+ * nothing is delivered twice.
  *
  * <p><b>Restarts without rereading everything.</b> Every offset below a partition's low-water mark
  * (the smallest pending offset) is delivered; it is checkpointed in {@code <checkpointDir>/<p>} at
@@ -63,12 +87,13 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * retention can drop delivered segments. A start reads only from the checkpoint on.
  *
  * <p><b>Timing.</b> Records are read once they are below the partition's last stable offset (a
- * delayed record sent in a transaction waits for its commit). Each pending record is a task in the
- * timing wheel; when one fires the service delivers every record of its partition that is due by
- * the broker's clock, never one whose due time has not come. Firings coalesce: while a delivery
- * task of a partition waits in the service's queue, further firings add none. Pending records keep
- * a copy of their content within {@code delay.cache.bytes}, so a round usually reads nothing. A round that fails (a target
- * partition offline, a failed append) is aborted and retried a second later.
+ * delayed record sent in a transaction waits for its commit); appends coalesce: while a scan of a
+ * partition waits in the service's queue, further appends queue none. The service keeps a single
+ * task in the broker's timing wheel, a wake-up at the earliest pending due time (or at the end of
+ * the pacing interval), moved earlier when a scan finds an earlier record; when it fires the
+ * service delivers every record that is due by the broker's clock, never one whose due time has
+ * not come, and sets the next wake-up. Pending records keep a copy of their content within
+ * {@code delay.cache.bytes}, so a round usually reads nothing.
  *
  * <p>Targets: the header's partition, else murmur2 of the key as Kafka's default partitioner, else
  * round robin. A record whose target topic or partition no longer exists is dropped with a warning
@@ -81,7 +106,14 @@ public final class DelayedDeliveryService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DelayedDeliveryService.class);
     private static final int READ_MAX_BYTES = 1 << 20;
+    /** The transactional id of the delivery rounds (one for the whole service, see the class javadoc). */
+    static final String TRANSACTIONAL_ID = "__millrace-delay";
+    /** Before rounds spanned partitions, each delay partition had its own id: {@code __millrace-delay-<p>}. */
+    private static final String LEGACY_TRANSACTIONAL_ID_PREFIX = "__millrace-delay-";
     private static final int MAX_RECORDS_PER_ROUND = 2_000;
+    private static final long MAX_BYTES_PER_ROUND = 4L << 20;
+    /** A round starts at least this long after the previous one started, unless it is full. */
+    static final long ROUND_INTERVAL_MS = 5;
     private static final long RETRY_MS = 1_000;
     private static final long CHECKPOINT_INTERVAL_MS = 1_000;
 
@@ -104,6 +136,15 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private final ExecutorService checkpointer;
     private final DelayPartition[] partitions;
     private final AtomicInteger roundRobin = new AtomicInteger();
+    private long producerId = -1;
+    private short epoch = -1;
+    /** Set after a failed round until its retry task runs: deliveries wait for it. Service thread only. */
+    private boolean backingOff;
+    /** When the last round started, on the monotonic clock. Service thread only. */
+    private long lastRoundStartNanos = Long.MIN_VALUE / 2;
+    /** The one timer task that wakes the service for the next delivery, and when (wall clock). Service thread only. */
+    private TimerTask wakeup;
+    private long wakeupAtMs = Long.MAX_VALUE;
     /** Bytes of record copies held by pending delays; confined to the service thread. */
     private long cachedBytes;
     private volatile boolean closed;
@@ -127,7 +168,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
         });
         this.partitions = new DelayPartition[config.partitions()];
         for (int p = 0; p < partitions.length; p++) {
-            partitions[p] = new DelayPartition(new TopicPartition(DelayedDelivery.TOPIC, p), "__millrace-delay-" + p);
+            partitions[p] = new DelayPartition(new TopicPartition(DelayedDelivery.TOPIC, p));
         }
     }
 
@@ -136,8 +177,9 @@ public final class DelayedDeliveryService implements AutoCloseable {
     /** Aborts rounds left open by a crash, rebuilds the pending delays and schedules them; blocks until done. */
     public void start() throws Exception {
         executor.submit(() -> {
+            fenceLegacyRounds();
+            initProducer();
             for (DelayPartition p : partitions) {
-                initProducer(p);
                 p.scanOffset = readCheckpoint(p);
                 long from = p.scanOffset;
                 scan(p);
@@ -154,12 +196,10 @@ public final class DelayedDeliveryService implements AutoCloseable {
         closed = true;
         try {
             executor.submit(() -> {
+                if (wakeup != null) {
+                    wakeup.cancel();
+                }
                 for (DelayPartition p : partitions) {
-                    for (PendingDelay pending : p.all()) {
-                        if (pending.task != null) {
-                            pending.task.cancel();
-                        }
-                    }
                     writeCheckpoint(p);
                 }
             }).get(10, TimeUnit.SECONDS);
@@ -242,7 +282,12 @@ public final class DelayedDeliveryService implements AutoCloseable {
             return;
         }
         DelayPartition p = partitions[tp.partition()];
-        run(() -> scan(p));
+        if (p.scanQueued.compareAndSet(false, true)) {
+            run(() -> {
+                p.scanQueued.set(false);
+                scan(p);
+            });
+        }
     }
 
     // ---- on the service thread
@@ -261,25 +306,45 @@ public final class DelayedDeliveryService implements AutoCloseable {
         }
     }
 
+    /** (Re)initialises the service's transactional id, which aborts a round left open. */
+    private void initProducer() throws Exception {
+        TransactionCoordinator.InitResult init = initTransactionalId(TRANSACTIONAL_ID);
+        producerId = init.producerId();
+        epoch = init.producerEpoch();
+    }
+
     /**
-     * (Re)initialises the partition's transactional id, which aborts a round left open. While the
-     * coordinator is still writing that abort's markers it answers CONCURRENT_TRANSACTIONS; the call
-     * is repeated for up to {@code transactionTimeoutMs}.
+     * Data written before rounds spanned partitions may hold a round left open under a delay
+     * partition's own transactional id; re-initialising each id the coordinator knows aborts it now
+     * rather than at its timeout (its records stay pending and go out in a new round).
      */
-    private void initProducer(DelayPartition p) throws Exception {
+    private void fenceLegacyRounds() throws Exception {
+        for (DelayPartition p : partitions) {
+            String legacy = LEGACY_TRANSACTIONAL_ID_PREFIX + p.tp.partition();
+            if (transactions.describe(List.of(legacy)).containsKey(legacy)) {
+                initTransactionalId(legacy);
+            }
+        }
+    }
+
+    /**
+     * InitProducerId for {@code transactionalId}. While the coordinator is still writing the markers
+     * of an abort it answers CONCURRENT_TRANSACTIONS; the call is repeated for up to
+     * {@code transactionTimeoutMs}.
+     */
+    private TransactionCoordinator.InitResult initTransactionalId(String transactionalId) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.transactionTimeoutMs());
-        TransactionCoordinator.InitResult init = transactions.initProducerId(p.transactionalId,
+        TransactionCoordinator.InitResult init = transactions.initProducerId(transactionalId,
                 config.transactionTimeoutMs(), -1, (short) -1).get(60, TimeUnit.SECONDS);
         while (init.error() == Errors.CONCURRENT_TRANSACTIONS && System.nanoTime() < deadline) {
             TimeUnit.MILLISECONDS.sleep(RETRY_MS / 10);
-            init = transactions.initProducerId(p.transactionalId, config.transactionTimeoutMs(), -1, (short) -1)
+            init = transactions.initProducerId(transactionalId, config.transactionTimeoutMs(), -1, (short) -1)
                     .get(60, TimeUnit.SECONDS);
         }
         if (init.error() != Errors.NONE) {
-            throw init.error().exception("Cannot initialise " + p.transactionalId + " for the delay service");
+            throw init.error().exception("Cannot initialise " + transactionalId + " for the delay service");
         }
-        p.producerId = init.producerId();
-        p.epoch = init.producerEpoch();
+        return init;
     }
 
     /** Reads committed records of the delay partition from its scan offset up to the last stable offset. */
@@ -304,7 +369,9 @@ public final class DelayedDeliveryService implements AutoCloseable {
                 if (batch.lastOffset() < next) {
                     continue;
                 }
-                if (!batch.isControlBatch() && !AbortedTxn.anyCovers(aborted, batch)) {
+                boolean skip = batch.isControlBatch() || AbortedTxn.anyCovers(aborted, batch)
+                        || batch.producerId() == producerId && p.tryConsumeCommittedMarkBatch(batch.baseOffset());
+                if (!skip) {
                     for (Record record : batch) {
                         if (record.offset() >= next) {
                             index(p, record);
@@ -318,6 +385,10 @@ public final class DelayedDeliveryService implements AutoCloseable {
             }
         }
         p.scanOffset = next;
+        PendingDelay earliest = p.earliest();
+        if (earliest != null) {
+            wakeUpAt(earliest.dueMs);
+        }
     }
 
     private static byte[] bytes(ByteBuffer buffer) {
@@ -345,7 +416,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
             return;
         }
         PendingDelay pending = new PendingDelay(record.offset(), request.dueMs(), request.targetTopic(),
-                request.targetPartition());
+                request.targetPartition(), record.sizeInBytes());
         if (p.add(pending)) {
             int bytes = record.sizeInBytes() + 64;
             if (cachedBytes + bytes <= config.cacheBytes()) {
@@ -353,98 +424,128 @@ public final class DelayedDeliveryService implements AutoCloseable {
                         deliveredHeadersWithoutTime(record), bytes);
                 cachedBytes += bytes;
             }
-            schedule(p, pending, pending.dueMs - time.milliseconds());
         }
     }
 
-    private void schedule(DelayPartition p, PendingDelay pending, long delayMs) {
-        if (closed) {
+    /**
+     * Makes the service deliver at {@code atMs} (wall clock) unless a wake-up at or before it is
+     * already set: one timer task for the whole service, whatever the number of pending delays.
+     */
+    private void wakeUpAt(long atMs) {
+        if (closed || wakeup != null && wakeupAtMs <= atMs) {
             return;
         }
-        pending.task = new TimerTask(Math.max(0, delayMs)) {
+        if (wakeup != null) {
+            wakeup.cancel();
+        }
+        wakeupAtMs = atMs;
+        wakeup = new TimerTask(Math.max(0, atMs - time.milliseconds())) {
             @Override
             public void run() {
-                // The timing wheel may fire up to a tick early, and it runs on the monotonic clock while due times
-                // are wall-clock times: a firing before the due time by the service's clock re-arms for the rest,
-                // or the delivery it queues would find nothing due and the record would wait for another firing.
-                long left = pending.dueMs - time.milliseconds();
-                if (left > 0) {
-                    schedule(p, pending, left);
-                    return;
-                }
-                if (p.deliveryQueued.compareAndSet(false, true)) {
-                    DelayedDeliveryService.this.run(() -> {
-                        p.deliveryQueued.set(false);
-                        deliverDue(p);
-                    });
-                }
+                TimerTask fired = this;
+                DelayedDeliveryService.this.run(() -> onWakeup(fired));
             }
         };
-        timer.add(pending.task);
+        timer.add(wakeup);
     }
 
-    /** Delivers every due record of the partition, in rounds of at most {@value #MAX_RECORDS_PER_ROUND}. */
-    private void deliverDue(DelayPartition p) {
-        while (!closed) {
-            List<PendingDelay> due = p.due(time.milliseconds(), MAX_RECORDS_PER_ROUND);
+    private void onWakeup(TimerTask fired) {
+        if (fired != wakeup) {
+            return; // replaced by an earlier wake-up after it had fired
+        }
+        wakeup = null;
+        wakeupAtMs = Long.MAX_VALUE;
+        deliverDue();
+    }
+
+    /**
+     * Delivers every due record of every delay partition, in rounds of at most
+     * {@value #MAX_RECORDS_PER_ROUND} records and {@value #MAX_BYTES_PER_ROUND} bytes, until nothing
+     * is due; after a failed round, waits for its retry.
+     */
+    private void deliverDue() {
+        while (!closed && !backingOff) {
+            Map<DelayPartition, List<PendingDelay>> due = DueDelays.select(partitions, time.milliseconds(),
+                    MAX_RECORDS_PER_ROUND, MAX_BYTES_PER_ROUND);
             if (due.isEmpty()) {
+                // The timing wheel may fire up to a tick early, and it runs on the monotonic clock while due times
+                // are wall-clock times: a wake-up before the earliest due time by the service's clock re-arms.
+                PendingDelay earliest = earliestPending();
+                if (earliest != null) {
+                    wakeUpAt(earliest.dueMs);
+                }
                 return;
             }
-            if (!deliverRound(p, due)) {
+            long sinceLastRoundNanos = time.nanoseconds() - lastRoundStartNanos;
+            long intervalNanos = TimeUnit.MILLISECONDS.toNanos(ROUND_INTERVAL_MS);
+            if (sinceLastRoundNanos < intervalNanos && !isFull(due)) {
+                wakeUpAt(time.milliseconds()
+                        + TimeUnit.NANOSECONDS.toMillis(intervalNanos - sinceLastRoundNanos + 999_999));
+                return;
+            }
+            lastRoundStartNanos = time.nanoseconds();
+            if (!deliverRound(due)) {
+                backingOff = true;
                 TimerTask retry = new TimerTask(RETRY_MS) {
                     @Override
                     public void run() {
-                        DelayedDeliveryService.this.run(() -> deliverDue(p));
+                        DelayedDeliveryService.this.run(() -> {
+                            backingOff = false;
+                            for (DelayPartition p : partitions) {
+                                scan(p);
+                            }
+                            deliverDue();
+                        });
                     }
                 };
                 timer.add(retry);
                 return;
             }
-            maybeCheckpoint(p);
+            for (DelayPartition p : due.keySet()) {
+                maybeCheckpoint(p);
+            }
         }
     }
 
-    /** One transaction: the copies of {@code due} to their targets plus their delivery marks. */
-    private boolean deliverRound(DelayPartition p, List<PendingDelay> due) {
-        PartitionLog delayLog = logs.log(p.tp).orElse(null);
-        if (delayLog == null) {
-            return false;
-        }
-        Map<TopicPartition, MemoryRecordsBuilder> copies = new LinkedHashMap<>();
-        List<Long> delivered = new ArrayList<>();
-        long now = time.milliseconds();
-        try {
-            List<PendingDelay> uncached = new ArrayList<>();
-            for (PendingDelay pending : due) {
-                if (pending.copy == null) {
-                    uncached.add(pending);
-                }
+    private PendingDelay earliestPending() {
+        PendingDelay earliest = null;
+        for (DelayPartition p : partitions) {
+            PendingDelay e = p.earliest();
+            if (e != null && (earliest == null || PendingDelay.BY_DUE.compare(e, earliest) < 0)) {
+                earliest = e;
             }
-            Map<Long, Record> records = uncached.isEmpty() ? Map.of() : readRecords(delayLog, uncached);
-            for (PendingDelay pending : due) {
-                PendingDelay.Copy copy = pending.copy;
-                Record record = copy == null ? records.get(pending.offset) : null;
-                if (copy == null && record != null) {
-                    copy = new PendingDelay.Copy(record.timestamp(), bytes(record.key()), bytes(record.value()),
-                            deliveredHeadersWithoutTime(record), 0);
-                }
-                TopicPartition target = copy == null ? null : target(pending, copy.key());
-                if (target == null || logs.log(target).isEmpty()) {
-                    log.warn("Dropping delayed record at offset {} of {}: {}", pending.offset, p.tp, copy == null
-                            ? "it is no longer in the log" : "its target " + pending.targetTopic + "/"
-                            + pending.targetPartition + " does not exist on this broker");
-                } else {
-                    copies.computeIfAbsent(target, t -> builder(p)).append(copy.timestamp(), copy.key(),
-                            copy.value(), withDeliveryTime(copy.headers(), now));
-                }
-                delivered.add(pending.offset);
+        }
+        return earliest;
+    }
+
+    private static boolean isFull(Map<DelayPartition, List<PendingDelay>> due) {
+        int records = 0;
+        for (List<PendingDelay> list : due.values()) {
+            records += list.size();
+        }
+        return records >= MAX_RECORDS_PER_ROUND;
+    }
+
+    /**
+     * One transaction: the copies of {@code due} to their targets plus, in each delay partition, one
+     * batch of delivery marks for its delivered offsets.
+     */
+    private boolean deliverRound(Map<DelayPartition, List<PendingDelay>> due) {
+        Map<TopicPartition, MemoryRecordsBuilder> copies = new LinkedHashMap<>();
+        Map<DelayPartition, MemoryRecordsBuilder> marks = new LinkedHashMap<>();
+        long now = time.milliseconds();
+        int count = 0;
+        try {
+            for (Map.Entry<DelayPartition, List<PendingDelay>> entry : due.entrySet()) {
+                marks.put(entry.getKey(), addCopies(entry.getKey(), entry.getValue(), now, copies));
+                count += entry.getValue().size();
             }
             Set<TopicPartition> touched = new LinkedHashSet<>(copies.keySet());
-            touched.add(p.tp);
-            Errors added = transactions.addPartitions(p.transactionalId, p.producerId, p.epoch, touched)
+            marks.keySet().forEach(p -> touched.add(p.tp));
+            Errors added = transactions.addPartitions(TRANSACTIONAL_ID, producerId, epoch, touched)
                     .get(30, TimeUnit.SECONDS);
             if (added != Errors.NONE) {
-                throw added.exception("AddPartitions for " + p.transactionalId);
+                throw added.exception("AddPartitions for " + TRANSACTIONAL_ID);
             }
             for (Map.Entry<TopicPartition, MemoryRecordsBuilder> copy : copies.entrySet()) {
                 PartitionLog targetLog = logs.log(copy.getKey()).orElseThrow(() ->
@@ -452,45 +553,87 @@ public final class DelayedDeliveryService implements AutoCloseable {
                 targetLog.appendAsLeader(copy.getValue().build(), logs.leaderEpoch(copy.getKey()),
                         AppendOrigin.COORDINATOR);
             }
-            MemoryRecordsBuilder marks = builder(p);
-            for (long offset : delivered) {
-                marks.append(now, (byte[]) null, (byte[]) null, new Header[] {
-                    new RecordHeader(DelayedDelivery.DONE_OFFSET, DelayedDelivery.encodeLong(offset))});
+            Map<DelayPartition, Long> markBatches = new LinkedHashMap<>();
+            for (Map.Entry<DelayPartition, MemoryRecordsBuilder> mark : marks.entrySet()) {
+                DelayPartition p = mark.getKey();
+                PartitionLog delayLog = logs.log(p.tp).orElseThrow(() ->
+                        new IllegalStateException(p.tp + " went offline"));
+                LogAppendInfo info = delayLog.appendAsLeader(mark.getValue().build(), logs.leaderEpoch(p.tp),
+                        AppendOrigin.COORDINATOR);
+                markBatches.put(p, info.firstOffset());
             }
-            delayLog.appendAsLeader(marks.build(), logs.leaderEpoch(p.tp), AppendOrigin.COORDINATOR);
-            Errors ended = transactions.endTransaction(p.transactionalId, p.producerId, p.epoch, true)
+            Errors ended = transactions.endTransaction(TRANSACTIONAL_ID, producerId, epoch, true)
                     .get(30, TimeUnit.SECONDS);
             if (ended != Errors.NONE) {
-                throw ended.exception("EndTxn for " + p.transactionalId);
+                throw ended.exception("EndTxn for " + TRANSACTIONAL_ID);
             }
-            for (PendingDelay pending : due) {
-                release(pending);
+            for (Map.Entry<DelayPartition, List<PendingDelay>> entry : due.entrySet()) {
+                entry.getValue().forEach(this::release);
+                entry.getKey().onRoundCommitted(entry.getValue(), markBatches.get(entry.getKey()));
             }
-            delivered.forEach(p::markDelivered);
             return true;
         } catch (Exception e) {
-            log.warn("Delivery round of {} ({} records) failed; aborting it and retrying in {} ms: {}", p.tp,
-                    due.size(), RETRY_MS, e.toString());
-            abortQuietly(p);
+            // The commit may have gone through although it reported a failure: the records stay pending here, the
+            // marks are not in the skip set, and the retry scans first, so it finds them (see the class javadoc).
+            log.warn("Delivery round of {} records over {} failed; aborting it and retrying in {} ms: {}", count,
+                    due.keySet().stream().map(p -> p.tp).toList(), RETRY_MS, e.toString());
+            abortQuietly();
             return false;
         }
     }
 
-    private void abortQuietly(DelayPartition p) {
+    /**
+     * Adds the copies of one delay partition's due records to {@code copies} (a record whose content
+     * or target is gone is dropped with a warning) and returns the batch of their delivery marks.
+     */
+    private MemoryRecordsBuilder addCopies(DelayPartition p, List<PendingDelay> due, long now,
+                                           Map<TopicPartition, MemoryRecordsBuilder> copies) {
+        PartitionLog delayLog = logs.log(p.tp).orElseThrow(() -> new IllegalStateException(p.tp + " is offline"));
+        List<PendingDelay> uncached = new ArrayList<>();
+        for (PendingDelay pending : due) {
+            if (pending.copy == null) {
+                uncached.add(pending);
+            }
+        }
+        Map<Long, Record> records = uncached.isEmpty() ? Map.of() : readRecords(delayLog, uncached);
+        MemoryRecordsBuilder marks = builder();
+        for (PendingDelay pending : due) {
+            PendingDelay.Copy copy = pending.copy;
+            Record record = copy == null ? records.get(pending.offset) : null;
+            if (copy == null && record != null) {
+                copy = new PendingDelay.Copy(record.timestamp(), bytes(record.key()), bytes(record.value()),
+                        deliveredHeadersWithoutTime(record), 0);
+            }
+            TopicPartition target = copy == null ? null : target(pending, copy.key());
+            if (target == null || logs.log(target).isEmpty()) {
+                log.warn("Dropping delayed record at offset {} of {}: {}", pending.offset, p.tp, copy == null
+                        ? "it is no longer in the log" : "its target " + pending.targetTopic + "/"
+                        + pending.targetPartition + " does not exist on this broker");
+            } else {
+                copies.computeIfAbsent(target, t -> builder()).append(copy.timestamp(), copy.key(),
+                        copy.value(), withDeliveryTime(copy.headers(), now));
+            }
+            marks.append(now, (byte[]) null, (byte[]) null, new Header[] {
+                new RecordHeader(DelayedDelivery.DONE_OFFSET, DelayedDelivery.encodeLong(pending.offset))});
+        }
+        return marks;
+    }
+
+    private void abortQuietly() {
         try {
-            Errors aborted = transactions.endTransaction(p.transactionalId, p.producerId, p.epoch, false)
+            Errors aborted = transactions.endTransaction(TRANSACTIONAL_ID, producerId, epoch, false)
                     .get(30, TimeUnit.SECONDS);
             if (aborted == Errors.PRODUCER_FENCED || aborted == Errors.INVALID_PRODUCER_ID_MAPPING) {
-                initProducer(p);
+                initProducer();
             }
         } catch (Exception e) {
-            log.warn("Could not abort the delivery round of {}: {}", p.tp, e.toString());
+            log.warn("Could not abort the delivery round: {}", e.toString());
         }
     }
 
-    private MemoryRecordsBuilder builder(DelayPartition p) {
+    private MemoryRecordsBuilder builder() {
         return MemoryRecords.builder(ByteBuffer.allocate(16 * 1024), RecordBatch.CURRENT_MAGIC_VALUE, Compression.NONE,
-                TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, p.producerId, p.epoch, 0, true,
+                TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producerId, epoch, 0, true,
                 RecordBatch.NO_PARTITION_LEADER_EPOCH);
     }
 

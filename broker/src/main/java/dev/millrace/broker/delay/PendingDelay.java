@@ -2,13 +2,11 @@ package dev.millrace.broker.delay;
 
 import java.util.Comparator;
 
-import dev.millrace.delay.TimerTask;
-
 /**
  * A delayed record waiting in the service: where it is in the delay topic, when it is due and
  * where it goes, and, while the service's cache budget allows, a copy of the record's content so
  * that delivering it needs no read. Without a copy the record is read from the log again when due,
- * so a pending delay then costs this object and its timer entry only.
+ * so a pending delay then costs this object only.
  */
 final class PendingDelay {
 
@@ -19,8 +17,8 @@ final class PendingDelay {
     final long dueMs;
     final String targetTopic;
     final int targetPartition;
-    /** Set on the service thread, re-set by the timer thread when a firing comes early. */
-    volatile TimerTask task;
+    /** The delayed record's size in the log (what a round counts against its byte bound). */
+    final int sizeInBytes;
     /** The record's content when cached (else null and re-read from the log when due). */
     Copy copy;
 
@@ -28,11 +26,12 @@ final class PendingDelay {
     record Copy(long timestamp, byte[] key, byte[] value, org.apache.kafka.common.header.Header[] headers, int bytes) {
     }
 
-    PendingDelay(long offset, long dueMs, String targetTopic, int targetPartition) {
+    PendingDelay(long offset, long dueMs, String targetTopic, int targetPartition, int sizeInBytes) {
         this.offset = offset;
         this.dueMs = dueMs;
         this.targetTopic = targetTopic;
         this.targetPartition = targetPartition;
+        this.sizeInBytes = sizeInBytes;
     }
 
     @Override
