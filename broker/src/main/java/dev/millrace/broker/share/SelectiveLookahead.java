@@ -62,6 +62,7 @@ final class SelectiveLookahead implements Runnable {
     private final List<Found> found = new ArrayList<>();
     private long scannedTo;
     private boolean full;
+    private volatile boolean started;
     private volatile boolean done;
     private volatile boolean cancelled;
     private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
@@ -120,10 +121,18 @@ final class SelectiveLookahead implements Runnable {
         cancelled = true;
     }
 
+    /** Whether the scan has begun (it may wait behind other partitions' lookaheads on the shared thread). */
+    boolean started() {
+        return started;
+    }
+
     @Override
     public void run() {
+        started = true;
         try {
-            scan();
+            if (!cancelled) {
+                scan();
+            }
         } catch (RuntimeException e) {
             found.clear(); // an unreadable log: the fetch scans for itself and reports what it finds
             scannedTo = from;

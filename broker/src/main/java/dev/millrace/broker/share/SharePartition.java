@@ -74,8 +74,8 @@ import dev.millrace.protocol.selector.Selector;
  * response carries only the acquired records, each batch cut down to them ({@link BatchSubset}), so the records
  * passed over never cross the network and a fetch's bytes are filled with matches. After a selective acquisition
  * the member's next scan starts at once on the manager's lookahead thread ({@link SelectiveLookahead}), off the
- * monitor, while the consumer processes what it got; its next fetch waits for that scan (up to {@code
- * LOOKAHEAD_WAIT_MS}) and takes its matches if the cursor has not moved, else scans for itself. A subscription selector ({@link
+ * monitor, while the consumer processes what it got; its next fetch waits for that scan if it has begun (up to
+ * {@code LOOKAHEAD_WAIT_MS}) and takes its matches if the cursor has not moved, else scans for itself. A subscription selector ({@link
  * MemberFilter#archiveUnmatched()}, JMS
  * shared subscriptions) archives the records it does not match instead, so nothing piles up at the head.
  *
@@ -182,8 +182,10 @@ public final class SharePartition {
             synchronized (this) {
                 ahead = lookaheads.get(filter.selector());
             }
-            if (ahead != null) {
-                ahead.awaitDone(LOOKAHEAD_WAIT_MS); // off the monitor: it is scanning what this fetch would scan
+            if (ahead != null && ahead.started()) {
+                // off the monitor: it is scanning what this fetch would scan; one still queued behind other
+                // partitions' lookaheads is not waited for (the fetch cancels it and scans for itself)
+                ahead.awaitDone(LOOKAHEAD_WAIT_MS);
             }
         }
         Events events = new Events();
