@@ -149,7 +149,9 @@ class DelayedDeliveryServiceTest {
     }
 
     /** Appends one delayed record to a delay partition, as a producer would, and tells the service. */
-    private void delay(TopicPartition delayPartition, TopicPartition target, String value, long dueMs) {
+    /** Appends a delayed record and waits until the service has indexed it (and set its wake-up). */
+    private void delay(TopicPartition delayPartition, TopicPartition target, String value, long dueMs)
+            throws Exception {
         Header[] headers = {
             new RecordHeader(DelayedDelivery.TARGET_TOPIC, target.topic().getBytes(StandardCharsets.UTF_8)),
             new RecordHeader(DelayedDelivery.TARGET_PARTITION, DelayedDelivery.encodeInt(target.partition())),
@@ -157,6 +159,9 @@ class DelayedDeliveryServiceTest {
         logs.get(delayPartition).appendAsLeader(MemoryRecords.withRecords(Compression.NONE,
                 new SimpleRecord(clock.milliseconds(), null, value.getBytes(StandardCharsets.UTF_8), headers)), 0);
         service.onAppend(delayPartition);
+        // without this, a scan still queued when the test moves the clock sets a wake-up that is already due, and
+        // the round it starts runs after advance()'s wait: the test would read the targets mid-round
+        service.pendingCount();
     }
 
     /** Moves the clock, fires what is due, and waits until the service has done what that queued. */
