@@ -394,7 +394,7 @@ public final class SharePartition {
                 // it has a full fetch's worth or reached today's end (else records appended since would wait)
                 if (ahead.done() && below != null && below == ahead.from() && ahead.scannedTo() > ahead.from()
                         && (ahead.full() || ahead.scannedTo() >= limitEnd)) {
-                    return acquireAhead(memberId, filter, ahead, maxRecords, maxBytes, now, waitingBeforeFirst(),
+                    return acquireAhead(memberId, filter, ahead, maxRecords, maxBytes, now, waitingBeforeFirst,
                             events);
                 }
             }
@@ -516,15 +516,9 @@ public final class SharePartition {
         }
         if (selective) {
             // only the acquired records go out, not the unmatched ones scanned past
-            ByteBuffer response = ByteBuffer.allocate(selectedBytes);
-            selected.forEach(response::put);
-            return new AcquireResult(MemoryRecords.readableRecords(response.flip()), ranges(acquired));
+            return new AcquireResult(joined(selected), ranges(acquired));
         }
         return new AcquireResult(records.slice(0, sliceEnd), ranges(acquired));
-    }
-
-    private long waitingBeforeFirst() {
-        return headWaiting;
     }
 
     /**
@@ -596,15 +590,7 @@ public final class SharePartition {
                 }
                 continue;
             }
-            if (state == null) {
-                state = new InFlightRecord(RecordState.AVAILABLE, 0);
-                inFlight.put(offset, state);
-            }
-            state.state = RecordState.ACQUIRED;
-            state.deliveryCount++;
-            state.memberId = memberId;
-            state.acquisitionId = acquisitionId;
-            state.lockExpiresAtMs = now + config.recordLockDurationMs();
+            lock(offset, state, memberId, acquisitionId, now);
             acquired.add(offset);
             cutAcquired.add(offset);
         }
@@ -618,13 +604,34 @@ public final class SharePartition {
         events.changed = true;
         timer.add(new LockTimeout(acquisitionId, acquired, config.recordLockDurationMs()));
         scheduleLookahead(filter, maxRecords, maxBytes);
+        return new AcquireResult(joined(pieces), ranges(acquired));
+    }
+
+    /** The (cut) batches of a selective response, one after another. */
+    private static MemoryRecords joined(List<ByteBuffer> batches) {
         int size = 0;
-        for (ByteBuffer piece : pieces) {
-            size += piece.remaining();
+        for (ByteBuffer batch : batches) {
+            size += batch.remaining();
         }
         ByteBuffer response = ByteBuffer.allocate(size);
-        pieces.forEach(response::put);
-        return new AcquireResult(MemoryRecords.readableRecords(response.flip()), ranges(acquired));
+        batches.forEach(response::put);
+        return MemoryRecords.readableRecords(response.flip());
+    }
+
+    /**
+     * Acquires {@code offset} for {@code memberId}: its entry ({@code state}, or a new one for a never-delivered
+     * record) becomes ACQUIRED under the lock, its delivery count raised. Under the monitor.
+     */
+    private void lock(long offset, InFlightRecord state, String memberId, long acquisitionId, long now) {
+        if (state == null) {
+            state = new InFlightRecord(RecordState.AVAILABLE, 0);
+            inFlight.put(offset, state);
+        }
+        state.state = RecordState.ACQUIRED;
+        state.deliveryCount++;
+        state.memberId = memberId;
+        state.acquisitionId = acquisitionId;
+        state.lockExpiresAtMs = now + config.recordLockDurationMs();
     }
 
     /** Adds {@code cut}, or the part of it holding {@code acquired}; returns the bytes added. */
@@ -737,15 +744,7 @@ public final class SharePartition {
                 }
                 return true; // an unmatched record stays available, and without an entry if it had none
             }
-            if (state == null) {
-                state = new InFlightRecord(RecordState.AVAILABLE, 0);
-                inFlight.put(offset, state);
-            }
-            state.state = RecordState.ACQUIRED;
-            state.deliveryCount++;
-            state.memberId = memberId;
-            state.acquisitionId = acquisitionId;
-            state.lockExpiresAtMs = now + config.recordLockDurationMs();
+            lock(offset, state, memberId, acquisitionId, now);
             acquired.add(offset);
             return true;
         }
