@@ -114,8 +114,9 @@ public final class SystemTimer implements Timer {
                 task.arm(nowMs);
                 due = task.tryExpire();
             } else {
-                task.arm(roundUpToTick(nowMs + task.delayMs()));
-                due = !wheel.add(task) && task.tryExpire();
+                long dueMs = roundUpToTick(nowMs + task.delayMs());
+                task.arm(dueMs);
+                due = !wheel.add(task, dueMs) && task.tryExpire();
             }
         } finally {
             lock.unlockRead(stamp);
@@ -157,15 +158,18 @@ public final class SystemTimer implements Timer {
     }
 
     /**
-     * Flushes {@code first} and every other bucket due by now; returns the tasks found due. The
-     * clock moves under the write lock, which takes O(levels); the flush then runs under the read
-     * lock, beside adds: at every level, the slot of the bucket being flushed is the current tick,
-     * which no add can target until the clock moves again, and only this thread moves it.
+     * Flushes {@code first} and every other bucket due by now, earliest first; returns the tasks
+     * found due. The clock moves under the write lock, which takes O(levels), and only ever to the
+     * earliest bucket queued, so no queued bucket is ever behind the clock. The flush then runs
+     * under the read lock, beside adds: at every level, the slot of the bucket being flushed is the
+     * current tick, which no add can target until the clock moves again, and only this thread
+     * moves it.
      */
     private TimerTask[] expireFrom(TimerTaskList first) {
         for (TimerTaskList bucket = first; bucket != null; bucket = queue.poll()) {
             long stamp = lock.writeLock();
             try {
+                bucket = earliest(bucket);
                 if (!closed) {
                     wheel.advanceClock(bucket.expirationMs());
                 }
@@ -187,9 +191,35 @@ public final class SystemTimer implements Timer {
         return due;
     }
 
-    /** A task from a flushed bucket: into a finer bucket, or due. Cancelled tasks are dropped. */
+    /**
+     * The bucket to flush now: {@code polled}, unless an earlier one was queued after it was polled.
+     * Called under the write lock, when no add is in progress, so the queue holds every bucket
+     * offered so far. Without this, the clock could move past a bucket that an add (one that read
+     * the time before the poll) queued meanwhile; a later add could then reuse that bucket's slot
+     * for a tick one span later, changing the expiration of a bucket still in the delay queue: it
+     * would be queued twice, out of order, and once flushed its second entry would block the
+     * queue's head for good.
+     */
+    private TimerTaskList earliest(TimerTaskList polled) {
+        TimerTaskList head = queue.peek();
+        if (head == null || head.expirationMs() >= polled.expirationMs()) {
+            return polled;
+        }
+        queue.offer(polled);
+        return queue.poll();
+    }
+
+    /**
+     * A task from a flushed bucket: into a finer bucket, or due. Cancelled tasks are dropped. The
+     * task may be re-added by another thread meanwhile; its due time is read once, after its state,
+     * so the bucket it lands in is one that belongs to that due time.
+     */
     private void reinsert(TimerTask task) {
-        if (task.state() == TimerTask.PENDING && !wheel.add(task) && task.tryExpire()) {
+        if (task.state() != TimerTask.PENDING) {
+            return;
+        }
+        long dueMs = task.expirationMs;
+        if (!wheel.add(task, dueMs) && task.tryExpire()) {
             expired.add(task);
         }
     }

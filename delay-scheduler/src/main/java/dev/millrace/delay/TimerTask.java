@@ -24,7 +24,10 @@ import java.lang.invoke.VarHandle;
  * the task; an exception it throws is logged (through {@link System.Logger}) and dropped. Adding a
  * task that is pending moves it: it leaves its bucket in O(1) and gets a new due time; a run
  * already handed to the executor for the earlier add is then skipped, unless the new due time has
- * also passed by the time it starts.
+ * also passed by the time it starts. One race is left to the caller: a re-add that lands while the
+ * timer is expiring the earlier add (at the earlier due time itself) may be too late to postpone
+ * it, and the task then runs once, at the earlier due time. Callers that need an exact new
+ * deadline cancel the task and add a new one, as the broker does everywhere.
  *
  * <p>Threading: {@link #cancel()} and {@link #isCancelled()} may be called from any thread at any
  * time, also while the timer is expiring the task. A cancel racing with an add of the same task

@@ -23,7 +23,8 @@ import java.util.function.Consumer;
  * reused for a later tick only after it was flushed), so the queue's order is never disturbed.
  *
  * <p>Threading: thread-safe. Links change only under this object's monitor; {@link #flush} detaches
- * the whole list under the monitor and hands the tasks out after releasing it.
+ * the whole list under the monitor, into an array of its own, and hands the tasks out from that
+ * array after releasing it.
  */
 final class TimerTaskList implements Delayed {
 
@@ -81,31 +82,35 @@ final class TimerTaskList implements Delayed {
     /**
      * Empties the bucket, marks it not scheduled, and then passes each task that was in it, in the
      * order they were added, to {@code action} (the timer re-adds them to a finer wheel or runs them).
+     *
+     * <p>The tasks are unlinked into an array under the monitor and handed out from that array: a
+     * flush runs beside adds, so a task already handed out (or not yet) may be re-added, and so
+     * linked into another bucket, while this loop goes on. Walking the detached links instead would
+     * then follow the task into that other bucket and lose the rest of this one.
      */
     void flush(Consumer<TimerTask> action) {
-        TimerTask first;
+        TimerTask[] detached;
         synchronized (this) {
-            first = root.next;
             expirationMs.set(NOT_SCHEDULED);
-            if (first == root) {
+            if (taskCount == 0) {
                 return;
             }
-            root.prev.next = null;
-            root.next = root;
-            root.prev = root;
-            for (TimerTask task = first; task != null; task = task.next) {
+            detached = new TimerTask[taskCount];
+            TimerTask task = root.next;
+            for (int i = 0; i < detached.length; i++) {
+                TimerTask next = task.next;
+                task.next = null;
                 task.prev = null;
                 task.releaseList();
+                detached[i] = task;
+                task = next;
             }
+            root.next = root;
+            root.prev = root;
             taskCount = 0;
         }
-        // the detached chain is private to this thread: no bucket owns it, and adds wait for the flush
-        TimerTask task = first;
-        while (task != null) {
-            TimerTask next = task.next;
-            task.next = null;
+        for (TimerTask task : detached) {
             action.accept(task);
-            task = next;
         }
     }
 

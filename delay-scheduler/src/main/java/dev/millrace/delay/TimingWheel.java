@@ -64,20 +64,22 @@ final class TimingWheel {
     }
 
     /**
-     * Links the task into the bucket of this wheel, or of an overflow wheel, that covers its
-     * expiration, and queues that bucket if it was not queued yet.
+     * Links the task into the bucket of this wheel, or of an overflow wheel, that covers {@code
+     * dueMs}, and queues that bucket if it was not queued yet. The caller reads the task's
+     * expiration once and passes it here: another thread may re-add the task meanwhile, and a bucket
+     * chosen from one due time but stamped with another would stand for a tick outside its slot.
      *
-     * @return false if the task is already due (it was not linked anywhere); true once it is linked
+     * @return false if {@code dueMs} is already due (the task was not linked anywhere); true once it is linked
      */
-    boolean add(TimerTask task) {
-        long aheadMs = task.expirationMs - currentTimeMs;
+    boolean add(TimerTask task, long dueMs) {
+        long aheadMs = dueMs - currentTimeMs;
         if (aheadMs < tickMs) {
             return false;
         }
         if (aheadMs >= intervalMs) {
-            return overflowWheel().add(task);
+            return overflowWheel().add(task, dueMs);
         }
-        long virtualId = Math.floorDiv(task.expirationMs, tickMs);
+        long virtualId = Math.floorDiv(dueMs, tickMs);
         TimerTaskList bucket = buckets[(int) Math.floorMod(virtualId, (long) wheelSize)];
         while (!bucket.add(task)) {
             // the same task was linked elsewhere by a concurrent add; the later add wins

@@ -53,6 +53,34 @@ class TimerTaskListTest {
         assertThat(bucket.isEmpty()).isTrue();
     }
 
+    /**
+     * A flush runs beside adds, so a task it has detached may be re-added (linked into another
+     * bucket) while the flush is still handing out the tasks after it. The flush must still hand out
+     * every detached task, and must not touch the links of the bucket the re-added task joined.
+     */
+    @Test
+    void shouldHandOutEveryTaskEvenIfOneIsReAddedElsewhereDuringTheFlush() {
+        List<RecordingTask> tasks = armedTasks(3);
+        tasks.forEach(bucket::add);
+        TimerTaskList other = new TimerTaskList(time);
+        RecordingTask reAdded = tasks.get(1);
+
+        List<TimerTask> flushed = new ArrayList<>();
+        bucket.flush(task -> {
+            flushed.add(task);
+            if (task == tasks.get(0)) {
+                reAdded.arm(time.hiResClockMs() + 50);
+                assertThat(other.add(reAdded)).isTrue();
+            }
+        });
+
+        assertThat(flushed).containsExactlyElementsOf(tasks);
+        assertThat(other.size()).isEqualTo(1);
+        List<TimerTask> fromOther = new ArrayList<>();
+        other.flush(fromOther::add);
+        assertThat(fromOther).containsExactly(reAdded);
+    }
+
     @Test
     void shouldRefuseATaskLinkedIntoAnotherBucket() {
         TimerTaskList other = new TimerTaskList(time);
