@@ -12,8 +12,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * where its key and headers are, so that scanning many records to look at a few headers (JMS selectors) allocates
  * nothing per record. Kafka's own record iterator decodes every header key into a String and slices every value.
  *
- * <p>The batch is copied once into a buffer the cursor reuses (a file-backed batch is read from its file then), and
- * records are found at their positions in it, as KIP-98 lays them out:
+ * <p>The batch is walked where it lies when the caller says where that is in a heap buffer ({@link #load(RecordBatch,
+ * ByteBuffer, int)}: a selective scan's read), else copied once into a buffer the cursor reuses (a file-backed batch is
+ * read from its file then); records are found at their positions in it, as KIP-98 lays them out:
  * <pre>
  *   batch    baseOffset int64 @0 | ... | baseTimestamp int64 @27 | maxTimestamp int64 @35 | ...
  *            baseSequence int32 @53 | recordCount int32 @57 | records @61
@@ -34,7 +35,13 @@ public final class BatchCursor {
     private static final int RECORD_COUNT = 57;
     private static final int RECORDS = 61;
 
-    private ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+    /** Where batches are copied to when they are not walked in place. */
+    private ByteBuffer own = ByteBuffer.allocate(64 * 1024);
+    /** The loaded batch, from its position 0: {@link #own}, or a slice of the heap buffer the batch lies in. */
+    private ByteBuffer buffer = own;
+    /** {@link #buffer}'s array and where the batch starts in it, read directly by the varint decoder. */
+    private byte[] bytes = own.array();
+    private int base;
     private long baseOffset;
     private long baseTimestamp;
     private Long logAppendTime;
@@ -58,14 +65,39 @@ public final class BatchCursor {
                 && !batch.isControlBatch();
     }
 
-    /** Points the cursor before the first record of {@code batch} (one {@link #canWalk} accepts). */
+    /** Points the cursor before the first record of {@code batch} (one {@link #canWalk} accepts), copying it. */
     public void load(RecordBatch batch) {
-        if (buffer.capacity() < batch.sizeInBytes()) {
-            buffer = ByteBuffer.allocate(Math.max(batch.sizeInBytes(), buffer.capacity() * 2));
+        if (own.capacity() < batch.sizeInBytes()) {
+            own = ByteBuffer.allocate(Math.max(batch.sizeInBytes(), own.capacity() * 2));
         }
-        buffer.clear();
-        batch.writeTo(buffer);
-        buffer.flip();
+        own.clear();
+        batch.writeTo(own);
+        own.flip();
+        buffer = own;
+        bytes = own.array();
+        base = 0;
+        start(batch);
+    }
+
+    /**
+     * As {@link #load(RecordBatch)}, walking the batch where it lies: at absolute {@code position} of {@code holder}, a
+     * heap buffer (the batches of a read, one after another). Falls back to a copy when {@code holder} has no array
+     * or does not hold the batch there. {@code holder} must not change while the cursor is on the batch.
+     */
+    public void load(RecordBatch batch, ByteBuffer holder, int position) {
+        int size = batch.sizeInBytes();
+        if (holder == null || !holder.hasArray() || position < 0 || position + size > holder.limit()
+                || holder.getLong(position) != batch.baseOffset()) {
+            load(batch);
+            return;
+        }
+        buffer = holder.slice(position, size);
+        bytes = holder.array();
+        base = holder.arrayOffset() + position;
+        start(batch);
+    }
+
+    private void start(RecordBatch batch) {
         end = buffer.limit();
         baseOffset = batch.baseOffset();
         baseTimestamp = buffer.getLong(BASE_TIMESTAMP);
@@ -115,6 +147,30 @@ public final class BatchCursor {
         return timestamp;
     }
 
+    /** Where the current record starts (its length varint) in {@link #buffer()}. */
+    int recordStart() {
+        return recordStart;
+    }
+
+    /** Where the current record ends (exclusive) in {@link #buffer()}. */
+    int recordEnd() {
+        return next;
+    }
+
+    /** The loaded batch's size in bytes: {@link #buffer()} holds it from position 0. */
+    int batchSize() {
+        return end;
+    }
+
+    /** The loaded batch's timestamp type and base offset, as its header has them. */
+    long baseOffset() {
+        return baseOffset;
+    }
+
+    boolean logAppendTime() {
+        return logAppendTime != null;
+    }
+
     /** The batch's bytes; positions below are absolute in it. Valid until the next {@link #load}. */
     public ByteBuffer buffer() {
         return buffer;
@@ -155,7 +211,7 @@ public final class BatchCursor {
             if (pos >= end) {
                 throw malformed("a varint runs past the batch");
             }
-            byte b = buffer.get(pos++);
+            byte b = bytes[base + pos++];
             raw |= (long) (b & 0x7f) << shift;
             if (b >= 0) {
                 return (raw >>> 1) ^ -(raw & 1);

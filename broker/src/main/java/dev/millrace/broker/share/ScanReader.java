@@ -19,8 +19,11 @@ import org.apache.kafka.common.record.internal.Records;
 final class ScanReader {
 
     private ByteBuffer buffer;
+    /** The buffer the last read's batches lie in, from position 0, or null when it returned the log's own records. */
+    private ByteBuffer holder;
 
     Records read(ShareLog log, long offset, int maxBytes) {
+        holder = null;
         Records records = log.read(offset, maxBytes);
         if (!(records instanceof FileRecords file)) {
             return records;
@@ -39,6 +42,16 @@ final class ScanReader {
         if (memory.sizeInBytes() > 0 && !memory.batches().iterator().hasNext()) {
             return records;
         }
+        holder = buffer;
         return memory;
+    }
+
+    /**
+     * The heap buffer the last {@link #read}'s batches lie in, one after another from position 0 (for {@link
+     * dev.millrace.broker.log.BatchCursor#load(org.apache.kafka.common.record.internal.RecordBatch, ByteBuffer, int)}),
+     * or null when that read returned the log's records as they were.
+     */
+    ByteBuffer holder() {
+        return holder;
     }
 }

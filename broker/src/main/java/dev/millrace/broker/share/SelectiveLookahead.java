@@ -9,6 +9,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
 import dev.millrace.broker.log.BatchCursor;
+import dev.millrace.broker.log.BatchCut;
 import dev.millrace.broker.log.BatchSubset;
 import dev.millrace.protocol.selector.Selector;
 
@@ -21,7 +22,7 @@ import dev.millrace.protocol.selector.Selector;
  * selector on every record as a first delivery, looking at no share state: it only reads the log. What it finds, in
  * offset order:
  * <pre>
- *   match(offset, cut)  a record the selector matches; cut = its batch cut down to the matches (BatchSubset)
+ *   match(offset, cut)  a record the selector matches; cut = its batch cut down to the matches (BatchCut)
  *   skip(offset)        an offset of a control batch or of an aborted transaction's batch, or an offset with no
  *                       record (compaction): never deliverable, archived when taken
  *   (nothing)           a record the selector does not match: stays available without an entry
@@ -145,6 +146,7 @@ final class SelectiveLookahead implements Runnable {
     private void scan() {
         SelectorMatcher matcher = new SelectorMatcher();
         BatchCursor cursor = new BatchCursor();
+        BatchCut picked = new BatchCut(cursor);
         ScanReader reader = new ScanReader();
         List<Record> kept = new ArrayList<>();
         int matches = 0;
@@ -152,8 +154,12 @@ final class SelectiveLookahead implements Runnable {
         long next = from;
         for (int reads = 0; reads < SharePartition.SELECTIVE_READS_PER_FETCH && next < limit; reads++) {
             Records records = reader.read(log, next, SharePartition.SELECTIVE_READ_BYTES);
+            ByteBuffer holder = reader.holder();
+            int position = 0;
             boolean any = false;
             for (RecordBatch batch : records.batches()) {
+                int batchStart = position;
+                position += batch.sizeInBytes();
                 if (cancelled) {
                     return;
                 }
@@ -177,7 +183,7 @@ final class SelectiveLookahead implements Runnable {
                 long expected = Math.max(next, batch.baseOffset());
                 Cut cut = new Cut();
                 if (BatchCursor.canWalk(batch)) {
-                    cursor.load(batch);
+                    cursor.load(batch, holder, batchStart);
                     while (cursor.next() && cursor.offset() < batchEnd) {
                         long o = cursor.offset();
                         if (o < expected) {
@@ -186,9 +192,14 @@ final class SelectiveLookahead implements Runnable {
                         skipGaps(expected, o);
                         expected = o + 1;
                         if (matcher.matches(selector, cursor, 1)) {
-                            kept.add(cursor.record());
+                            picked.pick();
                             found.add(new Found(o, cut));
                         }
+                    }
+                    if (picked.picked() > 0) {
+                        matches += picked.picked();
+                        cut.bytes = picked.take(false);
+                        bytes += cut.bytes.remaining();
                     }
                 } else {
                     for (Record r : batch) {

@@ -17,6 +17,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 
 import dev.millrace.broker.log.BatchCursor;
+import dev.millrace.broker.log.BatchCut;
 import dev.millrace.broker.log.BatchSubset;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
@@ -71,7 +72,7 @@ import dev.millrace.protocol.selector.Selector;
  * which every available record was found unmatched, so its next scan starts there (a record that becomes available
  * again below it, by a release, a lock expiry or a transaction abort, lowers it; one waiting out a redelivery backoff
  * holds it back); one acquisition reads at most {@code SELECTIVE_READS_PER_FETCH} times a fetch's bytes; and the
- * response carries only the acquired records, each batch cut down to them ({@link BatchSubset}), so the records
+ * response carries only the acquired records, each batch cut down to them ({@link dev.millrace.broker.log.BatchCut}, copying the records as stored; {@link BatchSubset} for batches the cursor cannot walk), so the records
  * passed over never cross the network and a fetch's bytes are filled with matches. After a selective acquisition
  * the member's next scan starts at once on the manager's lookahead thread ({@link SelectiveLookahead}), off the
  * monitor, while the consumer processes what it got; its next fetch waits for that scan if it has begun (up to
@@ -104,6 +105,8 @@ public final class SharePartition {
     private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
     private final SelectorMatcher matcher = new SelectorMatcher();
     private final BatchCursor batchCursor = new BatchCursor();
+    /** Cuts the batch {@link #batchCursor} walks down to the records a selective acquisition took. */
+    private final BatchCut batchCut = new BatchCut(batchCursor);
     private final ScanReader scanReader = new ScanReader();
     private long startOffset;
     private long endOffset;
@@ -402,7 +405,7 @@ public final class SharePartition {
         long scannedTo = first;
         long firstWaiting = waitingBeforeFirst;
         int reads = 0;
-        // a selective member gets only the records it acquired, each batch cut down to them (BatchSubset)
+        // a selective member gets only the records it acquired, each batch cut down to them (BatchCut or BatchSubset)
         List<ByteBuffer> selected = selective ? new ArrayList<>() : null;
         int selectedBytes = 0;
         List<Record> kept = selective ? new ArrayList<>() : null;
@@ -417,7 +420,9 @@ public final class SharePartition {
             int position = 0;
             long lastRead = -1;
             boolean stop = false;
+            ByteBuffer holder = selective ? scanReader.holder() : null;
             for (RecordBatch batch : records.batches()) {
+                int batchStart = position;
                 position += batch.sizeInBytes();
                 if (batch.lastOffset() < first) {
                     continue;
@@ -426,6 +431,7 @@ public final class SharePartition {
                 int before = acquired.size();
                 Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
                         log.skip(batch), acquired, filter, events);
+                boolean walked = false;
                 if (isDense(batch) && !selective) {
                     // every offset of the batch holds a record: decide from the header, without reading the records
                     for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
@@ -436,7 +442,8 @@ public final class SharePartition {
                     }
                 } else if (selective && BatchCursor.canWalk(batch)) {
                     // headers read where they lie: nothing allocated for the records passed over
-                    batchCursor.load(batch);
+                    walked = true;
+                    batchCursor.load(batch, holder, batchStart);
                     while (batchCursor.next()) {
                         long offset = batchCursor.offset();
                         if (offset < first) {
@@ -449,7 +456,7 @@ public final class SharePartition {
                             break;
                         }
                         if (acquired.size() > acquiredBefore) {
-                            kept.add(batchCursor.record());
+                            batchCut.pick();
                         }
                         scannedTo = offset + 1;
                     }
@@ -474,7 +481,7 @@ public final class SharePartition {
                 if (acquired.size() > before) {
                     sliceEnd = position;
                     if (selective) {
-                        ByteBuffer cut = BatchSubset.of(batch, kept, false);
+                        ByteBuffer cut = walked ? batchCut.take(false) : BatchSubset.of(batch, kept, false);
                         selected.add(cut);
                         selectedBytes += cut.remaining();
                     }

@@ -111,4 +111,36 @@ class BatchCursorTest {
         builder.append(1L, null, new byte[10]);
         assertThat(BatchCursor.canWalk(builder.build().batches().iterator().next())).isFalse();
     }
+
+    @Test
+    void walksABatchWhereItLiesInAReadAndCopiesOneItIsNotGivenTheRightPlaceOf() {
+        RecordBatch first = batch(TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP, 100, 101);
+        RecordBatch second = batch(TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP, 102, 105);
+        // two batches one after another at an array offset, as a scan's read holds them
+        ByteBuffer backing = ByteBuffer.allocate(8 + first.sizeInBytes() + second.sizeInBytes());
+        backing.position(8);
+        ByteBuffer read = backing.slice();
+        first.writeTo(read);
+        second.writeTo(read);
+        read.flip();
+        BatchCursor cursor = new BatchCursor();
+
+        cursor.load(second, read, first.sizeInBytes());
+        List<Long> offsets = new ArrayList<>();
+        while (cursor.next()) {
+            offsets.add(cursor.offset());
+            assertThat(cursor.record().value()).isEqualTo(ByteBuffer.wrap(("v" + cursor.offset())
+                    .getBytes(StandardCharsets.UTF_8)));
+        }
+        assertThat(offsets).containsExactly(102L, 105L);
+        assertThat(cursor.buffer().array()).as("walked in place").isSameAs(backing.array());
+
+        cursor.load(second, read, first.sizeInBytes() + 10); // it would run past the read: copied instead
+        assertThat(cursor.buffer().array()).isNotSameAs(backing.array());
+        assertThat(cursor.next()).isTrue();
+        assertThat(cursor.offset()).isEqualTo(102);
+        cursor.load(first, null, 0);
+        assertThat(cursor.next()).isTrue();
+        assertThat(cursor.offset()).isEqualTo(100);
+    }
 }

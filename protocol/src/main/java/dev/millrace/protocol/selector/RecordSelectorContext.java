@@ -69,6 +69,9 @@ public final class RecordSelectorContext implements SelectorContext {
     private List<Header> headerList;
     /** Encoded headers (v2 record layout): the buffer, the first header's position, how many; null when not. */
     private ByteBuffer encoded;
+    /** The encoded buffer's backing array and its offset, when it has one (read directly: no bounds check per byte). */
+    private byte[] encodedArray;
+    private int encodedArrayOffset;
     private int encodedPosition;
     private int encodedCount;
     private byte[] key;
@@ -88,6 +91,14 @@ public final class RecordSelectorContext implements SelectorContext {
     private final Map<String, String> propertyKeys = new HashMap<>();
     /** Header key to its UTF-8, for encoded headers. */
     private final Map<String, byte[]> headerKeyBytes = new HashMap<>();
+    /**
+     * The last identifiers looked up in encoded headers, by identity (the parser interns them), with their header key
+     * and its UTF-8: a selector names few identifiers, so most lookups skip both maps above.
+     */
+    private final String[] recentIds = new String[MEMO_SIZE];
+    private final String[] recentKeys = new String[MEMO_SIZE];
+    private final byte[][] recentKeyBytes = new byte[MEMO_SIZE][];
+    private int recentNext;
 
     /**
      * Points this context at one record, as a Kafka consumer sees it.
@@ -126,6 +137,10 @@ public final class RecordSelectorContext implements SelectorContext {
                                        int deliveryCount) {
         clear(key, timestampMs, deliveryCount);
         this.encoded = buffer;
+        if (buffer.hasArray()) {
+            this.encodedArray = buffer.array();
+            this.encodedArrayOffset = buffer.arrayOffset();
+        }
         this.encodedPosition = position;
         this.encodedCount = count;
         return this;
@@ -144,12 +159,11 @@ public final class RecordSelectorContext implements SelectorContext {
         this.headerArray = null;
         this.headerList = null;
         this.encoded = null;
+        this.encodedArray = null;
         this.key = key;
         this.timestampMs = timestampMs;
         this.deliveryCount = deliveryCount;
-        Arrays.fill(memoIds, 0, memoCount, null);
-        Arrays.fill(memoValues, 0, memoCount, null);
-        memoCount = 0;
+        memoCount = 0; // entries past memoCount are never read, so they need no clearing
     }
 
     @Override
@@ -331,8 +345,16 @@ public final class RecordSelectorContext implements SelectorContext {
                 return value == ABSENT ? null : value;
             }
         }
-        String headerKey = headerKey(identifier);
-        byte[] value = encoded != null ? findEncoded(headerKey, memoCount) : find(headerKey);
+        String headerKey;
+        byte[] value;
+        if (encoded != null) {
+            int recent = recent(identifier);
+            headerKey = recentKeys[recent];
+            value = findEncoded(headerKey, recentKeyBytes[recent], memoCount);
+        } else {
+            headerKey = headerKey(identifier);
+            value = find(headerKey);
+        }
         if (value != null && headerKey.startsWith(JmsHeaders.PROPERTY_PREFIX)) {
             TypedValueCodec.propertyTag(headerKey, value);
         }
@@ -341,6 +363,22 @@ public final class RecordSelectorContext implements SelectorContext {
             memoValues[memoCount++] = value == null ? ABSENT : value;
         }
         return value;
+    }
+
+    /** The slot of {@link #recentIds} holding {@code identifier}, filled (replacing the oldest) if it was not there. */
+    private int recent(String identifier) {
+        for (int i = 0; i < MEMO_SIZE; i++) {
+            if (recentIds[i] == identifier) {
+                return i;
+            }
+        }
+        int slot = recentNext;
+        recentNext = (recentNext + 1) % MEMO_SIZE;
+        String headerKey = headerKey(identifier);
+        recentIds[slot] = identifier;
+        recentKeys[slot] = headerKey;
+        recentKeyBytes[slot] = keyBytes(headerKey);
+        return slot;
     }
 
     private String headerKey(String identifier) {
@@ -365,8 +403,7 @@ public final class RecordSelectorContext implements SelectorContext {
      * {@code slot}'s scratch array (past the memo: the header key's) when that has the value's length, so that a
      * selector reading same-sized values message after message allocates nothing.
      */
-    private byte[] findEncoded(String headerKey, int slot) {
-        byte[] wanted = keyBytes(headerKey);
+    private byte[] findEncoded(String headerKey, byte[] wanted, int slot) {
         int pos = encodedPosition;
         int limit = encoded.limit();
         int foundAt = -1;
@@ -413,6 +450,10 @@ public final class RecordSelectorContext implements SelectorContext {
     }
 
     private boolean bytesEqual(int pos, byte[] wanted) {
+        if (encodedArray != null) {
+            int from = encodedArrayOffset + pos;
+            return Arrays.equals(encodedArray, from, from + wanted.length, wanted, 0, wanted.length);
+        }
         for (int j = 0; j < wanted.length; j++) {
             if (encoded.get(pos + j) != wanted[j]) {
                 return false;
@@ -428,7 +469,7 @@ public final class RecordSelectorContext implements SelectorContext {
             if (pos >= limit) {
                 throw new JmsRecordFormatException("headers", pos, "varint runs past the record");
             }
-            byte b = encoded.get(pos++);
+            byte b = encodedArray != null ? encodedArray[encodedArrayOffset + pos++] : encoded.get(pos++);
             raw |= (b & 0x7f) << shift;
             if (b >= 0) {
                 varintEnd = pos;
