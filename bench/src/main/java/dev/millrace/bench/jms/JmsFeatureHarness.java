@@ -57,6 +57,8 @@ public final class JmsFeatureHarness {
     static final String SELECTOR = "kind = 'match'";
     static final String COMPLEMENT = "kind <> 'match'";
     private static final String INTENDED_DUE = "intendedDueMs";
+    /** Warm-up rounds; see {@link #warmup}. */
+    static final int WARMUP_ROUNDS = 3;
 
     /** What to run. */
     public record Settings(String queuePrefix, int messageBytes, long warmupMessages, List<Integer> batchSizes,
@@ -110,21 +112,27 @@ public final class JmsFeatureHarness {
     }
 
     /**
-     * Unmeasured: async sends and receives, to warm both JVMs, through the paths the scenarios measure: 1 in
-     * {@link Settings#matchEvery} messages is taken by a consumer with the selector first (each broker's selective
-     * delivery), then a consumer without one drains the rest.
+     * Unmeasured: async sends and receives, to warm both JVMs, through the paths the scenarios measure, in
+     * {@link #WARMUP_ROUNDS} rounds on queues of their own: 1 in {@link Settings#matchEvery} messages is taken by a
+     * consumer with the selector first (each broker's selective delivery), then a consumer without one drains the
+     * rest. Several rounds because a selective run is short (20,000 matches take well under a second) and one round's
+     * few thousand matches left the JIT compiling the selective path during the measured run (a broker's compiler
+     * threads used 0.6-1 core of it).
      */
     public void warmup(Consumer<String> log) throws JMSException, InterruptedException {
         long count = settings.warmupMessages();
         long matches = (count + settings.matchEvery() - 1) / settings.matchEvery();
-        log.accept("warmup: " + count + " async sends; " + matches + " received with the selector, then the rest");
-        String queue = settings.queuePrefix() + "-warmup";
-        fill(queue, count, settings.matchEvery());
-        Selective selected = receive(queue, SELECTOR, matches, settings.timeoutMs());
-        Selective drained = receive(queue, null, count - matches, settings.timeoutMs());
-        if (selected.stalled() || drained.stalled()) {
-            throw new IllegalStateException("warmup: received " + selected.delivered() + " of " + matches
-                    + " with the selector, " + drained.delivered() + " of " + (count - matches) + " without");
+        log.accept("warmup: " + WARMUP_ROUNDS + " rounds of " + count + " async sends; " + matches
+                + " received with the selector, then the rest");
+        for (int round = 0; round < WARMUP_ROUNDS; round++) {
+            String queue = settings.queuePrefix() + "-warmup-" + round;
+            fill(queue, count, settings.matchEvery());
+            Selective selected = receive(queue, SELECTOR, matches, settings.timeoutMs());
+            Selective drained = receive(queue, null, count - matches, settings.timeoutMs());
+            if (selected.stalled() || drained.stalled()) {
+                throw new IllegalStateException("warmup: received " + selected.delivered() + " of " + matches
+                        + " with the selector, " + drained.delivered() + " of " + (count - matches) + " without");
+            }
         }
     }
 
