@@ -68,6 +68,8 @@ public final class BrokerServer implements AutoCloseable {
     private final ControllerFactory controllerFactory;
     private ScheduledExecutorService background;
     private ExecutorService requestExecutor;
+    /** Completes the fetches that transaction markers wake (see {@link FetchPurgatory#onAppendLater}). */
+    private ExecutorService markerWakeups;
     private Timer timer;
     private Controller controller;
     private ExecutorService groupExecutor;
@@ -144,7 +146,8 @@ public final class BrokerServer implements AutoCloseable {
                 KafkaApis.VERSIONS, requestExecutor);
         boundAddress = network.start();
         selfNode.set(new Node(config.nodeId(), config.advertisedHost(), config.advertisedPort(boundAddress.getPort())));
-        FetchPurgatory purgatory = new FetchPurgatory(timer);
+        markerWakeups = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-marker-wakeups"));
+        FetchPurgatory purgatory = new FetchPurgatory(timer, markerWakeups);
         ProducerIdManager producerIds = new ProducerIdManager(controller, config.nodeId());
         LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups, time);
         transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
@@ -224,6 +227,10 @@ public final class BrokerServer implements AutoCloseable {
         }
         closeQuietly("delay service", delays);
         closeQuietly("transaction coordinator", transactions);
+        if (markerWakeups != null) {
+            markerWakeups.shutdown();
+            awaitQuietly(markerWakeups);
+        }
         closeQuietly("group coordinator", groups);
         closeQuietly("share groups", shares);
         if (groupExecutor != null) {

@@ -7,6 +7,8 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 import org.apache.kafka.common.TopicPartition;
@@ -19,6 +21,11 @@ import dev.millrace.delay.Timer;
  * re-checks the fetches watching it; the first of "enough bytes" or "time is up" completes a fetch,
  * exactly once. No thread polls: waiting costs a timer entry and a watcher entry per partition.
  *
+ * <p>Completing a fetch reads the log and builds its response (a share fetch also acquires), on
+ * the thread that reports the append. Transaction markers are reported through
+ * {@link #onAppendLater}, so that the transaction coordinator's thread, which writes them before
+ * EndTxn answers, hands that work to the purgatory's wake-up thread instead of doing it itself.
+ *
  * <p>Thread-safe.
  */
 final class FetchPurgatory {
@@ -26,9 +33,12 @@ final class FetchPurgatory {
     private final Timer timer;
     private final Map<TopicPartition, Queue<DelayedFetch>> watchers = new ConcurrentHashMap<>();
     private final List<Consumer<TopicPartition>> appendListeners = new CopyOnWriteArrayList<>();
+    private final Executor wakeups;
 
-    FetchPurgatory(Timer timer) {
+    /** @param wakeups runs the wake-ups of {@link #onAppendLater}, one at a time and in order */
+    FetchPurgatory(Timer timer, Executor wakeups) {
         this.timer = timer;
+        this.wakeups = wakeups;
     }
 
     /** Watches {@code fetch} on its partitions and starts its timeout; completes it at once if it already can. */
@@ -53,6 +63,18 @@ final class FetchPurgatory {
             return;
         }
         waiting.removeIf(fetch -> fetch.isCompleted() || fetch.tryComplete());
+    }
+
+    /**
+     * {@link #onAppend} on the wake-up thread: the caller does not wait for the listeners or for the
+     * fetches it completes. Dropped once the wake-up executor is shut down (the broker is stopping).
+     */
+    void onAppendLater(TopicPartition tp) {
+        try {
+            wakeups.execute(() -> onAppend(tp));
+        } catch (RejectedExecutionException e) {
+            // stopping: the waiting fetches end at their max wait
+        }
     }
 
     /** Drops completed fetches left in the watcher lists of partitions that saw no append. */

@@ -18,8 +18,10 @@ import dev.millrace.broker.txn.TxnMarkerWriter;
 /**
  * Writes transaction markers to partitions of this broker: one control batch per partition
  * (producer id, the transaction's epoch, coordinator epoch 0), appended with
- * {@link AppendOrigin#COORDINATOR}. Afterwards it wakes read-committed fetches waiting on the
- * partition, and for a {@code __consumer_offsets} partition it makes the group coordinator apply or
+ * {@link AppendOrigin#COORDINATOR}. Afterwards it has read-committed fetches, share fetches and the
+ * delay service woken for the partition on the purgatory's wake-up thread
+ * ({@link FetchPurgatory#onAppendLater}: the coordinator's thread does not complete them itself before
+ * EndTxn answers), and for a {@code __consumer_offsets} partition it makes the group coordinator apply or
  * drop the producer's pending offsets. A partition that no longer exists (its topic was deleted)
  * is skipped. Once all are written the {@link MarkerListener} hears of it (share acknowledgements
  * held for the transaction are settled then).
@@ -68,7 +70,7 @@ final class LocalTxnMarkerWriter implements TxnMarkerWriter {
             }
             partition.log().appendAsLeader(MemoryRecords.withEndTransactionMarker(time.milliseconds(), producerId,
                     producerEpoch, marker), partition.leaderEpoch(), AppendOrigin.COORDINATOR);
-            purgatory.onAppend(tp);
+            purgatory.onAppendLater(tp);
             if (tp.topic().equals(OffsetsTopic.NAME)) {
                 groups.onTransactionMarker(tp.partition(), producerId, commit).join();
             }
