@@ -42,6 +42,8 @@ public final class BatchCursor {
     /** {@link #buffer}'s array and where the batch starts in it, read directly by the varint decoder. */
     private byte[] bytes = own.array();
     private int base;
+    /** How many batches were loaded so far: tells a {@link BatchCut} whether its picks are of the loaded batch. */
+    private int loads;
     private long baseOffset;
     private long baseTimestamp;
     private Long logAppendTime;
@@ -98,6 +100,7 @@ public final class BatchCursor {
     }
 
     private void start(RecordBatch batch) {
+        loads++;
         end = buffer.limit();
         baseOffset = batch.baseOffset();
         baseTimestamp = buffer.getLong(BASE_TIMESTAMP);
@@ -145,6 +148,10 @@ public final class BatchCursor {
 
     public long timestamp() {
         return timestamp;
+    }
+
+    int loads() {
+        return loads;
     }
 
     /** Where the current record starts (its length varint) in {@link #buffer()}. */

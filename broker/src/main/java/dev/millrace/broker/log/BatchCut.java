@@ -52,13 +52,19 @@ public final class BatchCut {
     private int bytes;
     private long lastOffset;
     private long maxTimestamp = Long.MIN_VALUE;
+    /** The cursor's {@link BatchCursor#loads()} when the picks were made: picks of an earlier batch are dropped. */
+    private int batch = -1;
 
     public BatchCut(BatchCursor cursor) {
         this.cursor = cursor;
     }
 
-    /** Keeps the record the cursor is on. */
+    /** Keeps the record the cursor is on. Picks left from an earlier batch (a walk that failed half-way) are dropped. */
     public void pick() {
+        if (batch != cursor.loads()) {
+            clear();
+            batch = cursor.loads();
+        }
         if (picked == starts.length) {
             starts = Arrays.copyOf(starts, picked * 2);
             ends = Arrays.copyOf(ends, picked * 2);
@@ -71,9 +77,9 @@ public final class BatchCut {
         maxTimestamp = Math.max(maxTimestamp, cursor.timestamp());
     }
 
-    /** How many records are picked. */
+    /** How many records of the cursor's batch are picked. */
     public int picked() {
-        return picked;
+        return batch == cursor.loads() ? picked : 0;
     }
 
     /**
@@ -84,7 +90,7 @@ public final class BatchCut {
      *                 so that a consumer moving past it skips what was left out
      */
     public ByteBuffer take(boolean keepSpan) {
-        if (picked == 0) {
+        if (picked() == 0) {
             throw new IllegalStateException("no record picked in the batch at offset " + cursor.baseOffset());
         }
         ByteBuffer stored = cursor.buffer();
@@ -111,9 +117,13 @@ public final class BatchCut {
             }
             cut.putInt(CRC, (int) Crc32C.compute(cut, ATTRIBUTES, cut.capacity() - ATTRIBUTES));
         }
+        clear();
+        return cut;
+    }
+
+    private void clear() {
         picked = 0;
         bytes = 0;
         maxTimestamp = Long.MIN_VALUE;
-        return cut;
     }
 }

@@ -145,4 +145,22 @@ class BatchCutTest {
         assertThatThrownBy(() -> cut.take(false)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("offset 100");
     }
+
+    @Test
+    void dropsPicksOfABatchWhoseWalkWasNotTaken() {
+        RecordBatch stored = batch(TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP);
+        cursor.load(stored);
+        cursor.next();
+        cut.pick(); // a walk that fails here (say, a malformed record later in the batch) never takes its cut
+
+        cursor.load(stored);
+        assertThat(cut.picked()).isZero();
+        assertThatThrownBy(() -> cut.take(false)).isInstanceOf(IllegalStateException.class);
+        cursor.next();
+        cursor.next();
+        cut.pick();
+        RecordBatch batch = read(cut.take(false));
+        assertThat(batch.countOrNull()).isEqualTo(1);
+        assertThat(batch.iterator().next().offset()).isEqualTo(101);
+    }
 }
