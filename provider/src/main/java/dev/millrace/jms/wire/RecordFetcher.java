@@ -189,6 +189,9 @@ public abstract class RecordFetcher implements AutoCloseable {
                 }
                 try {
                     Collection<Delivery> fetched = poll(POLL_TIMEOUT);
+                    // before the records can reach the application: a command it submits for them must not wake a
+                    // client that is no longer polling (the wakeup would stay pending and break the next commit)
+                    polling = false;
                     if (!fetched.isEmpty()) {
                         buffer.addAll(fetched);
                         onArrival.run();
