@@ -111,7 +111,9 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         String selectorText = selector == null ? null : selector.text();
         RecordFetcher fetcher;
         if (destination instanceof Queue) {
-            connection.queueGroups().configure(shareGroup);
+            if (connection.isOwnTemporary(name)) {
+                connection.queueGroups().configure(shareGroup); // others got it from the destination setup above
+            }
             fetcher = new ShareFetcher(settings, shareClientId(connection), name, queueGroup(name),
                     MemberSelector.encode(selectorText));
         } else if (subscriptionName == null) {

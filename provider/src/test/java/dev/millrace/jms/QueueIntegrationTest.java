@@ -22,6 +22,7 @@ import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 import jakarta.jms.Session;
+import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TextMessage;
 
 /** Queues against a real broker's share groups: one consumer per message, acknowledgement, release on recover and close. */
@@ -73,6 +74,34 @@ class QueueIntegrationTest {
             consumer.close();
             MessageConsumer again = s.createConsumer(q);
             assertThat(again.receive(500)).as("accepted messages are gone").isNull();
+        }
+    }
+
+    /**
+     * Whatever the broker's defaults (the test broker's is already earliest, so this reads the group's own settings),
+     * a queue's share group starts at the log start and reads committed records only, also when the connection does
+     * not manage destination policies and for a temporary queue.
+     */
+    @Test
+    void shouldSetEveryQueueGroupToEarliestAndReadCommitted() throws Exception {
+        MillraceConnectionFactory factory = broker.factory();
+        factory.setManageDestinationPolicies(false);
+        try (Connection c = factory.createConnection();
+             org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                     java.util.Map.of("bootstrap.servers", broker.bootstrap()))) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            s.createConsumer(s.createQueue("q.settings"));
+            TemporaryQueue temporary = s.createTemporaryQueue();
+            s.createConsumer(temporary);
+
+            for (String queue : List.of("q.settings", temporary.getQueueName())) {
+                org.apache.kafka.common.config.ConfigResource group = new org.apache.kafka.common.config.ConfigResource(
+                        org.apache.kafka.common.config.ConfigResource.Type.GROUP, "millrace.queue." + queue);
+                org.apache.kafka.clients.admin.Config config = admin.describeConfigs(List.of(group)).all().get()
+                        .get(group);
+                assertThat(config.get("share.auto.offset.reset").value()).as(queue).isEqualTo("earliest");
+                assertThat(config.get("share.isolation.level").value()).as(queue).isEqualTo("read_committed");
+            }
         }
     }
 

@@ -34,6 +34,11 @@ import jakarta.jms.JMSException;
  *   expiryQueue            millrace.expiry.topic (the queue is created too)        topic &lt;destination&gt;
  * </pre>
  *
+ * A queue's group also gets the settings every queue needs whatever the policy, as {@link QueueGroups} writes them for
+ * queues that do not come here (temporary queues, browsers): {@code share.auto.offset.reset=earliest} and {@code
+ * share.isolation.level=read_committed}, in the same describe and alter, also with {@code manageDestinationPolicies}
+ * off.
+ *
  * Settings are described first and only those that differ are altered, so connections that agree write nothing.
  * The policy is a property of the destination: connections with different policies for one destination overwrite
  * each other's, the last to start a consumer winning. With {@code manageDestinationPolicies} off nothing is written
@@ -80,6 +85,10 @@ public final class DestinationSetup {
         List<ConfigResource> resources = group == null ? List.of(topic) : List.of(topic, group);
         Map<ConfigResource, Config> current = describe(name, resources);
         String expiry = value(current.get(topic), EXPIRY_TOPIC_CONFIG);
+        Map<ConfigResource, Collection<AlterConfigOp>> changes = new HashMap<>();
+        if (group != null) {
+            addChanges(changes, group, current.get(group), QueueGroups.QUEUE_SETTINGS);
+        }
         if (settings.manageDestinationPolicies()) {
             Map<String, String> topicWanted = new HashMap<>();
             if (policy.expiryQueue() != null) {
@@ -87,7 +96,6 @@ public final class DestinationSetup {
                 topicWanted.put(EXPIRY_TOPIC_CONFIG, policy.expiryQueue());
                 expiry = policy.expiryQueue();
             }
-            Map<ConfigResource, Collection<AlterConfigOp>> changes = new HashMap<>();
             if (group != null) {
                 if (policy.deadLetterQueue() != null) {
                     destinations.ensureCreated(policy.deadLetterQueue());
@@ -99,8 +107,8 @@ public final class DestinationSetup {
                         REDELIVERY_BACKOFF_MAX_MS, String.valueOf(policy.maxRedeliveryDelayMs())));
             }
             addChanges(changes, topic, current.get(topic), topicWanted);
-            alter(name, changes);
         }
+        alter(name, changes);
         Optional<String> result = Optional.ofNullable(expiry == null || expiry.isEmpty() ? null : expiry);
         prepared.put(name, result);
         return result;
@@ -125,15 +133,15 @@ public final class DestinationSetup {
             admin.incrementalAlterConfigs(changes).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw JmsExceptions.fromClient("set the redelivery policy of destination " + name, e);
+            throw JmsExceptions.fromClient("set the settings of destination " + name, e);
         } catch (Exception e) {
-            throw JmsExceptions.fromClient("set the redelivery policy of destination " + name, e);
+            throw JmsExceptions.fromClient("set the settings of destination " + name, e);
         }
     }
 
     private static void addChanges(Map<ConfigResource, Collection<AlterConfigOp>> changes, ConfigResource resource,
                                    Config current, Map<String, String> wanted) {
-        List<AlterConfigOp> ops = new ArrayList<>();
+        List<AlterConfigOp> ops = new ArrayList<>(changes.getOrDefault(resource, List.of()));
         wanted.forEach((key, value) -> {
             if (!value.equals(value(current, key))) {
                 ops.add(new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET));

@@ -19,11 +19,18 @@ import jakarta.jms.JMSException;
  * Configures the share group of a queue before this connection first consumes from it, whatever the broker's
  * defaults: {@code share.auto.offset.reset=earliest} (a queue keeps messages sent before its first consumer) and
  * {@code share.isolation.level=read_committed} (messages of open or aborted transactions are never delivered).
- * Once per group per connection; setting the same values again is harmless.
+ * Once per group per connection; setting the same values again is harmless. Queue consumers get the same settings
+ * from {@link DestinationSetup} (in its one describe and alter); this is for queues that skip it: temporary queues and
+ * browsers.
  *
  * <p>Thread-safe.
  */
 public final class QueueGroups {
+
+    /** The settings every queue's share group gets, whatever its policy. */
+    static final Map<String, String> QUEUE_SETTINGS = Map.of(
+            "share.auto.offset.reset", "earliest",
+            "share.isolation.level", "read_committed");
 
     private final Admin admin;
     private final ConnectionSettings settings;
@@ -39,10 +46,9 @@ public final class QueueGroups {
             return;
         }
         ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
-        List<AlterConfigOp> ops = List.of(
-                new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET),
-                new AlterConfigOp(new ConfigEntry("share.isolation.level", "read_committed"),
-                        AlterConfigOp.OpType.SET));
+        List<AlterConfigOp> ops = new java.util.ArrayList<>();
+        QUEUE_SETTINGS.forEach((key, value) -> ops.add(new AlterConfigOp(new ConfigEntry(key, value),
+                AlterConfigOp.OpType.SET)));
         try {
             admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(settings.requestTimeoutMs(),
                     TimeUnit.MILLISECONDS);
