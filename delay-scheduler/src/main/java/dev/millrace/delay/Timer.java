@@ -5,7 +5,8 @@ package dev.millrace.delay;
  * fetches, {@code acks=all} waits, record-lock expiry, redelivery delay, delayed messages.
  *
  * <p>Contract: a task never runs before its delay has passed on the timer's clock, runs at most once
- * per {@link #add}, and never runs once {@link TimerTask#cancel()} returned true. Tasks run on the
+ * per {@link #add}, and never runs once {@link TimerTask#cancel()} returned true. (One exception, for a
+ * task added again while the timer is expiring its earlier add: see {@link TimerTask}.) Tasks run on the
  * timer's executor, never on the thread that calls {@link #add}. Implementations are thread-safe.
  */
 public interface Timer extends AutoCloseable {

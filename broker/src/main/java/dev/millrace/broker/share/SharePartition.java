@@ -72,8 +72,9 @@ import dev.millrace.protocol.selector.Selector;
  * which every available record was found unmatched, so its next scan starts there (a record that becomes available
  * again below it, by a release, a lock expiry or a transaction abort, lowers it; one waiting out a redelivery backoff
  * holds it back); one acquisition reads at most {@code SELECTIVE_READS_PER_FETCH} times a fetch's bytes; and the
- * response carries only the acquired records, each batch cut down to them ({@link dev.millrace.broker.log.BatchCut}, copying the records as stored; {@link BatchSubset} for batches the cursor cannot walk), so the records
- * passed over never cross the network and a fetch's bytes are filled with matches. After a selective acquisition
+ * response carries only the acquired records, each batch cut down to them ({@link BatchCut}, which copies the records
+ * as stored; {@link BatchSubset} for batches the cursor cannot walk), so the records passed over never cross the
+ * network and a fetch's bytes are filled with matches. After a selective acquisition
  * the member's next scan starts at once on the manager's lookahead thread ({@link SelectiveLookahead}), off the
  * monitor, while the consumer processes what it got; its next fetch waits for that scan if it has begun (up to
  * {@code LOOKAHEAD_WAIT_MS}) and takes its matches if the cursor has not moved, else scans for itself. A subscription selector ({@link
