@@ -1,5 +1,11 @@
 package dev.millrace.broker.log;
 
+import static dev.millrace.broker.log.BatchLayout.BASE_SEQUENCE;
+import static dev.millrace.broker.log.BatchLayout.BASE_TIMESTAMP;
+import static dev.millrace.broker.log.BatchLayout.MAX_TIMESTAMP;
+import static dev.millrace.broker.log.BatchLayout.RECORDS;
+import static dev.millrace.broker.log.BatchLayout.RECORD_COUNT;
+
 import java.nio.ByteBuffer;
 
 import org.apache.kafka.common.record.TimestampType;
@@ -28,12 +34,6 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * <p>Not thread-safe: one per scanning thread (a share-partition's, under its monitor).
  */
 public final class BatchCursor {
-
-    private static final int BASE_TIMESTAMP = 27;
-    private static final int MAX_TIMESTAMP = 35;
-    private static final int BASE_SEQUENCE = 53;
-    private static final int RECORD_COUNT = 57;
-    private static final int RECORDS = 61;
 
     /** Where batches are copied to when they are not walked in place. */
     private ByteBuffer own = ByteBuffer.allocate(64 * 1024);

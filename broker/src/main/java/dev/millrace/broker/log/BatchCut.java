@@ -1,5 +1,14 @@
 package dev.millrace.broker.log;
 
+import static dev.millrace.broker.log.BatchLayout.ATTRIBUTES;
+import static dev.millrace.broker.log.BatchLayout.BATCH_LENGTH;
+import static dev.millrace.broker.log.BatchLayout.CRC;
+import static dev.millrace.broker.log.BatchLayout.LAST_OFFSET_DELTA;
+import static dev.millrace.broker.log.BatchLayout.LOG_OVERHEAD;
+import static dev.millrace.broker.log.BatchLayout.MAX_TIMESTAMP;
+import static dev.millrace.broker.log.BatchLayout.RECORDS;
+import static dev.millrace.broker.log.BatchLayout.RECORD_COUNT;
+
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -34,16 +43,6 @@ import org.apache.kafka.common.utils.internals.Crc32C;
  * {@link #take} (before the cursor loads another batch). Not thread-safe: one per cursor.
  */
 public final class BatchCut {
-
-    private static final int BATCH_LENGTH = 8;
-    private static final int CRC = 17;
-    private static final int ATTRIBUTES = 21;
-    private static final int LAST_OFFSET_DELTA = 23;
-    private static final int MAX_TIMESTAMP = 35;
-    private static final int RECORD_COUNT = 57;
-    private static final int RECORDS = 61;
-    /** Bytes before a batch's length field is counted: baseOffset and batchLength themselves. */
-    private static final int LOG_OVERHEAD = 12;
 
     private final BatchCursor cursor;
     private int[] starts = new int[32];

@@ -1,5 +1,10 @@
 package dev.millrace.broker.log;
 
+import static dev.millrace.broker.log.BatchLayout.ATTRIBUTES;
+import static dev.millrace.broker.log.BatchLayout.CRC;
+import static dev.millrace.broker.log.BatchLayout.LAST_OFFSET_DELTA;
+import static dev.millrace.broker.log.BatchLayout.MAX_TIMESTAMP;
+
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -38,11 +43,6 @@ import org.apache.kafka.common.utils.internals.Crc32C;
  * </pre>
  */
 public final class BatchSubset {
-
-    private static final int CRC = 17;
-    private static final int ATTRIBUTES = 21;
-    private static final int LAST_OFFSET_DELTA = 23;
-    private static final int MAX_TIMESTAMP = 35;
 
     private BatchSubset() {
     }
