@@ -54,7 +54,9 @@ public final class BrokerNode implements AutoCloseable {
 
     /**
      * Starts Millrace: {@code java <jvm> -Dsofa.middleware.log.disable=true -cp
-     * broker/target/millrace-broker.jar:broker/target/lib/* dev.millrace.broker.cli.Millrace server ...}.
+     * broker/target/millrace-broker.jar:broker/target/lib/* dev.millrace.broker.cli.Millrace server ...}. The system
+     * property {@code millrace.bench.broker.jvm} adds options after {@code <jvm>} (whitespace-separated), e.g. a
+     * profiler agent: {@code -Dmillrace.bench.broker.jvm=-agentpath:/path/libasyncProfiler.so=start,...}.
      */
     static BrokerNode startMillrace(Path home, Path workDir, List<String> jvm, Cleanup cleanup)
             throws IOException, InterruptedException {
@@ -76,6 +78,10 @@ public final class BrokerNode implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(BrokerComparison.javaBinary());
         command.addAll(jvm);
+        String extra = System.getProperty("millrace.bench.broker.jvm", "");
+        if (!extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
         command.add("-Dsofa.middleware.log.disable=true");
         command.add("-cp");
         command.add(jar + ":" + lib + "/*");
