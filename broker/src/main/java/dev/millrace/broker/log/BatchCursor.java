@@ -18,9 +18,10 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * where its key and headers are, so that scanning many records to look at a few headers (JMS selectors) allocates
  * nothing per record. Kafka's own record iterator decodes every header key into a String and slices every value.
  *
- * <p>The batch is walked where it lies when the caller says where that is in a heap buffer ({@link #load(RecordBatch,
- * ByteBuffer, int)}: a selective scan's read), else copied once into a buffer the cursor reuses (a file-backed batch is
- * read from its file then); records are found at their positions in it, as KIP-98 lays them out:
+ * <p>The batch is walked where it lies when the caller says where that is in a buffer ({@link #load(RecordBatch,
+ * ByteBuffer, int)}: a selective scan's read, a mapping of the log file), else copied once into a buffer the cursor
+ * reuses (a file-backed batch is read from its file then); records are found at their positions in it, as KIP-98 lays
+ * them out:
  * <pre>
  *   batch    baseOffset int64 @0 | ... | baseTimestamp int64 @27 | maxTimestamp int64 @35 | ...
  *            baseSequence int32 @53 | recordCount int32 @57 | records @61
@@ -39,7 +40,10 @@ public final class BatchCursor {
     private ByteBuffer own = ByteBuffer.allocate(64 * 1024);
     /** The loaded batch, from its position 0: {@link #own}, or a slice of the heap buffer the batch lies in. */
     private ByteBuffer buffer = own;
-    /** {@link #buffer}'s array and where the batch starts in it, read directly by the varint decoder. */
+    /**
+     * {@link #buffer}'s array and where the batch starts in it, read directly by the varint decoder; null for a batch
+     * walked in a direct buffer, which the decoder reads through {@link #buffer}.
+     */
     private byte[] bytes = own.array();
     private int base;
     /** How many batches were loaded so far: tells a {@link BatchCut} whether its picks are of the loaded batch. */
@@ -83,19 +87,25 @@ public final class BatchCursor {
 
     /**
      * As {@link #load(RecordBatch)}, walking the batch where it lies: at absolute {@code position} of {@code holder}, a
-     * heap buffer (the batches of a read, one after another). Falls back to a copy when {@code holder} has no array
-     * or does not hold the batch there. {@code holder} must not change while the cursor is on the batch.
+     * heap buffer or a direct one such as a mapping of the log file (the batches of a read, one after another). Falls
+     * back to a copy when {@code holder} does not hold the batch there. {@code holder} must not change while the cursor
+     * is on the batch.
      */
     public void load(RecordBatch batch, ByteBuffer holder, int position) {
         int size = batch.sizeInBytes();
-        if (holder == null || !holder.hasArray() || position < 0 || position + size > holder.limit()
+        if (holder == null || position < 0 || position + size > holder.limit()
                 || holder.getLong(position) != batch.baseOffset()) {
             load(batch);
             return;
         }
         buffer = holder.slice(position, size);
-        bytes = holder.array();
-        base = holder.arrayOffset() + position;
+        if (holder.hasArray()) {
+            bytes = holder.array();
+            base = holder.arrayOffset() + position;
+        } else {
+            bytes = null; // a direct (mapped) buffer: read through the slice
+            base = 0;
+        }
         start(batch);
     }
 
@@ -218,7 +228,7 @@ public final class BatchCursor {
             if (pos >= end) {
                 throw malformed("a varint runs past the batch");
             }
-            byte b = bytes[base + pos++];
+            byte b = bytes != null ? bytes[base + pos++] : buffer.get(pos++);
             raw |= (long) (b & 0x7f) << shift;
             if (b >= 0) {
                 return (raw >>> 1) ^ -(raw & 1);

@@ -143,4 +143,43 @@ class BatchCursorTest {
         assertThat(cursor.next()).isTrue();
         assertThat(cursor.offset()).isEqualTo(100);
     }
+
+    @Test
+    void walksABatchWhereItLiesInADirectBufferAsInAMappedRead() {
+        RecordBatch first = batch(TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP, 100, 101);
+        RecordBatch second = batch(TimestampType.CREATE_TIME, RecordBatch.NO_TIMESTAMP, 102, 105);
+        ByteBuffer read = ByteBuffer.allocateDirect(first.sizeInBytes() + second.sizeInBytes());
+        first.writeTo(read);
+        second.writeTo(read);
+        read.flip();
+        BatchCursor cursor = new BatchCursor();
+        BatchCut cut = new BatchCut(cursor);
+
+        cursor.load(second, read, first.sizeInBytes());
+        List<Long> offsets = new ArrayList<>();
+        while (cursor.next()) {
+            offsets.add(cursor.offset());
+            assertThat(cursor.timestamp()).isEqualTo(1_000 + cursor.offset() * 3);
+            assertThat(cursor.record().value()).isEqualTo(ByteBuffer.wrap(("v" + cursor.offset())
+                    .getBytes(StandardCharsets.UTF_8)));
+            if (cursor.offset() == 105) {
+                assertThat(cursor.key()).isNull();
+                cut.pick();
+            } else {
+                assertThat(cursor.key()).isEqualTo("k102".getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        assertThat(offsets).containsExactly(102L, 105L);
+        assertThat(cursor.buffer().isDirect()).as("walked in place, not copied to the heap").isTrue();
+        assertThat(cursor.headerCount()).isEqualTo(2);
+
+        RecordBatch kept = MemoryRecords.readableRecords(cut.take(false)).batches().iterator().next();
+        kept.ensureValid();
+        List<Long> keptOffsets = new ArrayList<>();
+        for (Record r : kept) {
+            keptOffsets.add(r.offset());
+            assertThat(Utils.utf8(r.value())).isEqualTo("v" + r.offset());
+        }
+        assertThat(keptOffsets).containsExactly(105L);
+    }
 }
