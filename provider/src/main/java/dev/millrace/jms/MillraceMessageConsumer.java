@@ -11,6 +11,7 @@ import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.Delivery;
 import dev.millrace.jms.wire.DestinationSetup;
 import dev.millrace.jms.wire.DurableSubscriptions;
+import dev.millrace.jms.wire.PendingShareConsumer;
 import dev.millrace.jms.wire.RecordFetcher;
 import dev.millrace.jms.wire.ShareFetcher;
 import dev.millrace.jms.wire.SharedSubscriptions;
@@ -103,19 +104,30 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         String name = destination.getName();
         Optional<String> expiryQueue = Optional.empty();
         String shareGroup = queueGroup(name);
-        if (!connection.isOwnTemporary(name)) {
-            connection.destinations().ensure(name);
-            expiryQueue = connection.destinationSetup().prepare(name, destination instanceof Queue ? shareGroup : null);
-        }
-        String clientId = "millrace-" + connection.connectionId();
         String selectorText = selector == null ? null : selector.text();
+        // a queue's share consumer is constructed while the destination is set up (it joins the group only later)
+        PendingShareConsumer pending = destination instanceof Queue
+                ? PendingShareConsumer.start(settings, shareClientId(connection), shareGroup, settings.prefetch(),
+                        MemberSelector.encode(selectorText))
+                : null;
         RecordFetcher fetcher;
-        if (destination instanceof Queue) {
-            if (connection.isOwnTemporary(name)) {
+        try {
+            if (!connection.isOwnTemporary(name)) {
+                connection.destinations().ensure(name);
+                expiryQueue = connection.destinationSetup().prepare(name, pending != null ? shareGroup : null);
+            }
+            if (pending != null && connection.isOwnTemporary(name)) {
                 connection.queueGroups().configure(shareGroup); // others got it from the destination setup above
             }
-            fetcher = new ShareFetcher(settings, shareClientId(connection), name, queueGroup(name),
-                    MemberSelector.encode(selectorText));
+        } catch (JMSException | RuntimeException e) {
+            if (pending != null) {
+                pending.discard();
+            }
+            throw e;
+        }
+        String clientId = "millrace-" + connection.connectionId();
+        if (pending != null) {
+            fetcher = new ShareFetcher(settings, shareClientId(connection), name, shareGroup, pending.get());
         } else if (subscriptionName == null) {
             fetcher = new TopicFetcher(settings, clientId, name, null,
                     noLocal ? connection.connectionIdBytes() : null, selector, null);

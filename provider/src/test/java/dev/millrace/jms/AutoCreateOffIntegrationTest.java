@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -69,6 +70,29 @@ class AutoCreateOffIntegrationTest {
         }
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrap()))) {
             assertThat(admin.listTopics().names().get()).doesNotContain("missing.queue", "missing.topic");
+        }
+    }
+
+    @Test
+    void aQueueConsumerThatCannotBeSetUpLeavesNoShareConsumerBehind() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Set<Thread> before = Thread.getAllStackTraces().keySet();
+            for (int i = 0; i < 3; i++) {
+                Queue missing = s.createQueue("missing.setup." + i);
+                // its share consumer is constructed while the destination is looked up, then discarded
+                assertThatThrownBy(() -> s.createConsumer(missing))
+                        .isInstanceOf(InvalidDestinationException.class).hasMessageContaining("missing.setup." + i);
+            }
+            // the setup threads close what they built before they end; then the consumers' network threads end
+            for (String name : List.of("millrace-share-setup-", "consumer_background_thread")) {
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (!before.contains(t) && t.getName().startsWith(name)) {
+                        t.join(20_000);
+                        assertThat(t.isAlive()).as(t.getName() + " still running").isFalse();
+                    }
+                }
+            }
         }
     }
 

@@ -57,7 +57,7 @@ public final class ShareFetcher extends RecordFetcher {
 
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
             throws JMSException {
-        this(settings, clientId, topic, groupId, null);
+        this(settings, clientId, topic, groupId, (String) null);
     }
 
     /**
@@ -66,11 +66,21 @@ public final class ShareFetcher extends RecordFetcher {
      */
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId, String rack)
             throws JMSException {
+        this(settings, clientId, topic, groupId,
+                KafkaClients.shareConsumer(settings, clientId, groupId, settings.prefetch(), rack));
+    }
+
+    /**
+     * As above, with the consumer already constructed ({@link PendingShareConsumer}, with {@code settings}'s prefetch
+     * as its {@code max.poll.records}); this fetcher owns it from here on, and subscribes it.
+     */
+    public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId,
+                        KafkaShareConsumer<byte[], byte[]> consumer) throws JMSException {
         super("millrace-share-" + topic, settings.requestTimeoutMs());
         this.topic = topic;
         this.clientId = clientId;
         this.groupId = groupId;
-        this.consumer = KafkaClients.shareConsumer(settings, clientId, groupId, settings.prefetch(), rack);
+        this.consumer = consumer;
         try {
             start(() -> {
                 consumer.subscribe(List.of(topic));
