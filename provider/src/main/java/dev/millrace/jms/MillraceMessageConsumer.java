@@ -106,8 +106,9 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         String shareGroup = queueGroup(name);
         String selectorText = selector == null ? null : selector.text();
         // a queue's share consumer is constructed while the destination is set up (it joins the group only later)
+        String shareClientId = destination instanceof Queue ? shareClientId(connection) : null;
         PendingShareConsumer pending = destination instanceof Queue
-                ? PendingShareConsumer.start(settings, shareClientId(connection), shareGroup, settings.prefetch(),
+                ? PendingShareConsumer.start(settings, shareClientId, shareGroup, settings.prefetch(),
                         MemberSelector.encode(selectorText))
                 : null;
         RecordFetcher fetcher;
@@ -127,7 +128,8 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         }
         String clientId = "millrace-" + connection.connectionId();
         if (pending != null) {
-            fetcher = new ShareFetcher(settings, shareClientId(connection), name, shareGroup, pending.get());
+            // the same client id: the broker's transactional acknowledgements name the member by it
+            fetcher = new ShareFetcher(settings, shareClientId, name, shareGroup, pending.get());
         } else if (subscriptionName == null) {
             fetcher = new TopicFetcher(settings, clientId, name, null,
                     noLocal ? connection.connectionIdBytes() : null, selector, null);
