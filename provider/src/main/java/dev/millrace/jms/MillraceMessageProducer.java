@@ -336,7 +336,7 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
             }
             return;
         }
-        MillraceSession.AsyncSend pending = new MillraceSession.AsyncSend(this, message, listener);
+        AsyncSends.Pending pending = new AsyncSends.Pending(this, message, listener);
         session.addAsyncSend(pending);
         try {
             producer.send(record, (metadata, failure) -> {

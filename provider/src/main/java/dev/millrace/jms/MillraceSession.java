@@ -1,9 +1,7 @@
 package dev.millrace.jms;
 
 import java.io.Serializable;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +10,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,7 +24,6 @@ import dev.millrace.jms.wire.Delivery;
 import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.protocol.selector.Selector;
 import jakarta.jms.BytesMessage;
-import jakarta.jms.CompletionListener;
 import jakarta.jms.Destination;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.InvalidDestinationException;
@@ -85,7 +81,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     private final List<MillraceQueueBrowser> browsers = new CopyOnWriteArrayList<>();
     private final List<Unacknowledged> unacknowledged = new ArrayList<>();
     private final Map<String, Integer> partitions = new ConcurrentHashMap<>();
-    private final Deque<AsyncSend> asyncSends = new ArrayDeque<>();
+    private final AsyncSends asyncSends;
     private final ReentrantLock deliveryLock = new ReentrantLock();
     private final ExecutorService deliveryExecutor;
     private volatile Thread deliveryThread;
@@ -103,6 +99,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
             deliveryThread = t;
             return t;
         });
+        this.asyncSends = new AsyncSends(deliveryExecutor, deliveryLock, connection.settings().requestTimeoutMs());
     }
 
     private record Unacknowledged(MillraceMessageConsumer consumer, Delivery delivery) {
@@ -224,99 +221,20 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         deliveryLock.unlock();
     }
 
-    // ---- async sends
+    // ---- async sends (see AsyncSends)
 
-    void addAsyncSend(AsyncSend send) {
-        synchronized (asyncSends) {
-            asyncSends.addLast(send);
-        }
+    void addAsyncSend(AsyncSends.Pending send) {
+        asyncSends.add(send);
     }
 
-    /** Called by the Kafka producer's I/O thread; the callbacks run on the delivery thread, in send order. */
+    /** Called by the Kafka producer's I/O thread once a send is complete. */
     void onAsyncSendDone() {
-        try {
-            deliveryExecutor.execute(this::runCompletedSends);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            runCompletedSends();
-        }
-    }
-
-    private void runCompletedSends() {
-        while (true) {
-            AsyncSend head;
-            synchronized (asyncSends) {
-                head = asyncSends.peekFirst();
-                if (head == null || !head.isDone()) {
-                    return;
-                }
-                asyncSends.removeFirst();
-                asyncSends.notifyAll();
-            }
-            deliveryLock.lock();
-            inCompletionListener = true;
-            try {
-                head.runListener();
-            } finally {
-                inCompletionListener = false;
-                deliveryLock.unlock();
-            }
-        }
+        asyncSends.onDone();
     }
 
     /** Waits until every async send of this session (of {@code producer}, or all when null) has had its callback. */
     void awaitAsyncSends(MillraceMessageProducer producer) throws JMSException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connection.settings().requestTimeoutMs());
-        synchronized (asyncSends) {
-            while (asyncSends.stream().anyMatch(s -> producer == null || s.producer == producer)) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new JMSException("async sends did not complete within "
-                            + connection.settings().requestTimeoutMs() + " ms");
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(asyncSends, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new JMSException("interrupted while waiting for async sends");
-                }
-            }
-        }
-    }
-
-    /** One asynchronous send waiting for its CompletionListener call. */
-    static final class AsyncSend {
-        final MillraceMessageProducer producer;
-        private final Message message;
-        private final CompletionListener listener;
-        private volatile boolean done;
-        private volatile Exception failure;
-
-        AsyncSend(MillraceMessageProducer producer, Message message, CompletionListener listener) {
-            this.producer = producer;
-            this.message = message;
-            this.listener = listener;
-        }
-
-        void complete(Exception failure) {
-            this.failure = failure;
-            this.done = true;
-        }
-
-        boolean isDone() {
-            return done;
-        }
-
-        void runListener() {
-            try {
-                if (failure == null) {
-                    listener.onCompletion(message);
-                } else {
-                    listener.onException(message, failure);
-                }
-            } catch (RuntimeException e) {
-                // a failing callback must not stop the others
-            }
-        }
+        asyncSends.await(producer);
     }
 
     // ---- messages
@@ -522,11 +440,9 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         connection.removeSession(this);
     }
 
-    private volatile boolean inCompletionListener;
-
     /** Whether the calling thread runs one of this session's CompletionListeners. */
     boolean isInCompletionListener() {
-        return isDeliveryThread() && inCompletionListener;
+        return isDeliveryThread() && asyncSends.inListener();
     }
 
     @Override
