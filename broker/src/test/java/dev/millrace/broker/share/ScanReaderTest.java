@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -21,43 +20,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(20)
 class ScanReaderTest {
 
-    /**
-     * A log in one file: reads are slices of it from the batch holding the offset, at least that batch whole, as a
-     * segment's are.
-     */
-    private static ShareLog onFile(FileRecords file, long highWatermark) {
-        return new ShareLog() {
-            @Override
-            public long logStartOffset() {
-                return 0;
-            }
-
-            @Override
-            public long highWatermark() {
-                return highWatermark;
-            }
-
-            @Override
-            public Records read(long offset, int maxBytes) {
-                int position = 0;
-                int first = 0;
-                for (RecordBatch batch : file.batches()) {
-                    if (batch.lastOffset() >= offset) {
-                        first = batch.sizeInBytes();
-                        break;
-                    }
-                    position += batch.sizeInBytes();
-                }
-                return file.slice(position, Math.max(maxBytes, first));
-            }
-
-            @Override
-            public Optional<String> deadLetterTopic() {
-                return Optional.empty();
-            }
-        };
-    }
-
     @Test
     void mapsTheReadsRegionOfTheFileAndLeavesOutABatchThatDoesNotFitWhole(@TempDir Path dir) throws Exception {
         InMemoryShareLog memory = new InMemoryShareLog();
@@ -70,7 +32,7 @@ class ScanReaderTest {
             ScanReader reader = new ScanReader();
 
             // from offset 4 (the second batch), two and a half batches' bytes: the second and third batches
-            Records read = reader.read(onFile(file, memory.highWatermark()), 4, batchBytes * 5 / 2);
+            Records read = reader.read(new FileShareLog(file, memory::highWatermark), 4, batchBytes * 5 / 2);
 
             ByteBuffer holder = reader.holder();
             assertThat(holder).isNotNull();
@@ -99,7 +61,7 @@ class ScanReaderTest {
             file.append((MemoryRecords) memory.read(0, Integer.MAX_VALUE));
             ScanReader reader = new ScanReader();
 
-            Records read = reader.read(onFile(file, memory.highWatermark()), 0, 4096);
+            Records read = reader.read(new FileShareLog(file, memory::highWatermark), 0, 4096);
 
             assertThat(reader.holder()).isNull();
             assertThat(read).isInstanceOf(FileRecords.class);

@@ -13,8 +13,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -305,36 +303,7 @@ class SharePartitionSelectorTest {
         }
         try (FileRecords file = FileRecords.open(dir.resolve("00.log").toFile())) {
             file.append((MemoryRecords) log.read(0, Integer.MAX_VALUE));
-            ShareLog onFile = new ShareLog() {
-                @Override
-                public long logStartOffset() {
-                    return 0;
-                }
-
-                @Override
-                public long highWatermark() {
-                    return log.highWatermark();
-                }
-
-                @Override
-                public Records read(long offset, int maxBytes) {
-                    int position = 0;
-                    int first = 0;
-                    for (RecordBatch batch : file.batches()) {
-                        if (batch.lastOffset() >= offset) {
-                            first = batch.sizeInBytes();
-                            break;
-                        }
-                        position += batch.sizeInBytes();
-                    }
-                    return file.slice(position, Math.max(maxBytes, first)); // at least one whole batch
-                }
-
-                @Override
-                public java.util.Optional<String> deadLetterTopic() {
-                    return java.util.Optional.empty();
-                }
-            };
+            ShareLog onFile = new FileShareLog(file, log::highWatermark);
             SharePartition partition = new SharePartition(KEY, onFile, ShareGroupConfig.defaults(), timer, clock,
                     listener, 0, lookahead());
 
