@@ -202,12 +202,19 @@ public final class JmsFeatureHarness {
         // without. The general warm-up's selective runs are short (a few fetches each), and a compiler log of one
         // Millrace run showed the broker compiling its selective scan (the lookahead's scan, BatchCut) at the top tier
         // only during the measured selective run; its compiler threads had half the broker's CPU samples then.
-        Selective practiceSelected = receive(practice, SELECTOR, matches, settings.timeoutMs());
-        Selective practiceRest = receive(practice, null, m - matches, settings.timeoutMs());
-        if (practiceSelected.stalled() || practiceRest.stalled()) {
+        // A selective consumer that stalls here (Artemis does on deep queues) is not a failure of the pass: the
+        // consumer without a selector takes whatever is left.
+        Selective practiceSelected = receive(practice, SELECTOR, matches, settings.stallMs());
+        long rest = m - practiceSelected.delivered();
+        Selective practiceRest = receive(practice, null, rest, settings.timeoutMs());
+        if (practiceRest.stalled()) {
             throw new IllegalStateException("unmeasured selector pass: received " + practiceSelected.delivered()
-                    + " of " + matches + " with the selector, " + practiceRest.delivered() + " of " + (m - matches)
+                    + " of " + matches + " with the selector, then " + practiceRest.delivered() + " of " + rest
                     + " without");
+        }
+        if (practiceSelected.stalled()) {
+            log.accept("  (unmeasured pass: the selective consumer stalled after " + practiceSelected.delivered()
+                    + " of " + matches + " matches)");
         }
         Selective unfiltered = receive(all, null, m, settings.timeoutMs());
         if (unfiltered.stalled()) {

@@ -38,7 +38,7 @@ public final class BatchCursor {
 
     /** Where batches are copied to when they are not walked in place. */
     private ByteBuffer own = ByteBuffer.allocate(64 * 1024);
-    /** The loaded batch, from its position 0: {@link #own}, or a slice of the heap buffer the batch lies in. */
+    /** The loaded batch, from its position 0: {@link #own}, or a slice of the (heap or direct) buffer it lies in. */
     private ByteBuffer buffer = own;
     /**
      * {@link #buffer}'s array and where the batch starts in it, read directly by the varint decoder; null for a batch

@@ -23,9 +23,10 @@ import org.apache.kafka.common.record.internal.Records;
  * from its temporary direct buffer into the heap (in a profile of the selective lookahead, the read was 57% of its
  * time, mostly those two copies). The region is one that the segment already holds, so nothing past the file's end is
  * ever mapped; a segment file shrinks only when recovery truncates a torn tail while the log loads, before anything
- * reads it (a mapped page cut off by a truncation would fail the access). A mapping is dropped by the garbage collector once the next read has replaced it, as the log's index
- * mappings are; a scan allocates little, but the fetches that drive it allocate their responses, so young
- * collections keep the number of live mappings to what was read since the last one.
+ * reads it (a mapped page cut off by a truncation would fail the access). A mapping is dropped by the garbage
+ * collector once the next read has replaced it, as the log's index mappings are; a scan allocates little, but the
+ * fetches that drive it allocate their responses, so young collections keep the number of live mappings to what was
+ * read since the last one.
  *
  * <p>Not thread-safe: one per scanning thread (the share-partition's monitor, a lookahead thread).
  */
