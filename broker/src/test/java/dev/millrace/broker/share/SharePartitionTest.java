@@ -144,6 +144,45 @@ class SharePartitionTest {
     }
 
     @Test
+    void shouldCancelAnAcquisitionsLockTimerOnceEveryRecordOfItIsSettled() {
+        log.append(10);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 10, 1 << 20);
+        assertThat(timer.size()).isEqualTo(1);
+
+        partition.acknowledge("a", List.of(ack(0, 6, AcknowledgeType.ACCEPT), ack(8, 8, AcknowledgeType.RELEASE)));
+        assertThat(timer.size()).as("records 7 and 9 are still locked").isEqualTo(1);
+        partition.acknowledge("a", List.of(ack(7, 7, AcknowledgeType.REJECT), ack(9, 9, AcknowledgeType.ACCEPT)));
+
+        // without the cancellation the timer would wait out the 30 s lock holding every offset
+        assertThat(timer.size()).isZero();
+        assertThat(partition.pendingLockTimeouts()).isZero();
+        AcquireResult again = partition.acquire("b", 10, 1 << 20);
+        assertThat(again.acquired()).containsExactly(new AcquiredBatch(8, 8, 2));
+        assertThat(timer.size()).isEqualTo(1);
+        partition.releaseMember("b");
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void shouldCancelAReArmedLockTimerWhenItsRenewedRecordIsSettled() throws Exception {
+        log.append(3);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withRecordLockDurationMs(1000));
+        partition.acquire("a", 10, 1 << 20);
+        advanceMs(800);
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.RENEW)));
+        advanceMs(200);
+        assertThat(partition.state(1)).contains(RecordState.AVAILABLE);
+        assertThat(partition.state(0)).contains(RecordState.ACQUIRED);
+        assertThat(partition.pendingLockTimeouts()).isEqualTo(1);
+
+        partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.ACCEPT)));
+
+        assertThat(partition.pendingLockTimeouts()).isZero();
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
     void shouldRedeliverReleasedRecordsWithAHigherDeliveryCount() {
         log.append(2);
         SharePartition partition = partition(ShareGroupConfig.defaults());

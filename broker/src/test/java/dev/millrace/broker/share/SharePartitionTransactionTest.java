@@ -84,6 +84,19 @@ class SharePartitionTransactionTest {
     }
 
     @Test
+    void theCommitOfTheLastHeldRecordsCancelsTheirLockTimer() {
+        log.append(3);
+        partition.acquire("a", 10, 1 << 20);
+        assertThat(partition.holdForTransaction("a", List.of(0L, 1L), PID)).isEqualTo(Errors.NONE);
+        partition.acknowledge("a", List.of(new AcknowledgementBatch(2, 2, new byte[] {AcknowledgeType.ACCEPT.id()})));
+        assertThat(timer.size()).isEqualTo(1);
+
+        partition.completeTransaction(PID, true);
+
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
     void holdingIsAllOrNothing() throws Exception {
         log.append(3);
         partition.acquire("a", 2, 1 << 20); // offsets 0 and 1
