@@ -6,12 +6,15 @@ import dev.millrace.protocol.jms.JmsRecord;
 
 /**
  * One record handed to the JMS layer: where it came from and how often it has been delivered, counting this
- * delivery. Immutable apart from the delivery count, which local redelivery raises (on the thread that owns it).
+ * delivery. Immutable apart from the delivery count, which local redelivery raises (on the thread that owns it), and
+ * the priority it caches once read.
  */
 public final class Delivery {
 
     final ConsumerRecord<byte[], byte[]> record;
     private int deliveryCount;
+    /** {@link #priority()} once read (a fetch sorts by it, which asks each record several times); -1 before. */
+    private int priority = -1;
 
     Delivery(ConsumerRecord<byte[], byte[]> record, int deliveryCount) {
         this.record = record;
@@ -43,8 +46,11 @@ public final class Delivery {
      * the JMS default, when the header is absent or not one byte (records of plain Kafka producers).
      */
     public int priority() {
-        byte[] value = header(dev.millrace.protocol.jms.JmsHeaders.PRIORITY);
-        return value != null && value.length == 1 && value[0] >= 0 && value[0] <= 9 ? value[0] : 4;
+        if (priority < 0) {
+            byte[] value = header(dev.millrace.protocol.jms.JmsHeaders.PRIORITY);
+            priority = value != null && value.length == 1 && value[0] >= 0 && value[0] <= 9 ? value[0] : 4;
+        }
+        return priority;
     }
 
     /**

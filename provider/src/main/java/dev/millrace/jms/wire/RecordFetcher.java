@@ -3,9 +3,11 @@ package dev.millrace.jms.wire;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +35,8 @@ public abstract class RecordFetcher implements AutoCloseable {
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(500);
 
     private final BlockingQueue<Runnable> commands = new LinkedBlockingQueue<>();
+    /** Commands queued without waking the fetcher thread ({@link #submitQuietly}); run before {@link #commands}. */
+    private final Queue<Runnable> quiet = new ConcurrentLinkedQueue<>();
     private final LinkedBlockingDeque<Delivery> buffer = new LinkedBlockingDeque<>();
     private final Thread thread;
     private final int timeoutMs;
@@ -146,6 +150,26 @@ public abstract class RecordFetcher implements AutoCloseable {
         }
     }
 
+    /**
+     * Like {@link #submit}, but without waking the fetcher thread: the command runs when the thread next looks at its
+     * commands (woken by another command or {@link #wake}, or at the end of its idle wait, {@link #idleWaitMs}). The
+     * thread does not start an idle wait while quiet commands are queued.
+     */
+    protected final void submitQuietly(Runnable command) {
+        quiet.offer(() -> {
+            try {
+                command.run();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        });
+    }
+
+    /** Wakes the fetcher thread to run its queued commands (quiet ones too). Any thread. */
+    protected final void wake() {
+        submit(() -> { });
+    }
+
     /** Runs {@code command} on the fetcher thread later, without waiting; a failure is only kept as {@link #failure}. */
     protected final void submit(Runnable command) {
         commands.offer(() -> {
@@ -164,6 +188,9 @@ public abstract class RecordFetcher implements AutoCloseable {
         try {
             while (running) {
                 Runnable command;
+                while ((command = quiet.poll()) != null) {
+                    command.run();
+                }
                 while ((command = commands.poll()) != null) {
                     command.run();
                 }
@@ -176,7 +203,11 @@ public abstract class RecordFetcher implements AutoCloseable {
                     break;
                 }
                 if (!buffer.isEmpty() || !readyToPoll() || failure != null) {
-                    command = commands.poll(Math.max(1, Math.min(100, idleWaitMs())), TimeUnit.MILLISECONDS);
+                    long waitMs = idleWaitMs(); // before looking at the quiet queue (see submitQuietly)
+                    if (!quiet.isEmpty()) {
+                        continue;
+                    }
+                    command = commands.poll(Math.max(1, Math.min(100, waitMs)), TimeUnit.MILLISECONDS);
                     if (command != null) {
                         command.run();
                     }
@@ -208,6 +239,9 @@ public abstract class RecordFetcher implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             Runnable left;
+            while ((left = quiet.poll()) != null) {
+                left.run();
+            }
             while ((left = commands.poll()) != null) {
                 left.run(); // e.g. acknowledgements submitted before close
             }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -54,6 +55,20 @@ public final class ShareFetcher extends RecordFetcher {
     private boolean flushWanted;
     /** When the oldest acceptance not yet sent was made ({@link System#nanoTime}). Fetcher thread. */
     private long oldestUnsentNanos;
+    /**
+     * Records of the last poll not yet passed to {@link #acknowledgeLater} (set by each poll, lowered by the
+     * application's threads): the acceptance that brings it to zero settles the poll and wakes the fetcher to poll
+     * again. Only a hint: records settled another way leave it above zero, which costs at most one
+     * {@value #ACCEPT_DELAY_MS} ms wait.
+     */
+    private final AtomicInteger outstanding = new AtomicInteger();
+    /**
+     * Whether the fetcher thread will look at its quiet commands again within {@value #ACCEPT_DELAY_MS} ms (it waits
+     * for an AUTO_ACKNOWLEDGE acceptance's deadline), so that an acceptance need not wake it. Written by the fetcher
+     * thread before it checks for quiet commands; read by an application thread after it queued one: one of the two
+     * sees the other (both are volatile accesses), so no acceptance waits for the fetcher's long idle wait.
+     */
+    private volatile boolean watching;
 
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
             throws JMSException {
@@ -99,6 +114,7 @@ public final class ShareFetcher extends RecordFetcher {
         // the acceptances made since the last commit went with this poll's ShareFetch (piggy-backed)
         uncommitted = false;
         flushWanted = false;
+        outstanding.set(records.count());
         for (ConsumerRecord<byte[], byte[]> r : records) {
             unsettled.add(r);
             Optional<Short> count = r.deliveryCount();
@@ -142,9 +158,15 @@ public final class ShareFetcher extends RecordFetcher {
      * application still holding prefetched records); DUPS_OK_ACKNOWLEDGE's wait for the poll. Acknowledgements are never
      * sent concurrently with each other or with a poll. A consumer that dies before the broker has them gets the
      * records again, with a raised delivery count.
+     *
+     * <p>The acceptance is queued for the fetcher thread without waking it when it will look anyway within
+     * {@value #ACCEPT_DELAY_MS} ms ({@link #watching}) and records of the poll are still outstanding: waking a parked
+     * thread for each message was a tenth of a receiving thread's time. The acceptance that settles the poll, and any
+     * made while the fetcher is not watching, wake it.
      */
     public void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) {
-        submit(() -> {
+        boolean settlesThePoll = outstanding.addAndGet(-deliveries.size()) <= 0;
+        submitQuietly(() -> {
             for (Delivery d : deliveries) {
                 if (unsettled.remove(d.record)) {
                     consumer.acknowledge(d.record, AcknowledgeType.ACCEPT);
@@ -156,6 +178,9 @@ public final class ShareFetcher extends RecordFetcher {
                 }
             }
         });
+        if (settlesThePoll || !watching) {
+            wake();
+        }
     }
 
     @Override
@@ -173,10 +198,12 @@ public final class ShareFetcher extends RecordFetcher {
      */
     @Override
     protected long idleWaitMs() {
-        if (!uncommitted || !flushWanted) {
-            return 100;
+        if (uncommitted && flushWanted) {
+            watching = true;
+            return ACCEPT_DELAY_MS - (System.nanoTime() - oldestUnsentNanos) / 1_000_000;
         }
-        return ACCEPT_DELAY_MS - (System.nanoTime() - oldestUnsentNanos) / 1_000_000;
+        watching = false;
+        return 100; // RecordFetcher does not wait while quiet commands are queued (one may have missed watching)
     }
 
     @Override

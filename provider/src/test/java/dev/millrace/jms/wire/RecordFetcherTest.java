@@ -40,10 +40,34 @@ class RecordFetcherTest {
         }
     }
 
+    /**
+     * A quiet command (a queue acceptance while more of the poll is outstanding) must not wake the client or the
+     * thread; it runs when something else wakes the thread, before the command that did.
+     */
+    @Test
+    void aQuietCommandWakesNothingAndRunsBeforeTheCommandThatWakesTheThread() throws Exception {
+        try (FakeFetcher fetcher = new FakeFetcher()) {
+            List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Latch both = new Latch();
+
+            fetcher.awaitInPoll(); // so that a submit would wake the client
+            fetcher.quietly(() -> ran.add("quiet"));
+            assertThat(fetcher.wakeups).hasValue(0);
+            fetcher.loudly(() -> {
+                ran.add("loud");
+                both.open();
+            });
+
+            assertThat(both.await()).isTrue();
+            assertThat(ran).containsExactly("quiet", "loud");
+        }
+    }
+
     /** A client stand-in: {@link #poll} hands out {@link #results}, and a wakeup outside it is counted. */
     private static final class FakeFetcher extends RecordFetcher {
         final BlockingQueue<Collection<Delivery>> results = new LinkedBlockingQueue<>();
         final AtomicInteger wakeupsOutsidePoll = new AtomicInteger();
+        final AtomicInteger wakeups = new AtomicInteger();
         final Latch acknowledged = new Latch();
         private final AtomicBoolean inPoll = new AtomicBoolean();
 
@@ -54,6 +78,20 @@ class RecordFetcherTest {
 
         void acknowledgeAtOnce() {
             submit(acknowledged::open);
+        }
+
+        void awaitInPoll() {
+            while (!inPoll.get()) {
+                Thread.onSpinWait();
+            }
+        }
+
+        void quietly(Runnable command) {
+            submitQuietly(command);
+        }
+
+        void loudly(Runnable command) {
+            submit(command);
         }
 
         @Override
@@ -72,6 +110,7 @@ class RecordFetcherTest {
 
         @Override
         protected void wakeupClient() {
+            wakeups.incrementAndGet();
             if (inPoll.get()) {
                 results.add(List.of()); // what a real wakeup does to a poll in progress: it ends at once
             } else {
