@@ -72,6 +72,14 @@ public final class JmsMessageData {
         return body == null ? null : body.clone();
     }
 
+    /**
+     * The encoded body itself, not a copy (or {@code null}), for readers that only read it: the received-message path
+     * hands it on without copying. The caller must not change it.
+     */
+    public byte[] bodyUnshared() {
+        return body;
+    }
+
     public String messageId() {
         return messageId;
     }
@@ -181,8 +189,16 @@ public final class JmsMessageData {
         }
 
         public Builder body(BodyType bodyType, byte[] body) {
+            return bodyHandedOver(bodyType, body == null ? null : body.clone());
+        }
+
+        /**
+         * As {@link #body}, keeping {@code body} itself rather than a copy: for a caller that hands the array over
+         * and never changes it again (the decoder, with a record value that only gets read).
+         */
+        public Builder bodyHandedOver(BodyType bodyType, byte[] body) {
             this.bodyType = Objects.requireNonNull(bodyType, "bodyType");
-            this.body = body == null ? null : body.clone();
+            this.body = body;
             return this;
         }
 

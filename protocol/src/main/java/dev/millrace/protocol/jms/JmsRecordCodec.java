@@ -147,7 +147,7 @@ public final class JmsRecordCodec {
         }
         byte[] key = data.groupId() == null ? null : data.groupId().getBytes(StandardCharsets.UTF_8);
         Long timestamp = data.timestamp() == 0 ? null : data.timestamp();
-        return new JmsRecord(key, data.body(), timestamp, headers);
+        return new JmsRecord(key, data.bodyUnshared(), timestamp, headers); // read only by the producer
     }
 
     /**
@@ -185,7 +185,7 @@ public final class JmsRecordCodec {
             throw new JmsRecordFormatException(JmsRecordFormatException.VALUE, 0, "a record of body type 'message' "
                     + "has no body, so its value must be null, not " + record.value().length + " byte(s)");
         }
-        b.body(bodyType, record.value());
+        b.bodyHandedOver(bodyType, record.value()); // a record value is only read: no copy
         return b.build();
     }
 

@@ -63,6 +63,18 @@ class JmsRecordCodecTest {
     }
 
     @Test
+    void shouldReadTheRecordValueAsTheBodyWithoutCopyingItWhileBuildersKeepCopies() {
+        byte[] value = BodyCodec.encodeText("hi");
+        JmsRecord record = JmsRecordCodec.encode(JmsMessageData.builder().body(BodyType.TEXT, value).build());
+        assertThat(record.value()).isNotSameAs(value).isEqualTo(value); // body() copies what the caller may change
+
+        JmsMessageData decoded = JmsRecordCodec.decode(record);
+
+        assertThat(decoded.bodyUnshared()).isSameAs(record.value()); // received bodies are only read
+        assertThat(decoded.body()).isNotSameAs(record.value()).isEqualTo(value);
+    }
+
+    @Test
     void shouldLayOutRecordPartsAsDocumented() {
         JmsRecord r = JmsRecordCodec.encode(everything());
         assertThat(r.key()).isEqualTo("group-\u00e9".getBytes(StandardCharsets.UTF_8));

@@ -101,7 +101,7 @@ public final class RecordMessageMapper {
         try {
             JmsMessageData d = JmsRecordCodec.decode(record);
             MillraceMessage m = newMessage(d.bodyType());
-            m.decodeBody(d.body());
+            m.decodeBody(d.bodyUnshared()); // the messages only read it (a BytesMessage's clearBody starts afresh)
             m.setJMSMessageID(d.messageId());
             if (d.correlationIdBytes() != null) {
                 m.setJMSCorrelationIDAsBytes(d.correlationIdBytes());
