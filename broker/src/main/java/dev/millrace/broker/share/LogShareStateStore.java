@@ -29,7 +29,8 @@ import dev.millrace.delay.Time;
  * {@link #load(SharePartitionKey)}.
  *
  * <p>Every state change is written before the request that caused it is answered (the partition's
- * listener calls {@link #save} on the request thread), so after a restart no accepted record is
+ * listener calls {@link #save} on the request thread; a ShareFetch saves each partition once for its acknowledgements
+ * and its acquisition together, {@link StateSaves}), so after a restart no accepted record is
  * redelivered and no unaccepted one is lost. A lock held at the crash is not persisted as held: the
  * record comes back available with its delivery count. Of two concurrent saves of one partition the
  * later snapshot wins; an older one arriving late is dropped.
@@ -52,7 +53,8 @@ public final class LogShareStateStore implements ShareStateStore {
     private final ShareTopics topics;
     private final int partitionCount;
     private final Time time;
-    private final Map<Id, SharePartitionSnapshot> latest = new ConcurrentHashMap<>();
+    /** The latest value saved or replayed per share-partition, encoded: decoded only when a partition loads it. */
+    private final Map<Id, byte[]> latest = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> groupConfigs = new ConcurrentHashMap<>();
     private final Object[] partitionLocks;
 
@@ -96,6 +98,8 @@ public final class LogShareStateStore implements ShareStateStore {
                 offset = next;
             }
         }
+        // a malformed surviving value stops the start here, as before serving, rather than when a partition loads it
+        latest.values().forEach(v -> ShareStateSerde.decodeValue(ByteBuffer.wrap(v)));
         log.info("Loaded the state of {} share-partitions from {}", latest.size(), TOPIC);
     }
 
@@ -118,31 +122,33 @@ public final class LogShareStateStore implements ShareStateStore {
             latest.remove(id);
             return;
         }
-        latest.put(id, ShareStateSerde.decodeValue(record.value()));
+        byte[] value = Utils.toArray(record.value());
+        ShareStateSerde.valueVersion(value); // an unknown value version fails here, naming it
+        latest.put(id, value);
     }
 
     @Override
     public Optional<SharePartitionSnapshot> load(SharePartitionKey key) {
-        return Optional.ofNullable(latest.get(idOf(key)));
+        byte[] value = latest.get(idOf(key));
+        return value == null ? Optional.empty() : Optional.of(ShareStateSerde.decodeValue(ByteBuffer.wrap(value)));
     }
 
     @Override
     public void save(SharePartition partition) {
         SharePartitionKey key = partition.key();
-        SharePartitionSnapshot snapshot = partition.snapshot();
+        byte[] v = partition.encodedState();
         Id id = idOf(key);
         synchronized (lockOf(key.groupId())) {
-            SharePartitionSnapshot previous = latest.get(id);
-            if (previous != null && previous.version() >= snapshot.version()) {
+            byte[] previous = latest.get(id);
+            if (previous != null && ShareStateSerde.valueVersion(previous) >= ShareStateSerde.valueVersion(v)) {
                 return;
             }
             byte[] k = ShareStateSerde.key(key.groupId(), key.topicId(), key.topicPartition().partition());
-            byte[] v = ShareStateSerde.value(snapshot);
             MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128),
                     Compression.NONE, TimestampType.CREATE_TIME, 0L);
             builder.append(time.milliseconds(), k, v);
             topics.append(partitionOf(key.groupId()), builder.build());
-            latest.put(id, snapshot);
+            latest.put(id, v);
         }
     }
 

@@ -62,6 +62,7 @@ public final class ShareBroker implements AutoCloseable {
         this.timer = Objects.requireNonNull(timer, "timer");
         this.purgatory = new ShareFetchPurgatory(timer);
         DeadLetterPublisher publisher = new DeadLetterPublisher(topics, time, deadLetters);
+        StateSaves saves = new StateSaves(store);
         SharePartitionListener listener = new SharePartitionListener() {
             @Override
             public void onRecordsAvailable(SharePartitionKey key) {
@@ -79,7 +80,7 @@ public final class ShareBroker implements AutoCloseable {
 
             @Override
             public void onStateChanged(SharePartition partition) {
-                store.save(partition);
+                saves.changed(partition);
             }
         };
         this.partitions = new SharePartitionManager(config, topics, timer, time, listener, store);
@@ -88,7 +89,7 @@ public final class ShareBroker implements AutoCloseable {
         this.groupConfigHandler = new ShareGroupConfigHandler(groupConfigs);
         this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
         this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory,
-                coordinator::isMember, coordinator::filterOf);
+                coordinator::isMember, coordinator::filterOf, saves);
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);

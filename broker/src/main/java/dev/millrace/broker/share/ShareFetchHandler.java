@@ -52,11 +52,16 @@ public final class ShareFetchHandler {
     private final AtomicInteger rotation = new AtomicInteger();
     private final BiPredicate<String, String> isMember;
     private final BiFunction<String, String, MemberFilter> filterOf;
+    private final StateSaves saves;
 
-    /** @param filterOf the selector filter of a member (group id, member id), null for none */
+    /**
+     * @param filterOf the selector filter of a member (group id, member id), null for none
+     * @param saves    where the partitions' state changes are saved (the partitions' listener sends them there)
+     */
     ShareFetchHandler(ShareGroupConfig config, ShareTopics topics, SharePartitionManager partitions,
                       ShareSessionCache sessions, ShareFetchPurgatory purgatory, BiPredicate<String, String> isMember,
-                      BiFunction<String, String, MemberFilter> filterOf) {
+                      BiFunction<String, String, MemberFilter> filterOf, StateSaves saves) {
+        this.saves = saves;
         this.isMember = isMember;
         this.filterOf = filterOf;
         this.config = config;
@@ -68,6 +73,14 @@ public final class ShareFetchHandler {
     }
 
     public CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request) {
+        // one state save per changed partition for the acknowledgements and the acquisition together, written
+        // before the response can go (the batch closes before a completed future is returned; flushed before parking)
+        try (StateSaves.Batch batch = saves.open()) {
+            return handle(request, batch);
+        }
+    }
+
+    private CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request, StateSaves.Batch batch) {
         ShareFetchRequestData data = request.data();
         String groupId = data.groupId();
         String memberId = data.memberId();
@@ -134,6 +147,7 @@ public final class ShareFetchHandler {
             return hasRecordsOrErrors(attempt) ? Optional.of(response(attempt)) : Optional.empty();
         }, () -> response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
         List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
+        batch.flush(); // a parked fetch may be answered from another thread at once
         purgatory.watch(delayed, watched);
         return result;
     }

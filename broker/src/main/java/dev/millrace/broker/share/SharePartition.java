@@ -314,7 +314,15 @@ public final class SharePartition {
         return record == null ? 0 : record.deliveryCount;
     }
 
-    /** A consistent copy of the state, for persistence and describe. */
+    /**
+     * The state as a share-state value ({@link ShareStateSerde}), written straight from the in-flight map under the
+     * monitor and taking the next snapshot version: the save path, which runs for every state change.
+     */
+    public synchronized byte[] encodedState() {
+        return ShareStateSerde.value(++snapshotVersion, startOffset, endOffset, inFlight);
+    }
+
+    /** A consistent copy of the state, for describe and browsing. */
     public synchronized SharePartitionSnapshot snapshot() {
         List<SharePartitionSnapshot.Entry> entries = new ArrayList<>(inFlight.size());
         inFlight.forEach((offset, r) -> entries.add(new SharePartitionSnapshot.Entry(offset, r.state, r.deliveryCount)));

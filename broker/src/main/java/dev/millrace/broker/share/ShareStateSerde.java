@@ -3,7 +3,10 @@ package dev.millrace.broker.share;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
 
 import org.apache.kafka.common.Uuid;
 
@@ -114,14 +117,32 @@ public final class ShareStateSerde {
     }
 
     public static byte[] value(SharePartitionSnapshot snapshot) {
-        List<long[]> runs = runs(snapshot.entries());
-        ByteBuffer buffer = ByteBuffer.allocate(2 + 8 * 3 + 4 + runs.size() * (8 + 4 + 1 + 2));
-        buffer.putShort(VERSION).putLong(snapshot.version()).putLong(snapshot.startOffset())
-                .putLong(snapshot.endOffset()).putInt(runs.size());
-        for (long[] run : runs) {
-            buffer.putLong(run[0]).putInt((int) run[1]).put((byte) run[2]).putShort((short) run[3]);
+        RunWriter runs = new RunWriter(snapshot.version(), snapshot.startOffset(), snapshot.endOffset(),
+                snapshot.entries().size());
+        for (SharePartitionSnapshot.Entry e : snapshot.entries()) {
+            runs.add(e.offset(), e.state(), e.deliveryCount());
         }
-        return buffer.array();
+        return runs.toBytes();
+    }
+
+    /**
+     * The value for a share-partition's in-flight map as it stands, written straight from the map (the partition's
+     * save path: no intermediate entries). The caller holds whatever keeps {@code inFlight} still.
+     */
+    static byte[] value(long version, long startOffset, long endOffset, SortedMap<Long, InFlightRecord> inFlight) {
+        RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size());
+        for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
+            InFlightRecord r = e.getValue();
+            runs.add(e.getKey(), r.state, r.deliveryCount);
+        }
+        return runs.toBytes();
+    }
+
+    /** The snapshot version a value carries, without decoding the rest. */
+    public static long valueVersion(byte[] value) {
+        ByteBuffer buffer = ByteBuffer.wrap(value);
+        checkVersion(buffer.getShort(), "value");
+        return buffer.getLong();
     }
 
     public static SharePartitionSnapshot decodeValue(ByteBuffer buffer) {
@@ -147,20 +168,51 @@ public final class ShareStateSerde {
         return new SharePartitionSnapshot(start, end, entries, version);
     }
 
-    /** Runs of {first, length, state ordinal, delivery count}. */
-    private static List<long[]> runs(List<SharePartitionSnapshot.Entry> entries) {
-        List<long[]> runs = new ArrayList<>();
-        long[] current = null;
-        for (SharePartitionSnapshot.Entry e : entries) {
-            if (current != null && current[0] + current[1] == e.offset() && current[2] == e.state().ordinal()
-                    && current[3] == e.deliveryCount()) {
-                current[1]++;
-            } else {
-                current = new long[] {e.offset(), 1, e.state().ordinal(), e.deliveryCount()};
-                runs.add(current);
+    /**
+     * Writes a value, merging consecutive offsets of one state and delivery count into runs as they come (offsets in
+     * ascending order), into a buffer sized for the worst case of one run per offset.
+     */
+    private static final class RunWriter {
+        private static final int HEADER = 2 + 8 * 3 + 4;
+        private static final int RUN = 8 + 4 + 1 + 2;
+        private final ByteBuffer buffer;
+        private int runCount;
+        private long first = -1;
+        private int length;
+        private byte state;
+        private int deliveryCount;
+
+        RunWriter(long version, long startOffset, long endOffset, int maxRuns) {
+            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN);
+            buffer.putShort(VERSION).putLong(version).putLong(startOffset).putLong(endOffset).putInt(0);
+        }
+
+        void add(long offset, RecordState recordState, int count) {
+            byte ordinal = (byte) recordState.ordinal();
+            if (length > 0 && first + length == offset && state == ordinal && deliveryCount == count) {
+                length++;
+                return;
+            }
+            flush();
+            first = offset;
+            length = 1;
+            state = ordinal;
+            deliveryCount = count;
+        }
+
+        private void flush() {
+            if (length > 0) {
+                buffer.putLong(first).putInt(length).put(state).putShort((short) deliveryCount);
+                runCount++;
             }
         }
-        return runs;
+
+        byte[] toBytes() {
+            flush();
+            length = 0;
+            buffer.putInt(HEADER - 4, runCount);
+            return Arrays.copyOf(buffer.array(), buffer.position());
+        }
     }
 
     private static void checkVersion(short version, String what) {

@@ -304,4 +304,25 @@ class SharePartitionTest {
                 new AcquiredBatch(4, 4, 1));
         assertThat(values(result)).containsExactly("v1", "v3", "v4");
     }
+
+    @Test
+    void shouldEncodeTheSameStateAsItsSnapshotWithANewerVersion() {
+        log.append(8);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 6, 1 << 20);
+        partition.acknowledge("a", List.of(new AcknowledgementBatch(1, 4, new byte[] {AcknowledgeType.ACCEPT.id(),
+                AcknowledgeType.RELEASE.id(), AcknowledgeType.ACCEPT.id(), AcknowledgeType.ACCEPT.id()})));
+        SharePartitionSnapshot snapshot = partition.snapshot();
+
+        byte[] encoded = partition.encodedState();
+        SharePartitionSnapshot decoded = ShareStateSerde.decodeValue(java.nio.ByteBuffer.wrap(encoded));
+
+        assertThat(decoded.entries()).isEqualTo(snapshot.entries());
+        assertThat(decoded.startOffset()).isEqualTo(snapshot.startOffset());
+        assertThat(decoded.endOffset()).isEqualTo(snapshot.endOffset());
+        assertThat(decoded.version()).isEqualTo(snapshot.version() + 1);
+        assertThat(ShareStateSerde.valueVersion(encoded)).isEqualTo(decoded.version());
+        // offset 0 acquired, 1 accepted, 2 released (available, 1 delivery), 3-4 accepted, 5 acquired: five runs
+        assertThat(encoded).hasSize(2 + 24 + 4 + 5 * 15);
+    }
 }

@@ -1,0 +1,97 @@
+package dev.millrace.broker.share;
+
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Where a share-partition's state change goes to be saved: straight to the {@link ShareStateStore}, or, while the
+ * changing thread has a {@link Batch} open, into that batch, which saves each changed partition once when it is
+ * flushed. A ShareFetch opens one around its piggy-backed acknowledgements and its acquisitions, so that a fetch
+ * writes one state record per partition instead of one for the acknowledgements and another for the acquisition.
+ *
+ * <p>A save is a snapshot of the partition as it stands when it is taken, so one save after several changes records
+ * all of them. The request that caused the changes must not be answered before its batch is flushed (the store's
+ * promise that state is written before the request that changed it is answered).
+ *
+ * <p>Thread-safe: a batch belongs to the thread that opened it (partitions call {@link #changed} on the thread that
+ * caused the change, {@link SharePartitionListener}).
+ */
+final class StateSaves {
+
+    private final ShareStateStore store;
+    private final ThreadLocal<Batch> open = new ThreadLocal<>();
+
+    StateSaves(ShareStateStore store) {
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** {@code partition}'s state changed: saves it now, or with the calling thread's open batch. */
+    void changed(SharePartition partition) {
+        Batch batch = open.get();
+        if (batch == null) {
+            store.save(partition);
+        } else {
+            batch.changed.add(partition);
+        }
+    }
+
+    /**
+     * Opens a batch on the calling thread; if one is open already, the returned batch belongs to it (its flush and
+     * close do nothing, the outer batch saves).
+     */
+    Batch open() {
+        if (open.get() != null) {
+            return new Batch(false);
+        }
+        Batch batch = new Batch(true);
+        open.set(batch);
+        return batch;
+    }
+
+    /** The partitions changed on one thread since it opened the batch; try-with-resources. */
+    final class Batch implements AutoCloseable {
+        private final boolean owner;
+        private final Set<SharePartition> changed = new LinkedHashSet<>();
+
+        private Batch(boolean owner) {
+            this.owner = owner;
+        }
+
+        /** Saves every partition changed so far, each once; the batch stays open. */
+        void flush() {
+            if (!owner || changed.isEmpty()) {
+                return;
+            }
+            RuntimeException first = null;
+            for (SharePartition partition : changed) {
+                try {
+                    store.save(partition);
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+            changed.clear();
+            if (first != null) {
+                throw first;
+            }
+        }
+
+        /** Flushes, then closes: later changes on this thread are saved at once again. */
+        @Override
+        public void close() {
+            if (!owner) {
+                return;
+            }
+            try {
+                flush();
+            } finally {
+                open.remove();
+            }
+        }
+    }
+}
