@@ -450,51 +450,19 @@ public final class SharePartition {
                 int before = acquired.size();
                 Acquisition acquisition = new Acquisition(memberId, acquisitionId, now, maxRecords, limitEnd,
                         log.skip(batch), acquired, filter, events);
+                // each way of reading a batch is a method of its own, so that the JIT keeps a profile per path: an
+                // unfiltered phase no longer compiles away the selective one (and deoptimizes when it comes)
                 boolean walked = false;
                 if (isDense(batch) && !selective) {
-                    // every offset of the batch holds a record: decide from the header, without reading the records
-                    for (long offset = Math.max(batch.baseOffset(), first); offset <= batch.lastOffset(); offset++) {
-                        if (!acquisition.offer(offset, null, null)) {
-                            stop = true;
-                            break;
-                        }
-                    }
+                    stop = !acquisition.offerDense(batch, first);
                 } else if (selective && BatchCursor.canWalk(batch)) {
-                    // headers read where they lie: nothing allocated for the records passed over
                     walked = true;
                     batchCursor.load(batch, holder, batchStart);
-                    while (batchCursor.next()) {
-                        long offset = batchCursor.offset();
-                        if (offset < first) {
-                            continue;
-                        }
-                        int acquiredBefore = acquired.size();
-                        if (!acquisition.offer(offset, null, batchCursor)) {
-                            stop = true;
-                            scannedTo = offset;
-                            break;
-                        }
-                        if (acquired.size() > acquiredBefore) {
-                            batchCut.pick();
-                        }
-                        scannedTo = offset + 1;
-                    }
+                    stop = !acquisition.offerWalked(batchCursor, first, batchCut);
+                    scannedTo = Math.max(scannedTo, acquisition.scannedTo);
                 } else {
-                    for (Record record : batch) {
-                        if (record.offset() < first) {
-                            continue;
-                        }
-                        int acquiredBefore = acquired.size();
-                        if (!acquisition.offer(record.offset(), record, null)) {
-                            stop = true;
-                            scannedTo = record.offset();
-                            break;
-                        }
-                        if (selective && acquired.size() > acquiredBefore) {
-                            kept.add(record);
-                        }
-                        scannedTo = record.offset() + 1;
-                    }
+                    stop = !acquisition.offerRecords(batch, first, kept);
+                    scannedTo = Math.max(scannedTo, acquisition.scannedTo);
                 }
                 firstWaiting = Math.min(firstWaiting, acquisition.firstWaiting);
                 if (acquired.size() > before) {
@@ -710,6 +678,8 @@ public final class SharePartition {
         private final Events events;
         /** The first offset passed over because its redelivery backoff had not ended. */
         long firstWaiting = Long.MAX_VALUE;
+        /** Where reading the batch stopped, or one past its last record read (the record-reading offers set it). */
+        long scannedTo = -1;
         /**
          * The highest offset with an entry when the batch began: entries added since are below the offset being
          * offered (offers go up), so one above it has none and needs no lookup.
@@ -772,6 +742,66 @@ public final class SharePartition {
             }
             lock(offset, state, memberId, acquisitionId, now);
             acquired.add(offset);
+            return true;
+        }
+
+        /**
+         * Offers every offset of a dense batch from {@code from} on, decided from the header without reading the
+         * records (no selector); false when the acquisition stopped.
+         */
+        boolean offerDense(RecordBatch batch, long from) {
+            for (long offset = Math.max(batch.baseOffset(), from); offset <= batch.lastOffset(); offset++) {
+                if (!offer(offset, null, null)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Offers the records of the batch {@code cursor} has loaded from {@code from} on, their headers read where
+         * they lie (nothing allocated for the records passed over), picking each one acquired into {@code cut}; sets
+         * {@link #scannedTo}. False when the acquisition stopped.
+         */
+        boolean offerWalked(BatchCursor cursor, long from, BatchCut cut) {
+            while (cursor.next()) {
+                long offset = cursor.offset();
+                if (offset < from) {
+                    continue;
+                }
+                int acquiredBefore = acquired.size();
+                if (!offer(offset, null, cursor)) {
+                    scannedTo = offset;
+                    return false;
+                }
+                if (acquired.size() > acquiredBefore) {
+                    cut.pick();
+                }
+                scannedTo = offset + 1;
+            }
+            return true;
+        }
+
+        /**
+         * Offers the records of {@code batch} from {@code from} on, read through Kafka's iterator (batches the cursor
+         * cannot walk, or no selector with holes in the offsets), adding each one acquired by a selective member to
+         * {@code kept}; sets {@link #scannedTo}. False when the acquisition stopped.
+         */
+        boolean offerRecords(RecordBatch batch, long from, List<Record> kept) {
+            for (Record record : batch) {
+                if (record.offset() < from) {
+                    continue;
+                }
+                int acquiredBefore = acquired.size();
+                if (!offer(record.offset(), record, null)) {
+                    scannedTo = record.offset();
+                    return false;
+                }
+                if (kept != null && acquired.size() > acquiredBefore) {
+                    kept.add(record);
+                }
+                scannedTo = record.offset() + 1;
+            }
             return true;
         }
     }
