@@ -114,7 +114,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         RecordFetcher fetcher;
         try {
             if (!connection.isOwnTemporary(name)) {
-                connection.destinations().ensure(name);
+                connection.destinations().ensure(name, destination instanceof Queue);
                 expiryQueue = connection.destinationSetup().prepare(name, pending != null ? shareGroup : null);
             }
             if (pending != null && connection.isOwnTemporary(name)) {

@@ -293,7 +293,7 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
         checkPriority(prio);
         MillraceConnection connection = session.connection();
         if (!(target instanceof MillraceTemporaryQueue || target instanceof MillraceTemporaryTopic)) {
-            connection.destinations().ensure(target.getName());
+            connection.destinations().ensure(target.getName(), target instanceof Queue);
         }
         long now = System.currentTimeMillis();
         message.setJMSDestination(target);

@@ -469,7 +469,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         checkClosed();
         MillraceDestination d = MillraceDestination.from(destination);
         if (d != null && !(d instanceof MillraceTemporaryQueue || d instanceof MillraceTemporaryTopic)) {
-            connection.destinations().ensure(d.getName());
+            connection.destinations().ensure(d.getName(), d instanceof Queue);
         }
         MillraceMessageProducer p = new MillraceMessageProducer(this, d);
         producers.add(p);
@@ -668,7 +668,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         if (!(d instanceof Queue)) {
             throw new InvalidDestinationException(d + " is not a queue");
         }
-        connection.destinations().ensure(d.getName());
+        connection.destinations().ensure(d.getName(), true);
         MillraceQueueBrowser b = new MillraceQueueBrowser(this, (Queue) d, selector);
         browsers.add(b);
         return b;

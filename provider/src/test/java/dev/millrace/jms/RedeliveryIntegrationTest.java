@@ -5,10 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,6 +71,44 @@ class RedeliveryIntegrationTest {
         assertThat(dead.getStringProperty("JMS_Millrace_DLQGroup")).isEqualTo("millrace.queue." + queue);
         assertThat(dead.getStringProperty("app")).as("the message's own properties are kept").isEqualTo("kept");
         assertThat(dlq.receive(300)).isNull();
+    }
+
+    @Test
+    void shouldCreateADestinationAProducerFirstUsesWithItsPolicysQueuesAndTheSettingsNamingThem() throws Exception {
+        MillraceConnectionFactory factory = broker.factory();
+        factory.setExpiryQueuePattern("{destination}.expired");
+        try (Connection c = factory.createConnection();
+             Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrap()))) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            s.createProducer(s.createQueue("q.made-by-producer")).send(s.createTextMessage("x"));
+            s.createProducer(s.createTopic("t.made-by-producer")).send(s.createTextMessage("x"));
+
+            Set<String> names = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+            assertThat(names).as("created with the destinations, before any consumer")
+                    .contains("q.made-by-producer.DLQ", "q.made-by-producer.expired", "t.made-by-producer.expired")
+                    .doesNotContain("t.made-by-producer.DLQ");
+            ConfigResource queue = new ConfigResource(ConfigResource.Type.TOPIC, "q.made-by-producer");
+            ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "t.made-by-producer");
+            Map<ConfigResource, Config> configs = admin.describeConfigs(List.of(queue, topic)).all()
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(configs.get(queue).get("millrace.share.dlq.topic").value()).isEqualTo("q.made-by-producer.DLQ");
+            assertThat(configs.get(queue).get("millrace.expiry.topic").value())
+                    .isEqualTo("q.made-by-producer.expired");
+            assertThat(configs.get(topic).get("millrace.share.dlq.topic").value()).isEmpty();
+            assertThat(configs.get(topic).get("millrace.expiry.topic").value())
+                    .isEqualTo("t.made-by-producer.expired");
+
+            // a consumer of another policy still puts its own in place
+            MillraceConnectionFactory other = broker.factory();
+            other.setDeadLetterQueuePattern("{destination}.dead");
+            try (Connection c2 = other.createConnection()) {
+                Session s2 = c2.createSession(Session.AUTO_ACKNOWLEDGE);
+                s2.createConsumer(s2.createQueue("q.made-by-producer")).close();
+            }
+            assertThat(admin.describeConfigs(List.of(queue)).all().get(10, TimeUnit.SECONDS).get(queue)
+                    .get("millrace.share.dlq.topic").value()).isEqualTo("q.made-by-producer.dead");
+            assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).contains("q.made-by-producer.dead");
+        }
     }
 
     @Test

@@ -1,6 +1,8 @@
 package dev.millrace.jms.wire;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,12 +15,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import dev.millrace.jms.ConnectionSettings;
+import dev.millrace.jms.DestinationPolicies;
 import dev.millrace.jms.JmsExceptions;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
@@ -27,6 +31,14 @@ import jakarta.jms.JMSException;
  * The topics behind a connection's destinations: checks that a destination exists before its first use and, with
  * {@code autoCreateDestinations}, creates it with {@code destinationPartitions} partitions and the broker's other
  * topic defaults. Remembers what it has seen, so each destination costs one round trip per connection. Thread-safe.
+ *
+ * <p>A destination created here is created with its {@link DestinationPolicies.Policy} already in place when
+ * {@code manageDestinationPolicies} is on: the topic configs naming its expiry queue and, for a queue, its dead-letter
+ * queue ({@link DestinationSetup#EXPIRY_TOPIC_CONFIG}, {@link DestinationSetup#DLQ_TOPIC_CONFIG}), and those queues
+ * themselves, all in one CreateTopics request. {@link DestinationSetup} then finds nothing to change when the first
+ * consumer comes, where it would otherwise create the queues and alter the topic, two more rounds through the
+ * controller (5-10 ms each on a single node) before the consumer could join. It still checks and applies the policy
+ * of the consumer's connection (another connection may have created the destination with another policy).
  */
 public final class Destinations {
 
@@ -49,6 +61,14 @@ public final class Destinations {
      * @throws InvalidDestinationException naming it, when it does not exist and may not be created
      */
     public void ensure(String name) throws JMSException {
+        ensure(name, false);
+    }
+
+    /**
+     * As {@link #ensure(String)}; a destination it creates gets its policy's settings and queues (see the class
+     * comment), a dead-letter queue only when {@code queue}.
+     */
+    public void ensure(String name, boolean queue) throws JMSException {
         if (known.contains(name)) {
             return;
         }
@@ -64,7 +84,58 @@ public final class Destinations {
             throw new InvalidDestinationException("destination " + name + " does not exist (the broker's "
                     + AUTO_CREATE + " is false)");
         }
-        create(name, settings.destinationPartitions());
+        createWithPolicy(name, queue);
+    }
+
+    /**
+     * Creates destination {@code name} with its policy's topic configs and, in the same request, the expiry and
+     * dead-letter queues they name (those that exist already are left as they are).
+     */
+    private void createWithPolicy(String name, boolean queue) throws JMSException {
+        Map<String, String> configs = new HashMap<>();
+        List<String> companions = new ArrayList<>();
+        if (settings.manageDestinationPolicies()) {
+            DestinationPolicies.Policy policy = settings.destinationPolicies().policyFor(name);
+            if (policy.expiryQueue() != null) {
+                configs.put(DestinationSetup.EXPIRY_TOPIC_CONFIG, policy.expiryQueue());
+                companions.add(policy.expiryQueue());
+            }
+            if (queue && policy.deadLetterQueue() != null) {
+                configs.put(DestinationSetup.DLQ_TOPIC_CONFIG, policy.deadLetterQueue());
+                companions.add(policy.deadLetterQueue());
+            }
+        }
+        List<NewTopic> topics = new ArrayList<>();
+        topics.add(newTopic(name, settings.destinationPartitions()).configs(configs));
+        for (String companion : companions) {
+            if (!companion.equals(name) && !known.contains(companion)) {
+                topics.add(newTopic(companion, settings.destinationPartitions()));
+            }
+        }
+        Map<String, KafkaFuture<Void>> results = admin.createTopics(topics).values();
+        for (NewTopic topic : topics) {
+            awaitCreated(topic.name(), results.get(topic.name()));
+        }
+    }
+
+    private NewTopic newTopic(String name, int partitions) {
+        return new NewTopic(name, Optional.of(partitions), Optional.of(settings.destinationReplicationFactor()));
+    }
+
+    private void awaitCreated(String name, KafkaFuture<Void> created) throws JMSException {
+        try {
+            created.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw JmsExceptions.fromClient("create destination " + name, e);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient("create destination " + name, e);
+        } catch (Exception e) {
+            throw JmsExceptions.fromClient("create destination " + name, e);
+        }
+        known.add(name);
     }
 
     /**
@@ -87,18 +158,7 @@ public final class Destinations {
 
     /** Creates a topic that must not exist yet (temporary destinations). */
     public void create(String name, int partitions) throws JMSException {
-        try {
-            admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions),
-                    Optional.of(settings.destinationReplicationFactor())))).all()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw JmsExceptions.fromClient("create destination " + name, e);
-            }
-        } catch (Exception e) {
-            throw JmsExceptions.fromClient("create destination " + name, e);
-        }
-        known.add(name);
+        awaitCreated(name, admin.createTopics(List.of(newTopic(name, partitions))).all());
     }
 
     public void delete(String name) throws JMSException {
