@@ -24,20 +24,21 @@ import jakarta.jms.ConnectionFactory;
  * <pre>
  *   mvn -B -q install -DskipTests
  *   java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp bench/target/millrace-bench.jar dev.millrace.bench.jms.JmsFeatureComparison
- *       [--quick] [--scenarios txn,selector,delay] [--artemis-first] [--only millrace|artemis]
- *       [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
+ *       [--quick] [--scenarios txn,selector,delay] [--selector-messages N] [--selector-rounds N]
+ *       [--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
  * </pre>
  *
  * <p>Prints each figure as it comes, then Markdown tables with Millrace/Artemis ratios and the targets of issue 7:
  * transacted throughput Millrace &ge; Artemis at every batch size; selective consumption &ge; 50% of unfiltered
- * (matches delivered/s over the unfiltered consumer's messages/s, on the same broker); no message delivered before its
+ * (matches delivered/s over the unfiltered consumer's messages/s, on the same broker, the median of
+ * {@code --selector-rounds} rounds, 3 by default and 1 with {@code --quick}); no message delivered before its
  * JMSDeliveryTime. Exits 0 when every scenario produced figures, 1 otherwise, 2 on bad arguments.
  */
 public final class JmsFeatureComparison {
 
     private static final String USAGE = "usage: JmsFeatureComparison [--quick] [--scenarios txn,selector,delay] "
-            + "[--selector-messages N] [--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... "
-            + "[--keep] [--home DIR]";
+            + "[--selector-messages N] [--selector-rounds N] [--artemis-first] [--only millrace|artemis] "
+            + "[--millrace-set NAME=VALUE]... [--keep] [--home DIR]";
 
     /** Per broker: what each scenario produced, or why it did not. */
     static final class Outcome {
@@ -64,6 +65,7 @@ public final class JmsFeatureComparison {
         List<String> millraceSettings = new ArrayList<>(List.of("group.share.auto.offset.reset=earliest"));
         Path home = Path.of("").toAbsolutePath();
         int selectorMessages = -1;
+        int selectorRounds = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -74,6 +76,7 @@ public final class JmsFeatureComparison {
                 case "--millrace-set" -> millraceSettings.add(args[++i]);
                 case "--scenarios" -> scenarios = new LinkedHashSet<>(List.of(args[++i].split(",")));
                 case "--selector-messages" -> selectorMessages = Integer.parseInt(args[++i]);
+                case "--selector-rounds" -> selectorRounds = Integer.parseInt(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i] + "; " + USAGE);
                     System.exit(2);
@@ -87,10 +90,10 @@ public final class JmsFeatureComparison {
         JmsFeatureHarness.Settings settings = quick
                 ? new JmsFeatureHarness.Settings("bench7", 1024, 10_000, List.of(1, 10, 100), 3,
                         selectorMessages > 0 ? selectorMessages : 10_000, 10, 10_000, 5_000, 1_000, 5_000, 10_000,
-                        120_000)
+                        120_000, selectorRounds > 0 ? selectorRounds : 1)
                 : new JmsFeatureHarness.Settings("bench7", 1024, 50_000, List.of(1, 10, 100), 8,
                         selectorMessages > 0 ? selectorMessages : 50_000, 10, 10_000, 20_000, 1_000, 5_000, 10_000,
-                        120_000);
+                        120_000, selectorRounds > 0 ? selectorRounds : 3);
         Path workDir = Files.createTempDirectory("millrace-jms7-");
         Cleanup cleanup = new Cleanup(workDir, keep);
         Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "jms-cleanup"));

@@ -71,6 +71,9 @@ final class JmsFeatureTables {
         selectorRow(out, "unfiltered consumer (msgs/s)", m.selectors, a.selectors,
                 s -> number(s.unfilteredPerSecond()));
         selectorRows(out, "selector alone", m.selectors, a.selectors, Selectors::alone);
+        selectorRow(out, "selector alone: ratio in each round (the median round is above)", m.selectors,
+                a.selectors, s -> String.join(" / ", s.aloneRatios().stream()
+                        .map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
         selectorRows(out, "selector + complement consumer", m.selectors, a.selectors, Selectors::withComplement);
         out.append('\n');
     }
