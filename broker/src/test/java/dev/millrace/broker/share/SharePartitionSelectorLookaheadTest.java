@@ -59,6 +59,50 @@ class SharePartitionSelectorLookaheadTest extends SharePartitionSelectorTest {
         assertThat(partition.acquire("b", BLUE, 1000, 1 << 20).recordCount()).isEqualTo(160);
     }
 
+    /**
+     * With a lookahead, a selector's first fetch returns after its first read that found matches (here one stored
+     * batch, four of them), and the next fetch, from the lookahead, fills its bytes with matches.
+     */
+    @Override
+    @Test
+    void aSelectiveAcquisitionFillsItsBytesWithMatchesNotWithTheBatchesAroundThem() {
+        String[] colors = new String[40];
+        for (int i = 0; i < colors.length; i++) {
+            colors[i] = i % 10 == 0 ? "red" : "blue";
+        }
+        for (int i = 0; i < 25; i++) {
+            log.appendColors(colors);
+        }
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        int oneBatch = log.read(0, 1).sizeInBytes();
+
+        AcquireResult first = partition.acquire("r", RED, 1000, oneBatch);
+        assertThat(offsetsOf(first)).containsExactly(0L, 10L, 20L, 30L);
+
+        AcquireResult red = partition.acquire("r", RED, 1000, oneBatch);
+        assertThat(red.recordCount()).isGreaterThan(4);
+        assertThat(red.records().sizeInBytes()).isLessThanOrEqualTo(oneBatch + oneBatch / 4);
+        assertThat(offsetsOf(red).get(0)).isEqualTo(40L);
+    }
+
+    @Test
+    void aSelectorsFirstFetchReadsOnPastReadsWithoutMatchesAndStopsAfterTheFirstWithSome() {
+        String[] blues = new String[40];
+        java.util.Arrays.fill(blues, "blue");
+        log.appendColors(blues);
+        log.appendColors(blues);
+        String[] someRed = blues.clone();
+        someRed[5] = "red";
+        someRed[25] = "red";
+        log.appendColors(someRed);
+        log.appendColors(someRed);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        int oneBatch = log.read(0, 1).sizeInBytes();
+
+        assertThat(offsetsOf(partition.acquire("r", RED, 1000, oneBatch))).containsExactly(85L, 105L);
+        assertThat(offsetsOf(partition.acquire("r", RED, 1000, oneBatch))).containsExactly(125L, 145L);
+    }
+
     @Test
     void aLookaheadIsNotUsedOnceARecordBelowItBecameAvailableAgain() {
         log.appendColors("red", "blue", "red", "blue", "red", "blue", "red", "blue");
