@@ -31,7 +31,8 @@ import jakarta.jms.ConnectionFactory;
  * <p>Prints each figure as it comes, then Markdown tables with Millrace/Artemis ratios and the targets of issue 7:
  * transacted throughput Millrace &ge; Artemis at every batch size; selective consumption &ge; 50% of unfiltered
  * (matches delivered/s over the unfiltered consumer's messages/s, on the same broker, the median of
- * {@code --selector-rounds} rounds, 3 by default and 1 with {@code --quick}); no message delivered before its
+ * {@code --selector-rounds} rounds, 3 by default and 1 with {@code --quick}, after 3 unmeasured passes, 1 with
+ * {@code --quick}); no message delivered before its
  * JMSDeliveryTime. Exits 0 when every scenario produced figures, 1 otherwise, 2 on bad arguments.
  */
 public final class JmsFeatureComparison {
@@ -90,10 +91,10 @@ public final class JmsFeatureComparison {
         JmsFeatureHarness.Settings settings = quick
                 ? new JmsFeatureHarness.Settings("bench7", 1024, 10_000, List.of(1, 10, 100), 3,
                         selectorMessages > 0 ? selectorMessages : 10_000, 10, 10_000, 5_000, 1_000, 5_000, 10_000,
-                        120_000, selectorRounds > 0 ? selectorRounds : 1)
+                        120_000, selectorRounds > 0 ? selectorRounds : 1, 1)
                 : new JmsFeatureHarness.Settings("bench7", 1024, 50_000, List.of(1, 10, 100), 8,
                         selectorMessages > 0 ? selectorMessages : 50_000, 10, 10_000, 20_000, 1_000, 5_000, 10_000,
-                        120_000, selectorRounds > 0 ? selectorRounds : 3);
+                        120_000, selectorRounds > 0 ? selectorRounds : 3, 3);
         Path workDir = Files.createTempDirectory("millrace-jms7-");
         Cleanup cleanup = new Cleanup(workDir, keep);
         Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "jms-cleanup"));

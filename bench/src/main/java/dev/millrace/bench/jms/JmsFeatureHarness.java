@@ -36,7 +36,7 @@ import jakarta.jms.Session;
  *       N messages and commits, in a loop for {@link Settings#transactedSeconds} after one unmeasured second;
  *       messages/s counts committed messages only. The queue is then drained (untimed) to check that every committed
  *       message is there;</li>
- *   <li>selector (after an unmeasured pass of the same shape on a queue of its own, see {@link #selectors}): in each
+ *   <li>selector (after unmeasured passes of the same shape on queues of their own, see {@link #selectors}): in each
  *       of {@link Settings#selectorRounds} rounds, two queues filled with the same {@link Settings#selectorMessages}
  *       messages, every {@link Settings#matchEvery}-th with the string property {@code kind = 'match'}, the others
  *       {@code kind = 'other'}: an unfiltered consumer reads all of one queue (timed from its creation), then a
@@ -72,7 +72,7 @@ public final class JmsFeatureHarness {
     public record Settings(String queuePrefix, int messageBytes, long warmupMessages, List<Integer> batchSizes,
                            int transactedSeconds, int selectorMessages, int matchEvery, long stallMs,
                            int delayedMessages, int minDelayMs, int maxDelayMs, int asyncWindow, long timeoutMs,
-                           int selectorRounds) {
+                           int selectorRounds, int selectorPractice) {
     }
 
     /**
@@ -204,42 +204,51 @@ public final class JmsFeatureHarness {
     }
 
     /**
-     * Selector consumption (see the class comment), after an unmeasured pass over a fourth queue filled like the
-     * others: its matches with the selector, then the rest without, so that both brokers run their selective and
-     * unfiltered paths compiled, as the other scenarios do theirs.
+     * Selector consumption (see the class comment), after {@link Settings#selectorPractice} unmeasured passes over
+     * queues filled like the others: their matches with the selector, then the rest without, so that both brokers (and
+     * this JVM) run their selective and unfiltered paths compiled, as the other scenarios do theirs.
      */
     public Selectors selectors(Consumer<String> log) throws Exception {
         int m = settings.selectorMessages();
         int rounds = Math.max(1, settings.selectorRounds());
         long matches = (m + settings.matchEvery() - 1) / settings.matchEvery();
         String paired = settings.queuePrefix() + "-sel-paired";
-        String practice = settings.queuePrefix() + "-sel-practice";
-        log.accept("filling " + (2 * rounds + 2) + " queues with " + m + " messages, 1 in " + settings.matchEvery()
-                + " with " + SELECTOR + "; the first for an unmeasured pass, then " + rounds
-                + " rounds of an unfiltered and a selective consumer");
-        fill(practice, m, settings.matchEvery());
+        int practices = Math.max(1, settings.selectorPractice());
+        log.accept("filling " + (2 * rounds + practices + 1) + " queues with " + m + " messages, 1 in "
+                + settings.matchEvery() + " with " + SELECTOR + "; " + practices + " for unmeasured passes, then "
+                + rounds + " rounds of an unfiltered and a selective consumer");
+        for (int p = 0; p < practices; p++) {
+            fill(settings.queuePrefix() + "-sel-practice-" + p, m, settings.matchEvery());
+        }
         for (int r = 0; r < rounds; r++) {
             fill(settings.queuePrefix() + "-sel-all-" + r, m, settings.matchEvery());
             fill(settings.queuePrefix() + "-sel-alone-" + r, m, settings.matchEvery());
         }
         fill(paired, m, settings.matchEvery());
-        // Unmeasured, right before the measurements and after the fills: the matches with the selector, then the rest
-        // without. The general warm-up's selective runs are short (a few fetches each), and a compiler log of one
-        // Millrace run showed the broker compiling its selective scan (the lookahead's scan, BatchCut) at the top tier
-        // only during the measured selective run; its compiler threads had half the broker's CPU samples then.
+        // Unmeasured, right before the measurements and after the fills: on each practice queue the matches with the
+        // selector, then the rest without. The general warm-up's selective runs are short (a few fetches each), and
+        // compiler logs of Millrace runs showed both JVMs still compiling the paths a selective run takes at the top
+        // tier during the measured runs after one such pass: the broker its selective scan (SelectiveLookahead.scan,
+        // 190-370 ms of C2 time, BatchCut), the bench JVM RecordMessageMapper.toMessage (190 ms; it ran as profiled
+        // C1 code until then, the C2 queue of a 2-core machine's single C2 thread being that long) and kafka-clients'
+        // share consumer; the compiler threads had half or more of both JVMs' CPU samples then, and the first
+        // measured round was the slowest. By the third pass the measured windows held little compilation.
         // A selective consumer that stalls here (Artemis does on deep queues) is not a failure of the pass: the
         // consumer without a selector takes whatever is left.
-        Selective practiceSelected = receive(practice, SELECTOR, matches, settings.stallMs());
-        long rest = m - practiceSelected.delivered();
-        Selective practiceRest = receive(practice, null, rest, settings.timeoutMs());
-        if (practiceRest.stalled()) {
-            throw new IllegalStateException("unmeasured selector pass: received " + practiceSelected.delivered()
-                    + " of " + matches + " with the selector, then " + practiceRest.delivered() + " of " + rest
-                    + " without");
-        }
-        if (practiceSelected.stalled()) {
-            log.accept("  (unmeasured pass: the selective consumer stalled after " + practiceSelected.delivered()
-                    + " of " + matches + " matches)");
+        for (int p = 0; p < practices; p++) {
+            String practice = settings.queuePrefix() + "-sel-practice-" + p;
+            Selective practiceSelected = receive(practice, SELECTOR, matches, settings.stallMs());
+            long rest = m - practiceSelected.delivered();
+            Selective practiceRest = receive(practice, null, rest, settings.timeoutMs());
+            if (practiceRest.stalled()) {
+                throw new IllegalStateException("unmeasured selector pass: received " + practiceSelected.delivered()
+                        + " of " + matches + " with the selector, then " + practiceRest.delivered() + " of " + rest
+                        + " without");
+            }
+            if (practiceSelected.stalled()) {
+                log.accept("  (unmeasured pass " + (p + 1) + ": the selective consumer stalled after "
+                        + practiceSelected.delivered() + " of " + matches + " matches)");
+            }
         }
         List<Selective> unfiltered = new ArrayList<>();
         List<Selective> selective = new ArrayList<>();

@@ -19,7 +19,7 @@ import dev.millrace.bench.jms.JmsFeatureHarness.Transacted;
 class JmsFeatureTablesTest {
 
     private static final JmsFeatureHarness.Settings SETTINGS = new JmsFeatureHarness.Settings("t", 1024, 0,
-            List.of(1, 10), 8, 1_000, 10, 1_000, 100, 1_000, 5_000, 100, 1_000, 3);
+            List.of(1, 10), 8, 1_000, 10, 1_000, 100, 1_000, 5_000, 100, 1_000, 3, 3);
 
     @Test
     void shouldGiveRatiosAndTargetsWhenBothBrokersRan() {
