@@ -1,19 +1,25 @@
 package dev.millrace.jms.wire;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.DestinationPolicies;
@@ -40,6 +46,8 @@ import jakarta.jms.JMSException;
  * off.
  *
  * Settings are described first and only those that differ are altered, so connections that agree write nothing.
+ * The dead-letter and expiry queues the policy names are described in the same request, so that one that exists costs
+ * no lookup of its own.
  * The policy is a property of the destination: connections with different policies for one destination overwrite
  * each other's, the last to start a consumer winning. With {@code manageDestinationPolicies} off nothing is written
  * and whatever an administrator set (with Kafka's tools) applies. Dead-letter and expiry queues are created when
@@ -82,8 +90,23 @@ public final class DestinationSetup {
         DestinationPolicies.Policy policy = settings.destinationPolicies().policyFor(name);
         ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, name);
         ConfigResource group = shareGroup == null ? null : new ConfigResource(ConfigResource.Type.GROUP, shareGroup);
-        List<ConfigResource> resources = group == null ? List.of(topic) : List.of(topic, group);
-        Map<ConfigResource, Config> current = describe(name, resources);
+        List<ConfigResource> resources = new ArrayList<>(group == null ? List.of(topic) : List.of(topic, group));
+        // the queues the policy names, described in the same request: one that exists needs no lookup of its own
+        Set<ConfigResource> companions = new HashSet<>();
+        if (settings.manageDestinationPolicies()) {
+            for (String queue : Arrays.asList(policy.expiryQueue(), group == null ? null : policy.deadLetterQueue())) {
+                if (queue != null && !destinations.isKnown(queue)) {
+                    companions.add(new ConfigResource(ConfigResource.Type.TOPIC, queue));
+                }
+            }
+        }
+        resources.addAll(companions);
+        Map<ConfigResource, Config> current = describe(name, resources, companions);
+        for (ConfigResource companion : companions) {
+            if (current.containsKey(companion)) {
+                destinations.markKnown(companion.name());
+            }
+        }
         String expiry = value(current.get(topic), EXPIRY_TOPIC_CONFIG);
         Map<ConfigResource, Collection<AlterConfigOp>> changes = new HashMap<>();
         if (group != null) {
@@ -114,15 +137,33 @@ public final class DestinationSetup {
         return result;
     }
 
-    private Map<ConfigResource, Config> describe(String name, List<ConfigResource> resources) throws JMSException {
+    /**
+     * The settings of {@code resources}; those of {@code mayBeMissing} (topics) are left out when the topic does not
+     * exist, any other failure fails the whole.
+     */
+    private Map<ConfigResource, Config> describe(String name, List<ConfigResource> resources,
+                                                 Set<ConfigResource> mayBeMissing) throws JMSException {
+        Map<ConfigResource, KafkaFuture<Config>> futures = admin.describeConfigs(resources).values();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
+        Map<ConfigResource, Config> out = new HashMap<>();
         try {
-            return admin.describeConfigs(resources).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            for (ConfigResource resource : resources) {
+                try {
+                    out.put(resource, futures.get(resource).get(Math.max(0, deadline - System.nanoTime()),
+                            TimeUnit.NANOSECONDS));
+                } catch (ExecutionException e) {
+                    if (!(mayBeMissing.contains(resource) && e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                        throw e;
+                    }
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw JmsExceptions.fromClient("read the settings of destination " + name, e);
         } catch (Exception e) {
             throw JmsExceptions.fromClient("read the settings of destination " + name, e);
         }
+        return out;
     }
 
     private void alter(String name, Map<ConfigResource, Collection<AlterConfigOp>> changes) throws JMSException {

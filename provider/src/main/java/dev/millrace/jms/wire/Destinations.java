@@ -138,6 +138,16 @@ public final class Destinations {
         known.add(name);
     }
 
+    /** Whether this connection has seen topic {@code name} exist (or created it). */
+    public boolean isKnown(String name) {
+        return known.contains(name);
+    }
+
+    /** Records that topic {@code name} exists (another request of this connection saw it). */
+    public void markKnown(String name) {
+        known.add(name);
+    }
+
     /**
      * Makes sure a destination the provider itself needs (a dead-letter or expiry queue) exists, creating it with
      * {@code destinationPartitions} partitions regardless of autoCreateDestinations.
