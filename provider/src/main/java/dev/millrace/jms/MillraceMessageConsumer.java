@@ -114,8 +114,8 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         RecordFetcher fetcher;
         try {
             if (!connection.isOwnTemporary(name)) {
-                connection.destinations().ensure(name, destination instanceof Queue);
-                expiryQueue = connection.destinationSetup().prepare(name, pending != null ? shareGroup : null);
+                expiryQueue = connection.destinationSetup().prepareOrCreate(name, pending != null ? shareGroup : null,
+                        destination instanceof Queue);
             }
             if (pending != null && connection.isOwnTemporary(name)) {
                 connection.queueGroups().configure(shareGroup); // others got it from the destination setup above

@@ -83,6 +83,24 @@ public final class DestinationSetup {
      * @param shareGroup the queue's share group, or null for a topic
      */
     public Optional<String> prepare(String name, String shareGroup) throws JMSException {
+        return prepare(name, shareGroup, null);
+    }
+
+    /**
+     * As {@link #prepare(String, String)} for a destination that may not exist yet: when this connection has not seen
+     * it, the description of its settings tells, and a missing one is then made sure of as
+     * {@link Destinations#ensure(String, boolean)} does (created, or {@link jakarta.jms.InvalidDestinationException}).
+     * This saves the connection's first consumer of a destination the lookup of its own that {@code ensure} would
+     * make.
+     *
+     * @param queue whether the destination is a queue (for the queues a created one gets)
+     */
+    public Optional<String> prepareOrCreate(String name, String shareGroup, boolean queue) throws JMSException {
+        return prepare(name, shareGroup, queue);
+    }
+
+    /** {@code createAsQueue}: null when the destination exists, else whether it is a queue if it must be created. */
+    private Optional<String> prepare(String name, String shareGroup, Boolean createAsQueue) throws JMSException {
         Optional<String> known = prepared.get(name);
         if (known != null) {
             return known;
@@ -101,7 +119,19 @@ public final class DestinationSetup {
             }
         }
         resources.addAll(companions);
-        Map<ConfigResource, Config> current = describe(name, resources, companions);
+        Set<ConfigResource> mayBeMissing = new HashSet<>(companions);
+        boolean unseen = createAsQueue != null && !destinations.isKnown(name);
+        if (unseen) {
+            mayBeMissing.add(topic);
+        }
+        Map<ConfigResource, Config> current = describe(name, resources, mayBeMissing);
+        if (unseen) {
+            if (!current.containsKey(topic)) {
+                destinations.ensure(name, createAsQueue);
+                return prepare(name, shareGroup, null);
+            }
+            destinations.markKnown(name);
+        }
         for (ConfigResource companion : companions) {
             if (current.containsKey(companion)) {
                 destinations.markKnown(companion.name());
