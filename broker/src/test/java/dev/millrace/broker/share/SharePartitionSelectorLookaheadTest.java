@@ -32,13 +32,7 @@ class SharePartitionSelectorLookaheadTest extends SharePartitionSelectorTest {
 
     @Test
     void takesTheNextMatchesFromTheLookaheadWithTheSameResultsAsAScan() {
-        String[] colors = new String[10];
-        for (int i = 0; i < colors.length; i++) {
-            colors[i] = i % 5 == 0 ? "red" : "blue";
-        }
-        for (int i = 0; i < 20; i++) {
-            log.appendColors(colors);
-        }
+        appendRedEvery(20, 10, 5);
         SharePartition partition = partition(ShareGroupConfig.defaults());
         List<Long> reds = new ArrayList<>();
         for (int fetch = 0; fetch < 10; fetch++) {
@@ -66,13 +60,7 @@ class SharePartitionSelectorLookaheadTest extends SharePartitionSelectorTest {
     @Override
     @Test
     void aSelectiveAcquisitionFillsItsBytesWithMatchesNotWithTheBatchesAroundThem() {
-        String[] colors = new String[40];
-        for (int i = 0; i < colors.length; i++) {
-            colors[i] = i % 10 == 0 ? "red" : "blue";
-        }
-        for (int i = 0; i < 25; i++) {
-            log.appendColors(colors);
-        }
+        appendRedEvery(25, 40, 10);
         SharePartition partition = partition(ShareGroupConfig.defaults());
         int oneBatch = log.read(0, 1).sizeInBytes();
 

@@ -66,6 +66,17 @@ class SharePartitionSelectorTest {
         return new AcknowledgementBatch(first, last, new byte[] {type.id()});
     }
 
+    /** Appends {@code batches} batches of {@code batchSize} records, every {@code every}-th red, the others blue. */
+    void appendRedEvery(int batches, int batchSize, int every) {
+        String[] colors = new String[batchSize];
+        for (int i = 0; i < colors.length; i++) {
+            colors[i] = i % every == 0 ? "red" : "blue";
+        }
+        for (int i = 0; i < batches; i++) {
+            log.appendColors(colors);
+        }
+    }
+
     static List<Long> offsetsOf(AcquireResult result) {
         List<Long> offsets = new ArrayList<>();
         for (Record record : result.records().records()) {
@@ -275,13 +286,7 @@ class SharePartitionSelectorTest {
 
     @Test
     void aSelectiveAcquisitionFillsItsBytesWithMatchesNotWithTheBatchesAroundThem() {
-        String[] colors = new String[40];
-        for (int i = 0; i < colors.length; i++) {
-            colors[i] = i % 10 == 0 ? "red" : "blue";
-        }
-        for (int i = 0; i < 25; i++) {
-            log.appendColors(colors);
-        }
+        appendRedEvery(25, 40, 10);
         SharePartition partition = partition(ShareGroupConfig.defaults());
         int oneBatch = log.read(0, 1).sizeInBytes();
 
