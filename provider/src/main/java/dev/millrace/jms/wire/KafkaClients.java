@@ -21,6 +21,9 @@ import dev.millrace.jms.ConnectionSettings;
  */
 public final class KafkaClients {
 
+    /** The share consumer's {@code retry.backoff.ms}; see {@link #shareConsumerConfig}. */
+    static final int SHARE_RETRY_BACKOFF_MS = 10;
+
     private KafkaClients() {
     }
 
@@ -107,6 +110,21 @@ public final class KafkaClients {
      */
     public static KafkaShareConsumer<byte[], byte[]> shareConsumer(ConnectionSettings s, String clientId,
                                                                    String groupId, int maxPollRecords, String rack) {
+        return new KafkaShareConsumer<>(shareConsumerConfig(s, clientId, groupId, maxPollRecords, rack),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * The configs of {@link #shareConsumer}. {@code retry.backoff.ms} is {@value #SHARE_RETRY_BACKOFF_MS} ms rather
+     * than kafka-clients' 100: a share consumer's network thread sends its first Metadata request (for no topic) as
+     * soon as it is constructed, and when the subscription, made after the destination's setup, reaches it while that
+     * request is in flight, the topic's metadata is asked for only one backoff after the answer. The member has by
+     * then joined and been assigned the partitions, so its first fetch waited the whole backoff: 100 ms more before a
+     * new consumer's first message, in about one of fifteen consumers of a probe that created them on new queues.
+     * The backoff still grows exponentially on repeated failures, up to {@code retry.backoff.max.ms} (1 s).
+     */
+    static Map<String, Object> shareConsumerConfig(ConnectionSettings s, String clientId, String groupId,
+                                                   int maxPollRecords, String rack) {
         Map<String, Object> c = common(s, clientId);
         if (rack != null) {
             c.put(ConsumerConfig.CLIENT_RACK_CONFIG, rack);
@@ -116,14 +134,21 @@ public final class KafkaClients {
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
         c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
-        return new KafkaShareConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        c.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, SHARE_RETRY_BACKOFF_MS);
+        return c;
     }
 
-    private static Map<String, Object> common(ConnectionSettings s, String clientId) {
+    /**
+     * The configs every client gets. {@code enable.metrics.push} is off: Millrace brokers do not serve client
+     * telemetry (KIP-714's GetTelemetrySubscriptions), so a client with it on only registers the telemetry reporter's
+     * metrics at start for nothing, on the path of every new consumer.
+     */
+    static Map<String, Object> common(ConnectionSettings s, String clientId) {
         Map<String, Object> c = new HashMap<>();
         c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.brokers());
         c.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         c.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+        c.put(AdminClientConfig.ENABLE_METRICS_PUSH_CONFIG, false);
         return c;
     }
 }
