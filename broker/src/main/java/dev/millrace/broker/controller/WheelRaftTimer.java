@@ -50,7 +50,9 @@ final class WheelRaftTimer implements Timer {
         if (stopped) {
             throw new IllegalStateException("timer " + name + " is stopped");
         }
-        long delayMs = Math.max(0, (unit.toNanos(Math.max(0, delay)) + NANOS_PER_MS - 1) / NANOS_PER_MS);
+        long nanos = unit.toNanos(Math.max(0, delay)); // saturates rather than overflows
+        long delayMs = Math.min(dev.millrace.delay.TimerTask.MAX_DELAY_MS,
+                nanos / NANOS_PER_MS + (nanos % NANOS_PER_MS == 0 ? 0 : 1));
         Entry entry = new Entry(task, delayMs);
         pending.add(entry);
         try {

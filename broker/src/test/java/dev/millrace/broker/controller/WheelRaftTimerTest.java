@@ -63,13 +63,15 @@ class WheelRaftTimerTest {
         com.alipay.sofa.jraft.util.timer.Timeout cancelled = timer.newTimeout(t -> later.countDown(), 1,
                 TimeUnit.HOURS);
         com.alipay.sofa.jraft.util.timer.Timeout left = timer.newTimeout(t -> later.countDown(), 1, TimeUnit.HOURS);
+        com.alipay.sofa.jraft.util.timer.Timeout never = timer.newTimeout(t -> later.countDown(), Long.MAX_VALUE,
+                TimeUnit.DAYS);
 
         assertThat(cancelled.cancel()).isTrue();
         assertThat(cancelled.cancel()).isFalse();
         assertThat(cancelled.isCancelled()).isTrue();
         Set<com.alipay.sofa.jraft.util.timer.Timeout> unprocessed = timer.stop();
 
-        assertThat(unprocessed).containsExactly(left);
+        assertThat(unprocessed).containsExactlyInAnyOrder(left, never);
         assertThat(left.isExpired()).isFalse();
         assertThat(later.getCount()).isEqualTo(1);
         assertThatThrownBy(() -> timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS))
