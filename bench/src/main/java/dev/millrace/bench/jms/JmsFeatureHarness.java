@@ -305,14 +305,18 @@ public final class JmsFeatureHarness {
         }
         order.sort(Comparator.comparingDouble(ratios::get));
         int median = order.get((rounds - 1) / 2);
-        log.accept(String.format(Locale.ROOT, "  median round: %d (ratios %s; first to last %s)", median + 1,
-                ratios.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList(),
-                steadyRatios.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
+        log.accept(String.format(Locale.ROOT, "  median round: %d (ratios [%s]; first to last [%s])", median + 1,
+                twoDecimals(ratios, ", "), twoDecimals(steadyRatios, ", ")));
         fill(paired, m, settings.matchEvery());
         Selective withComplement = withComplement(paired, m, matches);
         log.accept(describe("selector + complement consumer", withComplement));
         return new Selectors(unfiltered.get(median).deliveredPerSecond(), selective.get(median), withComplement,
                 List.copyOf(ratios), List.copyOf(steadyRatios));
+    }
+
+    /** The ratios with two decimals, joined by {@code separator}. */
+    static String twoDecimals(List<Double> ratios, String separator) {
+        return String.join(separator, ratios.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList());
     }
 
     private static String describe(String what, Selective s) {

@@ -72,11 +72,9 @@ final class JmsFeatureTables {
                 s -> number(s.unfilteredPerSecond()));
         selectorRows(out, "selector alone", m.selectors, a.selectors, Selectors::alone);
         selectorRow(out, "selector alone: ratio in each round (the median round is above)", m.selectors,
-                a.selectors, s -> String.join(" / ", s.aloneRatios().stream()
-                        .map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
+                a.selectors, s -> JmsFeatureHarness.twoDecimals(s.aloneRatios(), " / "));
         selectorRow(out, "selector alone, first message to last: ratio in each round", m.selectors, a.selectors,
-                s -> String.join(" / ", s.steadyRatios().stream()
-                        .map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
+                s -> JmsFeatureHarness.twoDecimals(s.steadyRatios(), " / "));
         selectorRow(out, "selector alone, first message to last: median ratio (target >= 0.50)", m.selectors,
                 a.selectors, s -> {
                     double median = s.medianSteadyRatio();
