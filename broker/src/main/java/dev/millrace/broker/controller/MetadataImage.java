@@ -27,6 +27,11 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
         return Optional.ofNullable(topics.get(name));
     }
 
+    /** The topic with {@code topicId}, from an index built once per image ({@link TopicIdIndex}). */
+    public Optional<TopicImage> topic(Uuid topicId) {
+        return Optional.ofNullable(TopicIdIndex.of(this).get(topicId));
+    }
+
     /**
      * A topic.
      *

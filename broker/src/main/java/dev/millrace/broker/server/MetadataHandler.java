@@ -71,7 +71,7 @@ final class MetadataHandler {
             if (t.name() != null) {
                 names.add(t.name());
             } else if (t.topicId() != null && !t.topicId().equals(Uuid.ZERO_UUID)) {
-                image.topics().values().stream().filter(x -> x.topicId().equals(t.topicId())).findFirst()
+                image.topic(t.topicId())
                         .ifPresentOrElse(x -> names.add(x.name()), () -> names.add(null));
             }
         });

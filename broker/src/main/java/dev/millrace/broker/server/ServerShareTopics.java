@@ -70,8 +70,7 @@ final class ServerShareTopics implements ShareTopics {
 
     @Override
     public Optional<String> nameOf(Uuid topicId) {
-        return controller.image().topics().values().stream().filter(t -> t.topicId().equals(topicId))
-                .map(t -> t.name()).findFirst();
+        return controller.image().topic(topicId).map(t -> t.name());
     }
 
     @Override
