@@ -21,11 +21,21 @@ public enum AcknowledgeType {
 
     /** The type with wire id {@code id}, or empty for an unknown id. */
     public static Optional<AcknowledgeType> forId(byte id) {
+        return Optional.ofNullable(byId(id));
+    }
+
+    /** The type with wire id {@code id}, or null for an unknown id (the per-offset path: nothing allocated). */
+    static AcknowledgeType byId(byte id) {
+        return id >= 0 && id < BY_ID.length ? BY_ID[id] : null;
+    }
+
+    private static final AcknowledgeType[] BY_ID = byIdTable();
+
+    private static AcknowledgeType[] byIdTable() {
+        AcknowledgeType[] table = new AcknowledgeType[values().length];
         for (AcknowledgeType type : values()) {
-            if (type.id == id) {
-                return Optional.of(type);
-            }
+            table[type.id] = type;
         }
-        return Optional.empty();
+        return table;
     }
 }

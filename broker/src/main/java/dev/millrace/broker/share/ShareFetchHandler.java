@@ -185,8 +185,12 @@ public final class ShareFetchHandler {
     }
 
     private static boolean hasRecordsOrErrors(Map<TopicIdPartition, PartitionData> partitions) {
-        return partitions.values().stream().anyMatch(pd -> !pd.acquiredRecords().isEmpty()
-                || pd.errorCode() != Errors.NONE.code());
+        for (PartitionData pd : partitions.values()) {
+            if (!pd.acquiredRecords().isEmpty() || pd.errorCode() != Errors.NONE.code()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private PartitionData partitionData(TopicIdPartition tip) {

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -108,7 +107,7 @@ public final class SharePartition {
     private final Timer timer;
     private final Time time;
     private final SharePartitionListener listener;
-    private final TreeMap<Long, InFlightRecord> inFlight = new TreeMap<>();
+    private final InFlightWindow inFlight = new InFlightWindow();
     private final SelectorMatcher matcher = new SelectorMatcher();
     private final BatchCursor batchCursor = new BatchCursor();
     /** Cuts the batch {@link #batchCursor} walks down to the records a selective acquisition took. */
@@ -137,6 +136,8 @@ public final class SharePartition {
      * by every young collection. Under the monitor.
      */
     private final Map<Long, LockTimeout> lockTimeouts = new HashMap<>();
+    /** The timer {@link #unlocked} found last, while it is still in {@link #lockTimeouts}. Under the monitor. */
+    private LockTimeout lastUnlocked;
 
     /**
      * @param startOffset where the partition starts: the log start (earliest), the high watermark
@@ -235,9 +236,10 @@ public final class SharePartition {
         Events events = new Events();
         synchronized (this) {
             long now = time.hiResClockMs();
-            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-                if (e.getValue().isHeldBy(memberId) && !e.getValue().isHeldForTransaction()) {
-                    releaseOrArchive(e.getKey(), e.getValue(), now, false, events);
+            for (long offset = inFlight.nextKey(0); offset >= 0; offset = inFlight.nextKey(offset + 1)) {
+                InFlightRecord record = inFlight.get(offset);
+                if (record.isHeldBy(memberId) && !record.isHeldForTransaction()) {
+                    releaseOrArchive(offset, record, now, false, events);
                 }
             }
             maybeAdvanceStart(events);
@@ -276,14 +278,14 @@ public final class SharePartition {
         Events events = new Events();
         synchronized (this) {
             long now = time.hiResClockMs();
-            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-                InFlightRecord record = e.getValue();
+            for (long offset = inFlight.nextKey(0); offset >= 0; offset = inFlight.nextKey(offset + 1)) {
+                InFlightRecord record = inFlight.get(offset);
                 if (record.isHeldForTransaction() && record.transactionProducerId == producerId) {
                     if (commit) {
                         finish(record, RecordState.ACKNOWLEDGED);
                         events.changed = true;
                     } else {
-                        releaseOrArchive(e.getKey(), record, now, true, events);
+                        releaseOrArchive(offset, record, now, true, events);
                     }
                 }
             }
@@ -366,10 +368,10 @@ public final class SharePartition {
     public void resetTo(long offset) {
         Events events = new Events();
         synchronized (this) {
-            for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-                if (e.getValue().state == RecordState.ACQUIRED) {
+            for (long o = inFlight.nextKey(0); o >= 0; o = inFlight.nextKey(o + 1)) {
+                if (inFlight.get(o).state == RecordState.ACQUIRED) {
                     throw new IllegalStateException("Cannot reset " + key + " to offset " + offset + ": offset "
-                            + e.getKey() + " is " + RecordState.ACQUIRED + ", not released");
+                            + o + " is " + RecordState.ACQUIRED + ", not released");
                 }
             }
             inFlight.clear();
@@ -388,8 +390,9 @@ public final class SharePartition {
     /** The records from the start offset to the high watermark not yet acknowledged or archived. */
     public synchronized long lag() {
         long behind = Math.max(0, log.highWatermark() - startOffset);
-        long done = inFlight.values().stream().filter(r -> r.state.isTerminal()).count();
-        return Math.max(0, behind - done);
+        long[] done = {0};
+        inFlight.forEach((offset, r) -> done[0] += r.state.isTerminal() ? 1 : 0);
+        return Math.max(0, behind - done[0]);
     }
 
     private AcquireResult acquireLocked(String memberId, MemberFilter filter, int maxRecords, int maxBytes,
@@ -436,7 +439,7 @@ public final class SharePartition {
         int selectedBytes = 0;
         List<Record> kept = selective ? new ArrayList<>() : null;
         long acquisitionId = nextAcquisitionId++;
-        List<Long> acquired = new ArrayList<>();
+        OffsetList acquired = new OffsetList(Math.min(maxRecords, 1024));
         Records records;
         int sliceEnd;
         while (true) {
@@ -560,13 +563,13 @@ public final class SharePartition {
     private AcquireResult acquireAhead(String memberId, MemberFilter filter, SelectiveLookahead ahead, int maxRecords,
                                        int maxBytes, long now, long firstWaiting, Events events) {
         long acquisitionId = nextAcquisitionId++;
-        List<Long> acquired = new ArrayList<>();
+        OffsetList acquired = new OffsetList();
         List<ByteBuffer> pieces = new ArrayList<>();
         int bytes = 0;
         long stopAt = ahead.scannedTo();
         long lastEntry = inFlight.isEmpty() ? -1 : inFlight.lastKey();
         SelectiveLookahead.Cut cut = null;
-        List<Long> cutAcquired = new ArrayList<>();
+        OffsetList cutAcquired = new OffsetList();
         for (SelectiveLookahead.Found found : ahead.found()) {
             long offset = found.offset();
             if (acquired.size() >= maxRecords || bytes >= maxBytes) {
@@ -642,7 +645,7 @@ public final class SharePartition {
     }
 
     /** Adds {@code cut}, or the part of it holding {@code acquired}; returns the bytes added. */
-    private static int addCut(SelectiveLookahead.Cut cut, List<Long> acquired, List<ByteBuffer> pieces) {
+    private static int addCut(SelectiveLookahead.Cut cut, OffsetList acquired, List<ByteBuffer> pieces) {
         if (cut == null || acquired.isEmpty()) {
             return 0;
         }
@@ -686,7 +689,7 @@ public final class SharePartition {
         private final int maxRecords;
         private final long limitEnd;
         private final boolean controlBatch;
-        private final List<Long> acquired;
+        private final OffsetList acquired;
         private final MemberFilter filter;
         private final Events events;
         /** The first offset passed over because its redelivery backoff had not ended. */
@@ -700,7 +703,7 @@ public final class SharePartition {
         private final long lastEntry = inFlight.isEmpty() ? -1 : inFlight.lastKey();
 
         Acquisition(String memberId, long acquisitionId, long now, int maxRecords, long limitEnd,
-                    boolean controlBatch, List<Long> acquired, MemberFilter filter, Events events) {
+                    boolean controlBatch, OffsetList acquired, MemberFilter filter, Events events) {
             this.filter = filter;
             this.events = events;
             this.memberId = memberId;
@@ -826,18 +829,18 @@ public final class SharePartition {
     private long firstAcquirable(long now, long limitEnd) {
         headWaiting = Long.MAX_VALUE;
         long expected = startOffset;
-        for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-            if (e.getKey() > expected) {
+        for (long offset = inFlight.nextKey(0); offset >= 0; offset = inFlight.nextKey(offset + 1)) {
+            if (offset > expected) {
                 return expected; // an offset without an entry: never delivered, available
             }
-            InFlightRecord r = e.getValue();
+            InFlightRecord r = inFlight.get(offset);
             if (r.isAcquirable(now)) {
-                return e.getKey();
+                return offset;
             }
             if (r.state == RecordState.AVAILABLE && headWaiting == Long.MAX_VALUE) {
-                headWaiting = e.getKey();
+                headWaiting = offset;
             }
-            expected = e.getKey() + 1;
+            expected = offset + 1;
         }
         if (expected < endOffset) {
             return expected;
@@ -851,7 +854,7 @@ public final class SharePartition {
         }
     }
 
-    private List<AcquiredBatch> ranges(List<Long> offsets) {
+    private List<AcquiredBatch> ranges(OffsetList offsets) {
         List<AcquiredBatch> ranges = new ArrayList<>();
         long first = offsets.get(0);
         long last = first;
@@ -878,8 +881,14 @@ public final class SharePartition {
             if (batch.lastOffset() < batch.firstOffset() || batch.types().length == 0) {
                 return Errors.INVALID_REQUEST;
             }
+            if (batch.types().length == 1) {
+                if (AcknowledgeType.byId(batch.types()[0]) == null) {
+                    return Errors.INVALID_REQUEST;
+                }
+                continue; // one type for every offset
+            }
             for (long offset = batch.firstOffset(); offset <= batch.lastOffset(); offset++) {
-                if (AcknowledgeType.forId(batch.typeOf(offset)).isEmpty()) {
+                if (AcknowledgeType.byId(batch.typeOf(offset)) == null) {
                     return Errors.INVALID_REQUEST;
                 }
             }
@@ -887,7 +896,7 @@ public final class SharePartition {
         boolean skipped = false;
         for (AcknowledgementBatch batch : batches) {
             for (long offset = batch.firstOffset(); offset <= batch.lastOffset(); offset++) {
-                AcknowledgeType type = AcknowledgeType.forId(batch.typeOf(offset)).orElseThrow();
+                AcknowledgeType type = AcknowledgeType.byId(batch.typeOf(offset));
                 InFlightRecord record = inFlight.get(offset);
                 if (record != null && record.isHeldBy(memberId) && record.isHeldForTransaction()) {
                     continue; // the transaction settles it; the member's own acknowledgement changes nothing
@@ -959,7 +968,7 @@ public final class SharePartition {
     private void moveToLogStart() {
         long logStart = log.logStartOffset();
         if (logStart > startOffset) {
-            inFlight.headMap(logStart).clear();
+            inFlight.removeBelow(logStart);
             startOffset = logStart;
             endOffset = Math.max(endOffset, logStart);
         }
@@ -967,9 +976,8 @@ public final class SharePartition {
 
     private void maybeAdvanceStart(Events events) {
         long before = startOffset;
-        while (!inFlight.isEmpty() && inFlight.firstKey() == startOffset && inFlight.firstEntry().getValue().state
-                .isTerminal()) {
-            inFlight.pollFirstEntry();
+        while (!inFlight.isEmpty() && inFlight.firstKey() == startOffset && inFlight.first().state.isTerminal()) {
+            inFlight.pollFirst();
             startOffset++;
         }
         if (startOffset != before) {
@@ -983,8 +991,9 @@ public final class SharePartition {
         synchronized (this) {
             // this timer is done: records expired below must not count against it, and a re-armed one replaces it
             lockTimeouts.remove(task.acquisitionId, task);
+            lastUnlocked = null;
             long now = time.hiResClockMs();
-            List<Long> stillLocked = new ArrayList<>();
+            OffsetList stillLocked = new OffsetList();
             long nextDeadline = Long.MAX_VALUE;
             for (long offset : task.offsets) {
                 InFlightRecord record = inFlight.get(offset);
@@ -1008,13 +1017,10 @@ public final class SharePartition {
     }
 
     /** Starts the lock timer of {@code offsets}, all ACQUIRED under {@code acquisitionId}. Under the monitor. */
-    private void armLockTimeout(long acquisitionId, List<Long> offsets, long delayMs) {
-        long[] held = new long[offsets.size()];
-        for (int i = 0; i < held.length; i++) {
-            held[i] = offsets.get(i);
-        }
-        LockTimeout timeout = new LockTimeout(acquisitionId, held, delayMs);
+    private void armLockTimeout(long acquisitionId, OffsetList offsets, long delayMs) {
+        LockTimeout timeout = new LockTimeout(acquisitionId, offsets.toArray(), delayMs);
         lockTimeouts.put(acquisitionId, timeout);
+        lastUnlocked = null;
         timer.add(timeout);
     }
 
@@ -1023,9 +1029,15 @@ public final class SharePartition {
      * when none is left. Under the monitor.
      */
     private void unlocked(InFlightRecord record) {
-        LockTimeout timeout = lockTimeouts.get(record.acquisitionId);
+        LockTimeout timeout = lastUnlocked;
+        if (timeout == null || timeout.acquisitionId != record.acquisitionId) {
+            // acknowledgements come an acquisition at a time: one lookup (and boxed key) per run, not per record
+            timeout = lockTimeouts.get(record.acquisitionId);
+            lastUnlocked = timeout;
+        }
         if (timeout != null && --timeout.remaining == 0) {
             lockTimeouts.remove(record.acquisitionId);
+            lastUnlocked = null;
             timeout.cancel();
         }
     }
@@ -1034,6 +1046,7 @@ public final class SharePartition {
     private void cancelLockTimeouts() {
         lockTimeouts.values().forEach(TimerTask::cancel);
         lockTimeouts.clear();
+        lastUnlocked = null;
     }
 
     /** The number of lock timers pending (tests). */

@@ -5,8 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.SortedMap;
 
 import org.apache.kafka.common.Uuid;
 
@@ -129,12 +127,9 @@ public final class ShareStateSerde {
      * The value for a share-partition's in-flight map as it stands, written straight from the map (the partition's
      * save path: no intermediate entries). The caller holds whatever keeps {@code inFlight} still.
      */
-    static byte[] value(long version, long startOffset, long endOffset, SortedMap<Long, InFlightRecord> inFlight) {
+    static byte[] value(long version, long startOffset, long endOffset, InFlightWindow inFlight) {
         RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size());
-        for (Map.Entry<Long, InFlightRecord> e : inFlight.entrySet()) {
-            InFlightRecord r = e.getValue();
-            runs.add(e.getKey(), r.state, r.deliveryCount);
-        }
+        inFlight.forEach((offset, r) -> runs.add(offset, r.state, r.deliveryCount));
         return runs.toBytes();
     }
 
