@@ -22,18 +22,21 @@ import org.slf4j.LoggerFactory;
 import dev.millrace.delay.Time;
 
 /**
- * Share-partition state in the internal compacted topic {@value #TOPIC}, one record per
- * share-partition ({@link ShareStateSerde}); the share-partition of group {@code g} lives in
+ * Share-partition state in the internal compacted topic {@value #TOPIC}: per share-partition its latest full value
+ * and the deltas saved since ({@link ShareStateSerde}; a partition with a large in-flight state saves deltas,
+ * {@link SharePartition#encodedState()}); the share-partition of group {@code g} lives in
  * partition {@code abs(g.hashCode()) % partitionCount}. {@link #load()} replays every partition
- * once at start; afterwards the latest snapshot of each share-partition is kept in memory for
- * {@link #load(SharePartitionKey)}.
+ * once at start; afterwards the latest full value and the deltas since of each share-partition are kept in memory
+ * (encoded) for {@link #load(SharePartitionKey)}, which applies the deltas in version order. A full value is appended
+ * in one batch with tombstones for the deltas it replaces.
  *
  * <p>Every state change is written before the request that caused it is answered (the partition's
  * listener calls {@link #save} on the request thread; a ShareFetch saves each partition once for its acknowledgements
  * and its acquisition together, {@link StateSaves}), so after a restart no accepted record is
  * redelivered and no unaccepted one is lost. A lock held at the crash is not persisted as held: the
- * record comes back available with its delivery count. Of two concurrent saves of one partition the
- * later snapshot wins; an older one arriving late is dropped.
+ * record comes back available with its delivery count. A save takes the partition's state and appends it under the
+ * lock of its {@value #TOPIC} partition, so saves of one share-partition are written in the order they were taken (a
+ * delta relies on the one before it); a save that fails to append makes the partition's next save a full value.
  *
  * <p>Thread-safe. Writes to one partition of {@value #TOPIC} are serialised on a lock of that
  * partition (the version check, the append and the in-memory copy together), so groups that hash to
@@ -53,8 +56,10 @@ public final class LogShareStateStore implements ShareStateStore {
     private final ShareTopics topics;
     private final int partitionCount;
     private final Time time;
-    /** The latest value saved or replayed per share-partition, encoded: decoded only when a partition loads it. */
+    /** The latest full value saved or replayed per share-partition, encoded: decoded only when a partition loads it. */
     private final Map<Id, byte[]> latest = new ConcurrentHashMap<>();
+    /** The deltas saved or replayed after each share-partition's latest full value, by snapshot version. */
+    private final Map<Id, java.util.NavigableMap<Long, byte[]>> deltas = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> groupConfigs = new ConcurrentHashMap<>();
     private final Object[] partitionLocks;
 
@@ -98,8 +103,17 @@ public final class LogShareStateStore implements ShareStateStore {
                 offset = next;
             }
         }
+        // deltas a later full value replaced (their tombstones are in its batch): none survive a clean append
+        deltas.forEach((id, byVersion) -> {
+            byte[] full = latest.get(id);
+            if (full != null) {
+                byVersion.headMap(ShareStateSerde.valueVersion(full), true).clear();
+            }
+        });
+        deltas.values().removeIf(Map::isEmpty);
         // a malformed surviving value stops the start here, as before serving, rather than when a partition loads it
         latest.values().forEach(v -> ShareStateSerde.decodeValue(ByteBuffer.wrap(v)));
+        deltas.values().forEach(d -> d.values().forEach(v -> ShareStateSerde.decodeValue(ByteBuffer.wrap(v))));
         log.info("Loaded the state of {} share-partitions from {}", latest.size(), TOPIC);
     }
 
@@ -116,6 +130,21 @@ public final class LogShareStateStore implements ShareStateStore {
             }
             return;
         }
+        if (ShareStateSerde.keyVersion(record.key()) == ShareStateSerde.DELTA_KEY_VERSION) {
+            ShareStateSerde.DeltaKey delta = ShareStateSerde.decodeDeltaKey(record.key());
+            Id id = new Id(delta.partition().groupId(), delta.partition().topicId(), delta.partition().partition());
+            if (record.hasValue()) {
+                byte[] value = Utils.toArray(record.value());
+                ShareStateSerde.valueVersion(value);
+                deltas.computeIfAbsent(id, i -> new java.util.TreeMap<>()).put(delta.version(), value);
+            } else {
+                java.util.NavigableMap<Long, byte[]> byVersion = deltas.get(id);
+                if (byVersion != null) {
+                    byVersion.remove(delta.version());
+                }
+            }
+            return;
+        }
         ShareStateSerde.StateKey key = ShareStateSerde.decodeKey(record.key());
         Id id = new Id(key.groupId(), key.topicId(), key.partition());
         if (!record.hasValue()) {
@@ -129,26 +158,58 @@ public final class LogShareStateStore implements ShareStateStore {
 
     @Override
     public Optional<SharePartitionSnapshot> load(SharePartitionKey key) {
-        byte[] value = latest.get(idOf(key));
-        return value == null ? Optional.empty() : Optional.of(ShareStateSerde.decodeValue(ByteBuffer.wrap(value)));
+        Id id = idOf(key);
+        synchronized (lockOf(key.groupId())) {
+            byte[] value = latest.get(id);
+            if (value == null) {
+                return Optional.empty();
+            }
+            SharePartitionSnapshot snapshot = ShareStateSerde.decodeValue(ByteBuffer.wrap(value));
+            java.util.NavigableMap<Long, byte[]> byVersion = deltas.get(id);
+            if (byVersion != null) {
+                for (byte[] delta : byVersion.tailMap(snapshot.version(), false).values()) {
+                    snapshot = ShareStateSerde.applyDelta(snapshot, ShareStateSerde.decodeValue(ByteBuffer.wrap(delta)));
+                }
+            }
+            return Optional.of(snapshot);
+        }
     }
 
     @Override
     public void save(SharePartition partition) {
         SharePartitionKey key = partition.key();
-        byte[] v = partition.encodedState();
         Id id = idOf(key);
         synchronized (lockOf(key.groupId())) {
-            byte[] previous = latest.get(id);
-            if (previous != null && ShareStateSerde.valueVersion(previous) >= ShareStateSerde.valueVersion(v)) {
-                return;
+            // taken under the lock: a delta must be written after the save before it
+            SharePartition.EncodedState state = partition.encodedState();
+            byte[] v = state.value();
+            java.util.NavigableMap<Long, byte[]> replaced = state.full() ? deltas.get(id) : null;
+            int partitionIndex = key.topicPartition().partition();
+            byte[] k = state.full() ? ShareStateSerde.key(key.groupId(), key.topicId(), partitionIndex)
+                    : ShareStateSerde.deltaKey(key.groupId(), key.topicId(), partitionIndex, state.version());
+            int tombstones = replaced == null ? 0 : replaced.size();
+            MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128
+                    + tombstones * (k.length + 8 + 32)), Compression.NONE, TimestampType.CREATE_TIME, 0L);
+            long now = time.milliseconds();
+            builder.append(now, k, v);
+            if (replaced != null) {
+                for (long version : replaced.keySet()) {
+                    builder.append(now, ShareStateSerde.deltaKey(key.groupId(), key.topicId(), partitionIndex, version),
+                            null);
+                }
             }
-            byte[] k = ShareStateSerde.key(key.groupId(), key.topicId(), key.topicPartition().partition());
-            MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128),
-                    Compression.NONE, TimestampType.CREATE_TIME, 0L);
-            builder.append(time.milliseconds(), k, v);
-            topics.append(partitionOf(key.groupId()), builder.build());
-            latest.put(id, v);
+            try {
+                topics.append(partitionOf(key.groupId()), builder.build());
+            } catch (RuntimeException e) {
+                partition.saveFailed();
+                throw e;
+            }
+            if (state.full()) {
+                latest.put(id, v);
+                deltas.remove(id);
+            } else {
+                deltas.computeIfAbsent(id, i -> new java.util.TreeMap<>()).put(state.version(), v);
+            }
         }
     }
 
@@ -184,12 +245,22 @@ public final class LogShareStateStore implements ShareStateStore {
     @Override
     public void delete(String groupId, org.apache.kafka.common.Uuid topicId, int partition) {
         byte[] k = ShareStateSerde.key(groupId, topicId, partition);
-        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + 128), Compression.NONE,
-                TimestampType.CREATE_TIME, 0L);
-        builder.append(time.milliseconds(), k, null);
+        Id id = new Id(groupId, topicId, partition);
         synchronized (lockOf(groupId)) {
+            java.util.NavigableMap<Long, byte[]> replaced = deltas.get(id);
+            int tombstones = replaced == null ? 0 : replaced.size();
+            MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + 128
+                    + tombstones * (k.length + 8 + 32)), Compression.NONE, TimestampType.CREATE_TIME, 0L);
+            long now = time.milliseconds();
+            builder.append(now, k, null);
+            if (replaced != null) {
+                for (long version : replaced.keySet()) {
+                    builder.append(now, ShareStateSerde.deltaKey(groupId, topicId, partition, version), null);
+                }
+            }
             topics.append(partitionOf(groupId), builder.build());
-            latest.remove(new Id(groupId, topicId, partition));
+            latest.remove(id);
+            deltas.remove(id);
         }
     }
 

@@ -29,6 +29,21 @@ import org.apache.kafka.common.Uuid;
  * of {@link RecordState}. Decoding a key or value with an unknown version throws
  * {@link IllegalArgumentException} naming it.
  *
+ * <p>A share-partition with a large in-flight state (a selective queue holds every record nobody matched back, and
+ * an entry for every record delivered past them) saves deltas between full values, so that a save costs what
+ * changed rather than the whole state ({@link SharePartition#encodedState()} decides which). A delta has a key of
+ * its own per snapshot version, so compaction keeps every delta, and a value in the full value's layout holding only
+ * the entries changed since the save before it (their state as it is now; offsets below its start offset are gone):
+ *
+ * <pre>
+ *   key:   version:int16(2) | groupLength:int16 | group:utf8 | topicId:uuid(2 x int64) | partition:int32
+ *          | snapshotVersion:int64
+ *   value: as the full value above (version 0), runs of the changed entries only
+ * </pre>
+ *
+ * The state is the latest full value with every later delta applied in version order ({@link #applyDelta}). The
+ * full value that replaces a partition's deltas is appended in one batch with a tombstone for each of them.
+ *
  * <p>Stateless and thread-safe.
  */
 public final class ShareStateSerde {
@@ -42,6 +57,13 @@ public final class ShareStateSerde {
     /** The key version of a group-settings record. */
     public static final short GROUP_CONFIG_KEY_VERSION = 1;
 
+    /** The key version of a share-partition state delta. */
+    public static final short DELTA_KEY_VERSION = 2;
+
+    /** A decoded delta key: which share-partition, and the snapshot version of the delta. */
+    public record DeltaKey(StateKey partition, long version) {
+    }
+
     private ShareStateSerde() {
     }
 
@@ -51,6 +73,28 @@ public final class ShareStateSerde {
         buffer.putShort(VERSION).putShort((short) group.length).put(group)
                 .putLong(topicId.getMostSignificantBits()).putLong(topicId.getLeastSignificantBits()).putInt(partition);
         return buffer.array();
+    }
+
+    public static byte[] deltaKey(String groupId, Uuid topicId, int partition, long version) {
+        byte[] group = groupId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer buffer = ByteBuffer.allocate(2 + 2 + group.length + 16 + 4 + 8);
+        buffer.putShort(DELTA_KEY_VERSION).putShort((short) group.length).put(group)
+                .putLong(topicId.getMostSignificantBits()).putLong(topicId.getLeastSignificantBits()).putInt(partition)
+                .putLong(version);
+        return buffer.array();
+    }
+
+    public static DeltaKey decodeDeltaKey(ByteBuffer buffer) {
+        short version = buffer.getShort();
+        if (version != DELTA_KEY_VERSION) {
+            throw new IllegalArgumentException("Not a share-state delta key: version " + version);
+        }
+        byte[] group = new byte[buffer.getShort()];
+        buffer.get(group);
+        Uuid topicId = new Uuid(buffer.getLong(), buffer.getLong());
+        int partition = buffer.getInt();
+        return new DeltaKey(new StateKey(new String(group, StandardCharsets.UTF_8), topicId, partition),
+                buffer.getLong());
     }
 
     /** The version of the key in {@code buffer}, without consuming it. */
@@ -131,6 +175,38 @@ public final class ShareStateSerde {
         RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size());
         inFlight.forEach((offset, r) -> runs.add(offset, r.state, r.deliveryCount));
         return runs.toBytes();
+    }
+
+    /**
+     * A delta value: the entries of {@code inFlight} at {@code changed} (ascending, distinct; offsets without an entry
+     * or below {@code startOffset} are left out), with the start and end offsets as they stand.
+     */
+    static byte[] deltaValue(long version, long startOffset, long endOffset, InFlightWindow inFlight, long[] changed) {
+        RunWriter runs = new RunWriter(version, startOffset, endOffset, changed.length);
+        for (long offset : changed) {
+            InFlightRecord r = offset < startOffset ? null : inFlight.get(offset);
+            if (r != null) {
+                runs.add(offset, r.state, r.deliveryCount);
+            }
+        }
+        return runs.toBytes();
+    }
+
+    /**
+     * {@code base} with {@code delta} applied: its entries replace those at their offsets, entries below its start
+     * offset are dropped, and its offsets and version are taken.
+     */
+    public static SharePartitionSnapshot applyDelta(SharePartitionSnapshot base, SharePartitionSnapshot delta) {
+        java.util.TreeMap<Long, SharePartitionSnapshot.Entry> entries = new java.util.TreeMap<>();
+        for (SharePartitionSnapshot.Entry e : base.entries()) {
+            entries.put(e.offset(), e);
+        }
+        for (SharePartitionSnapshot.Entry e : delta.entries()) {
+            entries.put(e.offset(), e);
+        }
+        entries.headMap(delta.startOffset()).clear();
+        return new SharePartitionSnapshot(delta.startOffset(), delta.endOffset(), new ArrayList<>(entries.values()),
+                delta.version());
     }
 
     /** The snapshot version a value carries, without decoding the rest. */

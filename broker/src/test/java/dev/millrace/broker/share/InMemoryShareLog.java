@@ -62,6 +62,22 @@ final class InMemoryShareLog implements ShareLog {
         endOffset += 1;
     }
 
+    /** Appends the records of {@code records} as one batch at the end of the log, keys, values and tombstones kept. */
+    synchronized void appendRecords(MemoryRecords records) {
+        ByteBuffer buffer = ByteBuffer.allocate(records.sizeInBytes() + 256);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(buffer, Compression.NONE, TimestampType.CREATE_TIME,
+                endOffset);
+        int count = 0;
+        for (org.apache.kafka.common.record.internal.Record record : records.records()) {
+            builder.append(record.timestamp(), record.hasKey() ? org.apache.kafka.common.utils.Utils.toArray(
+                    record.key()) : null, record.hasValue() ? org.apache.kafka.common.utils.Utils.toArray(
+                    record.value()) : null);
+            count++;
+        }
+        batches.add(builder.build());
+        endOffset += count;
+    }
+
     void setDeadLetterTopic(String topic) {
         deadLetterTopic = topic;
     }

@@ -314,7 +314,7 @@ class SharePartitionTest {
                 AcknowledgeType.RELEASE.id(), AcknowledgeType.ACCEPT.id(), AcknowledgeType.ACCEPT.id()})));
         SharePartitionSnapshot snapshot = partition.snapshot();
 
-        byte[] encoded = partition.encodedState();
+        byte[] encoded = partition.encodedState().value();
         SharePartitionSnapshot decoded = ShareStateSerde.decodeValue(java.nio.ByteBuffer.wrap(encoded));
 
         assertThat(decoded.entries()).isEqualTo(snapshot.entries());

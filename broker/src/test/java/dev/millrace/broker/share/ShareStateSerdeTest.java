@@ -34,6 +34,31 @@ class ShareStateSerdeTest {
     }
 
     @Test
+    void shouldRoundTripDeltaKeysAndApplyADeltaOverAFullValue() {
+        Uuid topicId = Uuid.randomUuid();
+        byte[] key = ShareStateSerde.deltaKey("gröup", topicId, 3, 99);
+        assertThat(ShareStateSerde.keyVersion(ByteBuffer.wrap(key))).isEqualTo(ShareStateSerde.DELTA_KEY_VERSION);
+        assertThat(ShareStateSerde.decodeDeltaKey(ByteBuffer.wrap(key))).isEqualTo(new ShareStateSerde.DeltaKey(
+                new ShareStateSerde.StateKey("gröup", topicId, 3), 99));
+        assertThatThrownBy(() -> ShareStateSerde.decodeKey(ByteBuffer.wrap(key)))
+                .hasMessageContaining("Unknown share-state key version 2");
+
+        SharePartitionSnapshot full = new SharePartitionSnapshot(10, 20, List.of(
+                new SharePartitionSnapshot.Entry(10, RecordState.ACKNOWLEDGED, 1),
+                new SharePartitionSnapshot.Entry(12, RecordState.ACQUIRED, 1),
+                new SharePartitionSnapshot.Entry(15, RecordState.ACQUIRED, 2)), 5);
+        // offset 10 passed by the start, 12 accepted, 18 newly acquired; 15 unchanged
+        SharePartitionSnapshot delta = new SharePartitionSnapshot(11, 21, List.of(
+                new SharePartitionSnapshot.Entry(12, RecordState.ACKNOWLEDGED, 1),
+                new SharePartitionSnapshot.Entry(18, RecordState.ACQUIRED, 1)), 6);
+
+        assertThat(ShareStateSerde.applyDelta(full, delta)).isEqualTo(new SharePartitionSnapshot(11, 21, List.of(
+                new SharePartitionSnapshot.Entry(12, RecordState.ACKNOWLEDGED, 1),
+                new SharePartitionSnapshot.Entry(15, RecordState.ACQUIRED, 2),
+                new SharePartitionSnapshot.Entry(18, RecordState.ACQUIRED, 1)), 6));
+    }
+
+    @Test
     void shouldRoundTripGroupConfigsUnderTheirOwnKeyVersion() {
         ByteBuffer key = ByteBuffer.wrap(ShareStateSerde.groupConfigKey("gröup"));
         java.util.Map<String, String> configs = java.util.Map.of("share.auto.offset.reset", "earliest");
