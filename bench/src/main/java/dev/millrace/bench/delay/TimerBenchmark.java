@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -33,9 +34,24 @@ import org.openjdk.jmh.annotations.Threads;
  * same on all three, from the same seeded random sequence:
  * <ol>
  *   <li>schedule one short timer (delay uniform in 1 .. 10 ms), which will expire and run;</li>
- *   <li>cancel one of the long timers, picked uniformly at random;</li>
+ *   <li>cancel one of the long timers, picked at random as {@code cancels} says;</li>
  *   <li>schedule a new long timer in its place, so that about {@value #PENDING} stay pending.</li>
  * </ol>
+ * Which long timer a cancel picks ({@code cancels}, both run):
+ * <ul>
+ *   <li>{@code any}: uniformly among all {@value #PENDING}, so nearly every cancel finds a timer untouched since
+ *   setup, cold in every cache: the worst case for a scheduler's memory access. This is the pattern the target was
+ *   first measured with.</li>
+ *   <li>{@code recent}: uniformly among {@value #RECENT} of the slots, each refilled with a new long timer when its
+ *   timer is cancelled, so a cancel hits a timer scheduled about {@value #RECENT} ops before (tens of milliseconds
+ *   here) while the other timers, nearly a million, wait: how a broker's timeouts go, most cancelled soon after they
+ *   start (a record lock by the acknowledgement, a long-poll by the record arriving, a session timeout by the next
+ *   heartbeat) beside many that wait (delayed messages, idle sessions).</li>
+ * </ul>
+ * With {@code any} the harness's own bookkeeping weighs on every side: each op stores the new timer at a random slot
+ * of a million-entry array, a card of the old generation that G1's refinement threads then scan (a CPU profile of the
+ * wheel's run showed them at over half of both cores); with {@code recent} those stores fall in {@value #RECENT}
+ * slots.
  * Every schedule allocates its own timer object (task, queue element, future), as a broker's
  * timeouts do. Expiry runs beside the ops, as in a broker: each scheduler has one expiry thread
  * that runs the short timers as they come due (the wheel: a {@link TimerReaper} running tasks
@@ -57,14 +73,21 @@ import org.openjdk.jmh.annotations.Threads;
 public class TimerBenchmark {
 
     static final int PENDING = 1_000_000;
+    /** The slots a {@code recent} cancel picks among. */
+    static final int RECENT = 65_536;
     static final int MAX_IN_FLIGHT = 100_000;
     /** Ops between two looks at the expiry thread's counter (a power of two), so looking costs nothing. */
     static final int BACKLOG_CHECK_INTERVAL = 1024;
     private static final long SEED = 0x5eed_7135L;
 
     /** The pending timers and the op, for any scheduler. */
+    @State(Scope.Benchmark)
     public abstract static class Scheduler {
+        /** Which long timer a cancel picks: {@code any} of them, or one of the {@value #RECENT} recent slots. */
+        @Param({"any", "recent"})
+        public String cancels;
         final AtomicLong shortTimersRun = new AtomicLong();
+        private int cancelRange;
         private long shortTimersScheduled;
         private SplittableRandom random;
 
@@ -82,6 +105,11 @@ public class TimerBenchmark {
 
         @Setup(Level.Trial)
         public void fill() {
+            cancelRange = switch (cancels) {
+                case "any" -> PENDING;
+                case "recent" -> RECENT;
+                default -> throw new IllegalArgumentException("cancels must be any or recent, got " + cancels);
+            };
             random = new SplittableRandom(SEED);
             start();
             for (int slot = 0; slot < PENDING; slot++) {
@@ -97,7 +125,7 @@ public class TimerBenchmark {
             }
             scheduleShort(1 + random.nextInt(10));
             shortTimersScheduled++;
-            int slot = random.nextInt(PENDING);
+            int slot = random.nextInt(cancelRange);
             cancel(slot);
             scheduleLong(slot, longDelayMs());
         }

@@ -13,7 +13,7 @@ import org.openjdk.jmh.results.RunResult;
 /**
  * Renders {@link TimerBenchmark}'s figures: the timing wheel's ops/s beside each JDK peer's from the
  * same run, with their 99.9% error, the ratio wheel/peer and whether it reaches the {@value
- * #TARGET}x target. A side missing from the run shows "n/a", so the tables can be printed after any
+ * #TARGET}x target, a table for each cancel pattern ({@code cancels}) that ran. A side missing from the run shows "n/a", so the tables can be printed after any
  * run (such as {@code BenchMain}'s, which includes this benchmark). Not thread-safe; build, print,
  * discard.
  */
@@ -51,27 +51,35 @@ public final class TimerComparison {
         }
     }
 
-    private final Rate wheel;
-    private final List<Row> rows;
+    /** One cancel pattern's figures. */
+    private record Section(String cancels, Rate wheel, List<Row> rows) {
+    }
 
-    private TimerComparison(Rate wheel, List<Row> rows) {
-        this.wheel = wheel;
-        this.rows = rows;
+    private final List<Section> sections;
+
+    private TimerComparison(List<Section> sections) {
+        this.sections = sections;
     }
 
     public static TimerComparison of(Collection<RunResult> results) {
-        Map<String, Rate> byMethod = new HashMap<>();
+        Map<String, Map<String, Rate>> byPattern = new java.util.TreeMap<>();
         for (RunResult result : results) {
             String full = result.getParams().getBenchmark();
             if (full.startsWith(TimerBenchmark.class.getName() + ".")) {
-                byMethod.put(full.substring(full.lastIndexOf('.') + 1), rate(result.getPrimaryResult()));
+                String cancels = result.getParams().getParam("cancels");
+                byPattern.computeIfAbsent(cancels == null ? "any" : cancels, c -> new HashMap<>())
+                        .put(full.substring(full.lastIndexOf('.') + 1), rate(result.getPrimaryResult()));
             }
         }
-        Rate wheel = byMethod.get(WHEEL);
-        List<Row> rows = new ArrayList<>();
-        rows.add(new Row("java.util.concurrent.DelayQueue", wheel, byMethod.get("delayQueue")));
-        rows.add(new Row("ScheduledThreadPoolExecutor", wheel, byMethod.get("scheduledThreadPoolExecutor")));
-        return new TimerComparison(wheel, rows);
+        List<Section> sections = new ArrayList<>();
+        byPattern.forEach((cancels, byMethod) -> {
+            Rate wheel = byMethod.get(WHEEL);
+            List<Row> rows = new ArrayList<>();
+            rows.add(new Row("java.util.concurrent.DelayQueue", wheel, byMethod.get("delayQueue")));
+            rows.add(new Row("ScheduledThreadPoolExecutor", wheel, byMethod.get("scheduledThreadPoolExecutor")));
+            sections.add(new Section(cancels, wheel, rows));
+        });
+        return new TimerComparison(sections);
     }
 
     private static Rate rate(Result<?> result) {
@@ -83,7 +91,17 @@ public final class TimerComparison {
 
     public String plainTable() {
         StringBuilder out = new StringBuilder();
-        out.append("Schedule + cancel + expire, ").append(TimerBenchmark.PENDING).append(" timers pending; wheel: ")
+        for (Section section : sections) {
+            plainTable(section, out);
+        }
+        return out.toString();
+    }
+
+    private static void plainTable(Section section, StringBuilder out) {
+        Rate wheel = section.wheel();
+        List<Row> rows = section.rows();
+        out.append("Schedule + cancel (").append(section.cancels()).append(") + expire, ")
+                .append(TimerBenchmark.PENDING).append(" timers pending; wheel: ")
                 .append(rate(wheel)).append(" ops/s\n");
         String format = "%-34s %26s %16s  %s%n";
         out.append(String.format(Locale.ROOT, format, "Peer", "peer ops/s", "wheel/peer", "target " + times(TARGET)));
@@ -100,12 +118,24 @@ public final class TimerComparison {
             out.append("PASS: the wheel reaches ");
         }
         out.append(times(TARGET)).append(" the peer's throughput\n");
-        return out.toString();
     }
 
     public String markdownTable() {
         StringBuilder out = new StringBuilder();
-        out.append("| Schedule + cancel + expire, ").append(TimerBenchmark.PENDING)
+        for (Section section : sections) {
+            if (out.length() > 0) {
+                out.append('\n');
+            }
+            markdownTable(section, out);
+        }
+        return out.toString();
+    }
+
+    private static void markdownTable(Section section, StringBuilder out) {
+        Rate wheel = section.wheel();
+        List<Row> rows = section.rows();
+        out.append("| Schedule + cancel (").append(section.cancels()).append(") + expire, ")
+                .append(TimerBenchmark.PENDING)
                 .append(" pending | ops/s | wheel/peer | Target ").append(times(TARGET)).append(" |\n");
         out.append("|---|---:|---:|:---:|\n");
         out.append("| timing wheel (SystemTimer) | ").append(rate(wheel)).append(" | | |\n");
@@ -113,7 +143,6 @@ public final class TimerComparison {
             out.append("| ").append(row.label()).append(" | ").append(rate(row.peer())).append(" | ").append(ratio(row))
                     .append(" | ").append(row.verdict()).append(" |\n");
         }
-        return out.toString();
     }
 
     private static String rate(Rate rate) {
