@@ -1,7 +1,9 @@
 package dev.millrace.broker.share;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.TreeMap;
 
 /**
  * The in-flight entries of one share-partition by offset: what a {@code TreeMap<Long, InFlightRecord>} held, in a
@@ -24,6 +26,13 @@ import java.util.NoSuchElementException;
  * without an entry inside the span (never-delivered records between selective acquisitions) cost a null slot.
  * In-order visits skip empty slots 64 at a time through the bitmap.
  *
+ * <p>A sparse state falls back to a {@code TreeMap}: a selective queue whose selector matches one record in a thousand
+ * can hold a thousand entries across a window of a million offsets, where a ring (two million slots, with its
+ * headroom) would take 8 MB for what a tree holds in about 60 KB. When a put would need a ring of more than {@link #SPARSE_SLOTS_PER_ENTRY} slots per entry (and more
+ * than {@link #KEEP_CAPACITY}), the entries move to a tree; they move back to a ring once one of at most a quarter of
+ * that many slots per entry would hold them (checked as entries are added or dropped, so a state that thins out and
+ * thickens again does not flip back and forth on every change).
+ *
  * <p>Not thread-safe: guarded by the owning {@link SharePartition}'s monitor.
  */
 final class InFlightWindow {
@@ -39,6 +48,10 @@ final class InFlightWindow {
      * empties and refills its partition's window every fetch, and resizing it each time showed in the profile.
      */
     static final int KEEP_CAPACITY = 4096;
+    /** Most ring slots per entry before the entries move to a tree (see the class comment). */
+    static final int SPARSE_SLOTS_PER_ENTRY = 16;
+    /** The largest ring: beyond it the entries are in a tree whatever their density. */
+    static final int MAX_CAPACITY = 1 << 30;
 
     private InFlightRecord[] slots = new InFlightRecord[MIN_CAPACITY];
     private long[] occupied = new long[MIN_CAPACITY / 64];
@@ -46,34 +59,39 @@ final class InFlightWindow {
     private long first = -1;
     private long last = -1;
     private int size;
+    /** Non-null while the entries are held in a tree instead of the ring (sparse), then the ring fields are unused. */
+    private TreeMap<Long, InFlightRecord> sparse;
 
     int size() {
-        return size;
+        return sparse != null ? sparse.size() : size;
     }
 
     boolean isEmpty() {
-        return size == 0;
+        return size() == 0;
     }
 
     /** The lowest offset with an entry. */
     long firstKey() {
         requireEntries();
-        return first;
+        return sparse != null ? sparse.firstKey() : first;
     }
 
     /** The highest offset with an entry. */
     long lastKey() {
         requireEntries();
-        return last;
+        return sparse != null ? sparse.lastKey() : last;
     }
 
     /** The entry at {@link #firstKey()}. */
     InFlightRecord first() {
         requireEntries();
-        return slots[slot(first)];
+        return sparse != null ? sparse.firstEntry().getValue() : slots[slot(first)];
     }
 
     InFlightRecord get(long offset) {
+        if (sparse != null) {
+            return sparse.get(offset);
+        }
         if (size == 0 || offset < first || offset > last) {
             return null;
         }
@@ -92,6 +110,11 @@ final class InFlightWindow {
         if (record == null) {
             throw new IllegalArgumentException("null entry for offset " + offset);
         }
+        if (sparse != null) {
+            sparse.put(offset, record);
+            maybeLeaveTree();
+            return;
+        }
         if (size == 0) {
             first = offset;
             last = offset;
@@ -99,7 +122,13 @@ final class InFlightWindow {
             long low = Math.min(first, offset);
             long high = Math.max(last, offset);
             if (high - low + 1 > slots.length) {
-                resize(capacityFor(high - low + 1));
+                long span = high - low + 1;
+                if (!ringFits(span, size + 1L, SPARSE_SLOTS_PER_ENTRY)) {
+                    moveToTree();
+                    sparse.put(offset, record);
+                    return;
+                }
+                resize(capacityFor(span));
             }
             first = low;
             last = high;
@@ -114,6 +143,12 @@ final class InFlightWindow {
 
     /** Drops the entry of {@code offset}, if it has one. */
     void remove(long offset) {
+        if (sparse != null) {
+            if (sparse.remove(offset) != null) {
+                maybeLeaveTree();
+            }
+            return;
+        }
         if (get(offset) == null) {
             return;
         }
@@ -136,6 +171,11 @@ final class InFlightWindow {
 
     /** Drops every entry below {@code offset}. */
     void removeBelow(long offset) {
+        if (sparse != null) {
+            sparse.headMap(offset).clear();
+            maybeLeaveTree();
+            return;
+        }
         if (size == 0 || offset <= first) {
             return;
         }
@@ -151,6 +191,7 @@ final class InFlightWindow {
     }
 
     void clear() {
+        sparse = null;
         if (slots.length > MIN_CAPACITY) {
             slots = new InFlightRecord[MIN_CAPACITY];
             occupied = new long[MIN_CAPACITY / 64];
@@ -166,6 +207,10 @@ final class InFlightWindow {
 
     /** The lowest offset at or above {@code from} with an entry, or -1 if none. */
     long nextKey(long from) {
+        if (sparse != null) {
+            Long next = sparse.ceilingKey(from);
+            return next == null ? -1 : next;
+        }
         if (size == 0 || from > last) {
             return -1;
         }
@@ -185,14 +230,67 @@ final class InFlightWindow {
 
     /** Every entry in offset order. The visitor may change entries but not add or remove any. */
     void forEach(Visitor visitor) {
+        if (sparse != null) {
+            for (Map.Entry<Long, InFlightRecord> e : sparse.entrySet()) {
+                visitor.visit(e.getKey(), e.getValue());
+            }
+            return;
+        }
         for (long o = nextKey(first); o >= 0; o = nextKey(o + 1)) {
             visitor.visit(o, slots[slot(o)]);
         }
     }
 
-    /** The slots allocated (tests: memory follows the span). */
+    /** The slots allocated, 0 while the entries are in a tree (tests: memory follows the entries). */
     int capacity() {
-        return slots.length;
+        return sparse != null ? 0 : slots.length;
+    }
+
+    /** Whether the entries are in a tree (tests). */
+    boolean isSparse() {
+        return sparse != null;
+    }
+
+    /** The ring's entries into a tree, the ring dropped to its smallest. */
+    private void moveToTree() {
+        TreeMap<Long, InFlightRecord> tree = new TreeMap<>();
+        for (long o = nextKey(first); o >= 0; o = nextKey(o + 1)) {
+            tree.put(o, slots[slot(o)]);
+        }
+        slots = new InFlightRecord[MIN_CAPACITY];
+        occupied = new long[MIN_CAPACITY / 64];
+        mask = MIN_CAPACITY - 1;
+        size = 0;
+        first = -1;
+        last = -1;
+        sparse = tree;
+    }
+
+    /** Back to a ring once one of at most a quarter of the sparse limit's slots per entry holds the tree's entries. */
+    private void maybeLeaveTree() {
+        TreeMap<Long, InFlightRecord> tree = sparse;
+        if (tree.isEmpty()) {
+            sparse = null;
+            return;
+        }
+        long span = tree.lastKey() - tree.firstKey() + 1;
+        if (!ringFits(span, tree.size(), SPARSE_SLOTS_PER_ENTRY / 4)) {
+            return;
+        }
+        sparse = null;
+        int capacity = capacityFor(span);
+        slots = new InFlightRecord[capacity];
+        occupied = new long[capacity / 64];
+        mask = capacity - 1;
+        size = 0;
+        first = tree.firstKey();
+        last = tree.lastKey();
+        for (Map.Entry<Long, InFlightRecord> e : tree.entrySet()) {
+            int slot = slot(e.getKey());
+            slots[slot] = e.getValue();
+            occupied[slot >>> 6] |= 1L << slot;
+            size++;
+        }
     }
 
     private long previousKey(long from) {
@@ -231,15 +329,26 @@ final class InFlightWindow {
 
     /** Twice the smallest power of two holding {@code span} slots, at least {@link #MIN_CAPACITY}. */
     private static int capacityFor(long span) {
-        if (span > (1 << 29)) {
-            throw new IllegalStateException("in-flight span of " + span + " offsets is too large to index");
+        long slots = slotsFor(span);
+        if (slots > MAX_CAPACITY) {
+            throw new IllegalStateException("in-flight span of " + span + " offsets is too large for a ring");
         }
-        int needed = (int) span;
-        int capacity = Integer.highestOneBit(Math.max(needed, 1));
-        if (capacity < needed) {
+        return (int) slots;
+    }
+
+    /** {@link #capacityFor}, as a long for any span. */
+    private static long slotsFor(long span) {
+        long capacity = Long.highestOneBit(Math.max(span, 1));
+        if (capacity < span) {
             capacity <<= 1;
         }
         return Math.max(MIN_CAPACITY, capacity << 1);
+    }
+
+    /** Whether a ring for {@code span} offsets holding {@code entries} entries has few enough slots per entry. */
+    private static boolean ringFits(long span, long entries, long slotsPerEntry) {
+        long slots = slotsFor(span);
+        return slots <= MAX_CAPACITY && slots <= Math.max(KEEP_CAPACITY, slotsPerEntry * entries);
     }
 
     private void resize(int capacity) {
@@ -259,7 +368,7 @@ final class InFlightWindow {
     }
 
     private void requireEntries() {
-        if (size == 0) {
+        if (size() == 0) {
             throw new NoSuchElementException("no in-flight entries");
         }
     }

@@ -19,12 +19,14 @@ class InFlightWindowTest {
 
     @Test
     void shouldAgreeWithATreeMapUnderRandomOperations() {
-        for (long seed = 1; seed <= 20; seed++) {
+        int sparseOps = 0;
+        int ringOps = 0;
+        for (long seed = 1; seed <= 30; seed++) {
             Random random = new Random(seed);
             InFlightWindow window = new InFlightWindow();
             TreeMap<Long, InFlightRecord> model = new TreeMap<>();
             long base = random.nextInt(1_000_000);
-            int spread = 1 + random.nextInt(seed % 2 == 0 ? 100 : 5_000);
+            int spread = 1 + random.nextInt(seed % 3 == 0 ? 100 : seed % 3 == 1 ? 5_000 : 200_000);
             for (int op = 0; op < 5_000; op++) {
                 int kind = random.nextInt(10);
                 if (kind < 5) {
@@ -50,11 +52,18 @@ class InFlightWindowTest {
                     model.clear();
                 }
                 assertThat(window.size()).isEqualTo(model.size());
+                if (window.isSparse()) {
+                    sparseOps++;
+                } else {
+                    ringOps++;
+                }
                 if (op % 25 == 0 || model.size() < 3) {
                     assertSame(window, model, "seed " + seed + " op " + op);
                 }
             }
         }
+        assertThat(sparseOps).as("operations on a tree").isGreaterThan(10_000);
+        assertThat(ringOps).as("operations on a ring").isGreaterThan(10_000);
     }
 
     @Test
@@ -80,19 +89,21 @@ class InFlightWindowTest {
     @Test
     void shouldGrowWithTheSpanAndShrinkBackOnceTheStartPassesIt() {
         InFlightWindow window = new InFlightWindow();
-        window.put(0, new InFlightRecord(RecordState.ACKNOWLEDGED, 1));
-        window.put(100_000, new InFlightRecord(RecordState.ACQUIRED, 1)); // a selective acquisition far ahead
+        for (long offset = 0; offset <= 100_000; offset += 4) { // a selective queue matching one record in four
+            window.put(offset, new InFlightRecord(RecordState.ACKNOWLEDGED, 1));
+        }
+        assertThat(window.isSparse()).isFalse();
         assertThat(window.capacity()).isGreaterThanOrEqualTo(100_001);
         assertThat(window.get(0).state).isEqualTo(RecordState.ACKNOWLEDGED);
-        assertThat(window.get(100_000).state).isEqualTo(RecordState.ACQUIRED);
-        assertThat(window.get(50_000)).isNull();
+        assertThat(window.get(100_000).state).isEqualTo(RecordState.ACKNOWLEDGED);
+        assertThat(window.get(50_001)).isNull();
 
-        window.pollFirst();
+        window.removeBelow(100_000);
 
         assertThat(window.size()).isEqualTo(1);
         assertThat(window.firstKey()).isEqualTo(100_000);
         assertThat(window.capacity()).isEqualTo(InFlightWindow.KEEP_CAPACITY);
-        assertThat(window.get(100_000).state).isEqualTo(RecordState.ACQUIRED);
+        assertThat(window.get(100_000).state).isEqualTo(RecordState.ACKNOWLEDGED);
 
         window.pollFirst();
         window.put(200, new InFlightRecord(RecordState.ACQUIRED, 1));
@@ -106,11 +117,33 @@ class InFlightWindowTest {
         assertThatThrownBy(() -> window.put(-1, new InFlightRecord(RecordState.AVAILABLE, 0)))
                 .hasMessageContaining("offset -1 is negative");
         assertThatThrownBy(() -> window.put(5, null)).hasMessageContaining("null entry for offset 5");
-        window.put(0, new InFlightRecord(RecordState.AVAILABLE, 0));
-        assertThatThrownBy(() -> window.put(1L << 31, new InFlightRecord(RecordState.AVAILABLE, 0)))
-                .hasMessageContaining("too large to index");
-        assertThat(window.size()).isEqualTo(1); // unchanged
-        assertThat(window.lastKey()).isEqualTo(0);
+        assertThat(window.size()).isZero();
+    }
+
+    @Test
+    void shouldHoldASparseStateInATreeAndGoBackToARingWhenItThickens() {
+        InFlightWindow window = new InFlightWindow();
+        // one entry in a thousand across a million offsets, as a selective queue with a rare match can hold
+        for (long offset = 0; offset < 1_000_000; offset += 1_000) {
+            window.put(offset, new InFlightRecord(RecordState.ACKNOWLEDGED, 1));
+        }
+        assertThat(window.isSparse()).isTrue();
+        assertThat(window.capacity()).isZero();
+        assertThat(window.size()).isEqualTo(1_000);
+        assertThat(window.nextKey(1)).isEqualTo(1_000);
+        window.put(1L << 40, new InFlightRecord(RecordState.ACQUIRED, 1)); // any span, in a tree
+        assertThat(window.lastKey()).isEqualTo(1L << 40);
+        window.remove(1L << 40);
+
+        window.removeBelow(990_000); // the start passes most of them: ten left over 9,001 offsets, still sparse
+        assertThat(window.isSparse()).isTrue();
+        assertThat(window.size()).isEqualTo(10);
+        window.removeBelow(997_500); // two left, 1,001 offsets apart: a ring of the kept size holds them
+        assertThat(window.isSparse()).isFalse();
+        assertThat(window.capacity()).isBetween(1_001, InFlightWindow.KEEP_CAPACITY);
+        assertThat(window.firstKey()).isEqualTo(998_000);
+        assertThat(window.get(999_000).state).isEqualTo(RecordState.ACKNOWLEDGED);
+        assertThat(window.nextKey(998_001)).isEqualTo(999_000);
     }
 
     private static void assertSame(InFlightWindow window, TreeMap<Long, InFlightRecord> model, String where) {
