@@ -167,9 +167,11 @@ public final class LogShareStateStore implements ShareStateStore {
             SharePartitionSnapshot snapshot = ShareStateSerde.decodeValue(ByteBuffer.wrap(value));
             java.util.NavigableMap<Long, byte[]> byVersion = deltas.get(id);
             if (byVersion != null) {
+                List<SharePartitionSnapshot> later = new java.util.ArrayList<>();
                 for (byte[] delta : byVersion.tailMap(snapshot.version(), false).values()) {
-                    snapshot = ShareStateSerde.applyDelta(snapshot, ShareStateSerde.decodeValue(ByteBuffer.wrap(delta)));
+                    later.add(ShareStateSerde.decodeValue(ByteBuffer.wrap(delta)));
                 }
+                snapshot = ShareStateSerde.applyDeltas(snapshot, later);
             }
             return Optional.of(snapshot);
         }

@@ -197,16 +197,33 @@ public final class ShareStateSerde {
      * offset are dropped, and its offsets and version are taken.
      */
     public static SharePartitionSnapshot applyDelta(SharePartitionSnapshot base, SharePartitionSnapshot delta) {
+        return applyDeltas(base, List.of(delta));
+    }
+
+    /**
+     * {@code base} with {@code deltas} applied in their order, as {@link #applyDelta} one after another but into one
+     * map, so that loading a state with thousands of small deltas costs their entries, not thousands of copies of it.
+     */
+    public static SharePartitionSnapshot applyDeltas(SharePartitionSnapshot base, List<SharePartitionSnapshot> deltas) {
+        if (deltas.isEmpty()) {
+            return base;
+        }
         java.util.TreeMap<Long, SharePartitionSnapshot.Entry> entries = new java.util.TreeMap<>();
         for (SharePartitionSnapshot.Entry e : base.entries()) {
             entries.put(e.offset(), e);
         }
-        for (SharePartitionSnapshot.Entry e : delta.entries()) {
-            entries.put(e.offset(), e);
+        SharePartitionSnapshot last = base;
+        for (SharePartitionSnapshot delta : deltas) {
+            for (SharePartitionSnapshot.Entry e : delta.entries()) {
+                entries.put(e.offset(), e);
+            }
+            if (!entries.isEmpty() && entries.firstKey() < delta.startOffset()) {
+                entries.headMap(delta.startOffset()).clear();
+            }
+            last = delta;
         }
-        entries.headMap(delta.startOffset()).clear();
-        return new SharePartitionSnapshot(delta.startOffset(), delta.endOffset(), new ArrayList<>(entries.values()),
-                delta.version());
+        return new SharePartitionSnapshot(last.startOffset(), last.endOffset(), new ArrayList<>(entries.values()),
+                last.version());
     }
 
     /** The snapshot version a value carries, without decoding the rest. */

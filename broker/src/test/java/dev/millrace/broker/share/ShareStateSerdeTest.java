@@ -59,6 +59,31 @@ class ShareStateSerdeTest {
     }
 
     @Test
+    void shouldApplySeveralDeltasInOnePassAsOneAfterAnother() {
+        SharePartitionSnapshot full = new SharePartitionSnapshot(0, 4, List.of(
+                new SharePartitionSnapshot.Entry(0, RecordState.ACQUIRED, 1),
+                new SharePartitionSnapshot.Entry(3, RecordState.ACKNOWLEDGED, 1)), 1);
+        List<SharePartitionSnapshot> deltas = List.of(
+                new SharePartitionSnapshot(0, 6, List.of(
+                        new SharePartitionSnapshot.Entry(5, RecordState.ACQUIRED, 1)), 2),
+                new SharePartitionSnapshot(4, 6, List.of(
+                        new SharePartitionSnapshot.Entry(0, RecordState.ACKNOWLEDGED, 1),
+                        new SharePartitionSnapshot.Entry(4, RecordState.ARCHIVED, 0)), 3),
+                new SharePartitionSnapshot(4, 7, List.of(
+                        new SharePartitionSnapshot.Entry(5, RecordState.AVAILABLE, 1)), 4));
+
+        SharePartitionSnapshot oneByOne = full;
+        for (SharePartitionSnapshot delta : deltas) {
+            oneByOne = ShareStateSerde.applyDelta(oneByOne, delta);
+        }
+
+        assertThat(ShareStateSerde.applyDeltas(full, deltas)).isEqualTo(oneByOne).isEqualTo(new SharePartitionSnapshot(
+                4, 7, List.of(new SharePartitionSnapshot.Entry(4, RecordState.ARCHIVED, 0),
+                        new SharePartitionSnapshot.Entry(5, RecordState.AVAILABLE, 1)), 4));
+        assertThat(ShareStateSerde.applyDeltas(full, List.of())).isSameAs(full);
+    }
+
+    @Test
     void shouldRoundTripGroupConfigsUnderTheirOwnKeyVersion() {
         ByteBuffer key = ByteBuffer.wrap(ShareStateSerde.groupConfigKey("gröup"));
         java.util.Map<String, String> configs = java.util.Map.of("share.auto.offset.reset", "earliest");
