@@ -30,8 +30,9 @@ import java.util.TreeMap;
  * can hold a thousand entries across a window of a million offsets, where a ring (two million slots, with its
  * headroom) would take 8 MB for what a tree holds in about 60 KB. When a put would need a ring of more than
  * {@link #SPARSE_SLOTS_PER_ENTRY} slots per entry (and more than {@link #KEEP_CAPACITY}), the entries move to a tree;
- * they move back to a ring once one of at most a quarter of that many slots per entry would hold them (checked as entries are added or dropped, so a state that thins out and
- * thickens again does not flip back and forth on every change).
+ * they move back to a ring once one of at most a quarter of that many slots per entry would hold them (checked as
+ * entries are added or dropped, so a state that thins out and thickens again does not flip back and forth on every
+ * change).
  *
  * <p>Not thread-safe: guarded by the owning {@link SharePartition}'s monitor.
  */
