@@ -93,7 +93,12 @@ public final class LogShareStateStore implements ShareStateStore {
                     }
                     for (Record record : batch) {
                         if (record.offset() >= offset) {
-                            replay(tp, record);
+                            try {
+                                replay(tp, record);
+                            } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
+                                throw new IllegalStateException("Unreadable share-state record at offset "
+                                        + record.offset() + " of " + tp + ": " + e, e);
+                            }
                         }
                     }
                 }

@@ -145,6 +145,23 @@ class LogShareStateStoreTest {
         assertThat(restarted.partitionsOf("g")).isEmpty();
     }
 
+    @Test
+    void shouldNameTheRecordItCannotReadWhenItLoads() {
+        byte[] key = ShareStateSerde.deltaKey("g", KEY.topicId(), 0, 7);
+        byte[] value = {0, 9, 1, 2}; // value version 9: not one this broker knows
+        org.apache.kafka.common.record.internal.MemoryRecordsBuilder builder = MemoryRecords.builder(
+                java.nio.ByteBuffer.allocate(256), org.apache.kafka.common.compress.Compression.NONE,
+                org.apache.kafka.common.record.TimestampType.CREATE_TIME, 0L);
+        builder.append(0L, ShareStateSerde.key("g", KEY.topicId(), 1), null);
+        builder.append(0L, key, value);
+        stateLog.appendRecords(builder.build());
+
+        LogShareStateStore store = new LogShareStateStore(topics, 1, clock);
+        org.assertj.core.api.Assertions.assertThatThrownBy(store::load)
+                .hasMessageContaining("offset 1 of " + STATE)
+                .hasMessageContaining("Unknown share-state value version 9");
+    }
+
     /** The state as a restart sees it: held records available, never-delivered available entries dropped. */
     private static String normalized(SharePartitionSnapshot snapshot) {
         StringBuilder out = new StringBuilder("start=" + snapshot.startOffset() + " end=" + snapshot.endOffset());
