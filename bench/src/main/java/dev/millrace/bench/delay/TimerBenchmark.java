@@ -48,11 +48,12 @@ import org.openjdk.jmh.annotations.Threads;
  *   start (a record lock by the acknowledgement, a long-poll by the record arriving, a session timeout by the next
  *   heartbeat) beside many that wait (delayed messages, idle sessions).</li>
  * </ul>
- * With {@code any} the harness's own bookkeeping weighs on every side: each op stores the new timer at a random slot
+ * <p>With {@code any} the harness's own bookkeeping weighs on every side: each op stores the new timer at a random slot
  * of a million-entry array, a card of the old generation that G1's refinement threads then scan (a CPU profile of the
  * wheel's run showed them at over half of both cores); with {@code recent} those stores fall in {@value #RECENT}
  * slots.
- * Every schedule allocates its own timer object (task, queue element, future), as a broker's
+ *
+ * <p>Every schedule allocates its own timer object (task, queue element, future), as a broker's
  * timeouts do. Expiry runs beside the ops, as in a broker: each scheduler has one expiry thread
  * that runs the short timers as they come due (the wheel: a {@link TimerReaper} running tasks
  * inline; the queue: {@code take()} and run in a loop; the executor: its single core thread).

@@ -32,7 +32,11 @@ public enum AcknowledgeType {
     private static final AcknowledgeType[] BY_ID = byIdTable();
 
     private static AcknowledgeType[] byIdTable() {
-        AcknowledgeType[] table = new AcknowledgeType[values().length];
+        int maxId = 0;
+        for (AcknowledgeType type : values()) {
+            maxId = Math.max(maxId, type.id);
+        }
+        AcknowledgeType[] table = new AcknowledgeType[maxId + 1];
         for (AcknowledgeType type : values()) {
             table[type.id] = type;
         }
