@@ -41,7 +41,7 @@ import org.apache.kafka.common.Uuid;
  *   value: as the full value above (version 0), runs of the changed entries only
  * </pre>
  *
- * The state is the latest full value with every later delta applied in version order ({@link #applyDelta}). The
+ * The state is the latest full value with every later delta applied in version order ({@link #applyDeltas}). The
  * full value that replaces a partition's deltas is appended in one batch with a tombstone for each of them.
  *
  * <p>Stateless and thread-safe.
@@ -193,15 +193,8 @@ public final class ShareStateSerde {
     }
 
     /**
-     * {@code base} with {@code delta} applied: its entries replace those at their offsets, entries below its start
-     * offset are dropped, and its offsets and version are taken.
-     */
-    public static SharePartitionSnapshot applyDelta(SharePartitionSnapshot base, SharePartitionSnapshot delta) {
-        return applyDeltas(base, List.of(delta));
-    }
-
-    /**
-     * {@code base} with {@code deltas} applied in their order, as {@link #applyDelta} one after another but into one
+     * {@code base} with {@code deltas} applied in their order: each delta's entries replace those at their offsets,
+     * entries below its start offset are dropped, and the last delta's offsets and version are taken. All go into one
      * map, so that loading a state with thousands of small deltas costs their entries, not thousands of copies of it.
      */
     public static SharePartitionSnapshot applyDeltas(SharePartitionSnapshot base, List<SharePartitionSnapshot> deltas) {

@@ -60,15 +60,7 @@ class LogShareStateStoreTest {
             stateLog.appendRecords(records);
         }
     };
-    private final SharePartitionListener listener = new SharePartitionListener() {
-        @Override
-        public void onRecordsAvailable(SharePartitionKey key) {
-        }
-
-        @Override
-        public void onArchived(DeadLetter deadLetter) {
-        }
-    };
+    private final SharePartitionListener listener = QuietListener.INSTANCE;
 
     @AfterEach
     void closeTimer() {

@@ -30,15 +30,7 @@ class SharePartitionDeltaTest {
     private final ManualClock clock = new ManualClock();
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
     private final InMemoryShareLog log = new InMemoryShareLog();
-    private final SharePartitionListener listener = new SharePartitionListener() {
-        @Override
-        public void onRecordsAvailable(SharePartitionKey key) {
-        }
-
-        @Override
-        public void onArchived(DeadLetter deadLetter) {
-        }
-    };
+    private final SharePartitionListener listener = QuietListener.INSTANCE;
 
     @AfterEach
     void closeTimer() {
@@ -86,7 +78,7 @@ class SharePartitionDeltaTest {
             } else {
                 deltas++;
                 assertThat(saved).as("a delta needs a full value before it").isNotNull();
-                saved = ShareStateSerde.applyDelta(saved, value);
+                saved = ShareStateSerde.applyDeltas(saved, List.of(value));
             }
             assertThat(normalized(saved)).as("op " + op).isEqualTo(normalized(partition.snapshot()));
         }

@@ -34,15 +34,7 @@ class SharePartitionSelectorTest {
     private final ManualClock clock = new ManualClock();
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
     final InMemoryShareLog log = new InMemoryShareLog();
-    private final SharePartitionListener listener = new SharePartitionListener() {
-        @Override
-        public void onRecordsAvailable(SharePartitionKey key) {
-        }
-
-        @Override
-        public void onArchived(DeadLetter deadLetter) {
-        }
-    };
+    private final SharePartitionListener listener = QuietListener.INSTANCE;
 
     @AfterEach
     void closeTimer() {

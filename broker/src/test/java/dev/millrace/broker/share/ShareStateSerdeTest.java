@@ -52,10 +52,10 @@ class ShareStateSerdeTest {
                 new SharePartitionSnapshot.Entry(12, RecordState.ACKNOWLEDGED, 1),
                 new SharePartitionSnapshot.Entry(18, RecordState.ACQUIRED, 1)), 6);
 
-        assertThat(ShareStateSerde.applyDelta(full, delta)).isEqualTo(new SharePartitionSnapshot(11, 21, List.of(
-                new SharePartitionSnapshot.Entry(12, RecordState.ACKNOWLEDGED, 1),
-                new SharePartitionSnapshot.Entry(15, RecordState.ACQUIRED, 2),
-                new SharePartitionSnapshot.Entry(18, RecordState.ACQUIRED, 1)), 6));
+        assertThat(ShareStateSerde.applyDeltas(full, List.of(delta))).isEqualTo(new SharePartitionSnapshot(11, 21,
+                List.of(new SharePartitionSnapshot.Entry(12, RecordState.ACKNOWLEDGED, 1),
+                        new SharePartitionSnapshot.Entry(15, RecordState.ACQUIRED, 2),
+                        new SharePartitionSnapshot.Entry(18, RecordState.ACQUIRED, 1)), 6));
     }
 
     @Test
@@ -74,7 +74,7 @@ class ShareStateSerdeTest {
 
         SharePartitionSnapshot oneByOne = full;
         for (SharePartitionSnapshot delta : deltas) {
-            oneByOne = ShareStateSerde.applyDelta(oneByOne, delta);
+            oneByOne = ShareStateSerde.applyDeltas(oneByOne, List.of(delta));
         }
 
         assertThat(ShareStateSerde.applyDeltas(full, deltas)).isEqualTo(oneByOne).isEqualTo(new SharePartitionSnapshot(
