@@ -29,7 +29,9 @@ import java.util.concurrent.TimeUnit;
  * for each broker in turn, never both at once, a tool JVM runs each scenario ({@link Scenario}):
  * produce with acks=1 and with acks=all unthrottled, produce at a fixed rate (acks=all) for
  * latency, its first tenth left out of the latency figures as the tool's warmup, and consume the
- * acks=1 topic with a consumer group. Producers use {@code enable.idempotence=false} on both
+ * acks=1 topic with a consumer group, with one share consumer ("share") and with four share
+ * consumers in one share group ("share4": more consumers than the topic has partitions, as a
+ * queue's competing consumers; a consumer group would leave all but one idle). Producers use {@code enable.idempotence=false} on both
  * brokers, except the "idempotent" run (acks=all with {@code enable.idempotence=true}) and the
  * "transactional" run (the tool's {@code --transactional-id}, committing every 100 ms), so the
  * other runs compare the same non-idempotent path as before idempotence existed. Before the
@@ -254,7 +256,7 @@ public final class BrokerComparison {
                 }
                 table.add(scenario, order, PerfTool.printable(
                         scenario.toolArgs("<broker>", options.recordSize(),
-                        (scenario.kind() == Scenario.Kind.SHARE ? "e2e-share-" : "e2e-consume-") + "<broker>"),
+                        groupPrefix(scenario) + "<broker>"),
                         "<broker>"));
                 if (scenario.consumer() && !acks1Ran) {
                     for (BrokerNode node : nodes.values()) {
@@ -266,7 +268,7 @@ public final class BrokerComparison {
                 progress("run " + (i + 1) + " of " + scenarios.size() + ": " + scenario.title());
                 for (String name : order) {
                     PerfResult result = measure(nodes.get(name), scenario, peerClasspath);
-                    if (scenario.kind() == Scenario.Kind.SHARE) {
+                    if (scenario.share()) {
                         result = withShareOfGroup(table, name, result);
                     }
                     table.put(scenario, name, result);
@@ -309,7 +311,7 @@ public final class BrokerComparison {
         int logLinesBefore = Cleanup.readLines(node.log()).size();
         String label = node.name().toLowerCase(Locale.ROOT) + "-" + scenario.kind().key();
         String group = groupOf(node, scenario);
-        if (scenario.kind() == Scenario.Kind.SHARE) {
+        if (scenario.share()) {
             node.setShareGroupEarliest(group);
         }
         PerfResult result = PerfTool.run(label, peerClasspath,
@@ -337,8 +339,12 @@ public final class BrokerComparison {
     }
 
     private static String groupOf(BrokerNode node, Scenario scenario) {
-        return (scenario.kind() == Scenario.Kind.SHARE ? "e2e-share-" : "e2e-consume-")
-                + node.name().toLowerCase(Locale.ROOT);
+        return groupPrefix(scenario) + node.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Each consuming run has a group of its own, so no run starts where another left off. */
+    private static String groupPrefix(Scenario scenario) {
+        return "e2e-" + (scenario.kind() == Scenario.Kind.CONSUME ? "consume" : scenario.kind().key()) + "-";
     }
 
     /**
@@ -391,7 +397,7 @@ public final class BrokerComparison {
             out.append(", p50 ").append(Metric.P50_MS.format(result.get(Metric.P50_MS)))
                     .append(" ms, p99 ").append(Metric.P99_MS.format(result.get(Metric.P99_MS)))
                     .append(" ms, max ").append(Metric.MAX_MS.format(result.get(Metric.MAX_MS))).append(" ms");
-        } else if (scenario.kind() == Scenario.Kind.SHARE) {
+        } else if (scenario.share()) {
             Double ratio = result.get(Metric.SHARE_OF_GROUP);
             out.append(", share/group ").append(ratio == null ? "n/a" : Metric.SHARE_OF_GROUP.format(ratio));
         } else {
@@ -474,8 +480,9 @@ public final class BrokerComparison {
         System.out.println("  --warmup-records N    unmeasured warmup per broker, 0 for none (default 1,000,000)");
         System.out.println("  --record-size B       bytes per record value (default 1024)");
         System.out.println("  --partitions N        partitions per topic, the same on both (default 1)");
-        System.out.println("  --runs LIST           of acks1,acksall,idempotent,transactional,fixed,consume,share (default "
-                + "all; consume or share without acks1 fills the topic first; share/group needs consume before share)");
+        System.out.println("  --runs LIST           of acks1,acksall,idempotent,transactional,fixed,consume,share,share4 (default "
+                + "all; consume or share without acks1 fills the topic first; share/group needs consume before share; "
+                + "share4: four share consumers)");
         System.out.println("  --brokers LIST        of millrace,kafka (default both)");
         System.out.println("  --kafka-first         start the alternation with Kafka (default Millrace)");
         System.out.println("  --home DIR            project root (default: the current directory)");

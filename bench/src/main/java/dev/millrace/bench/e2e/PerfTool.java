@@ -65,14 +65,19 @@ final class PerfTool {
     }
 
     /**
-     * ShareConsumerPerformance's arguments: one share consumer with the tool's defaults (implicit
-     * acknowledgement, max.poll.records 500). The group must start at the earliest offset, which the
-     * tool does not set: {@link BrokerNode#setShareGroupEarliest} does it first, on either broker.
+     * ShareConsumerPerformance's arguments: {@code consumers} share consumers in one group (the tool's
+     * {@code --threads}, given only above 1) with the tool's defaults (implicit acknowledgement,
+     * max.poll.records 500). The group must start at the earliest offset, which the tool does not set:
+     * {@link BrokerNode#setShareGroupEarliest} does it first, on either broker.
      */
-    static List<String> shareConsumerArgs(String bootstrap, String topic, long records, String group) {
-        return List.of(SHARE_CONSUMER, "--bootstrap-server", bootstrap, "--topic", topic,
+    static List<String> shareConsumerArgs(String bootstrap, String topic, long records, String group, int consumers) {
+        List<String> args = new ArrayList<>(List.of(SHARE_CONSUMER, "--bootstrap-server", bootstrap, "--topic", topic,
                 "--num-records", Long.toString(records), "--group", group,
-                "--timeout", Integer.toString(CONSUMER_IDLE_TIMEOUT_MS));
+                "--timeout", Integer.toString(CONSUMER_IDLE_TIMEOUT_MS)));
+        if (consumers > 1) {
+            args.addAll(List.of("--threads", Integer.toString(consumers)));
+        }
+        return args;
     }
 
     /** The command as a person would type it from the project root, with the broker's address as given. */

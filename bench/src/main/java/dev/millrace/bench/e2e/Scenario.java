@@ -21,7 +21,8 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
         TRANSACTIONAL("transactional"),
         FIXED_RATE("fixed"),
         CONSUME("consume"),
-        SHARE("share");
+        SHARE("share"),
+        SHARE_4("share4");
 
         private final String key;
 
@@ -39,11 +40,14 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
                     return kind;
                 }
             }
-            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, transactional, fixed, consume, share)");
+            throw new IllegalArgumentException("unknown run '" + key + "' (known: acks1, acksall, idempotent, transactional, fixed, consume, share, share4)");
         }
     }
 
     static final String ACKS_1_TOPIC = "e2e-acks1";
+
+    /** The share consumers of the share4 run: more than the topic's one partition, as a queue's competing consumers. */
+    static final int SHARE_4_CONSUMERS = 4;
 
     static Scenario of(Kind kind, long records, long fixedRecords, long fixedRate, int recordSize) {
         return switch (kind) {
@@ -70,11 +74,26 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
                     "consume (share group, ShareConsumerPerformance, share.auto.offset.reset=earliest), from the "
                             + "acks=1 run's topic: %,d records of %d B", records, recordSize),
                     ACKS_1_TOPIC, records, 0, -1, "");
+            case SHARE_4 -> new Scenario(kind, String.format(Locale.ROOT,
+                    "consume (share group, %d share consumers in one ShareConsumerPerformance, "
+                            + "share.auto.offset.reset=earliest), from the acks=1 run's one-partition topic: "
+                            + "%,d records of %d B", SHARE_4_CONSUMERS, records, recordSize),
+                    ACKS_1_TOPIC, records, 0, -1, "");
         };
     }
 
     boolean producer() {
-        return kind != Kind.CONSUME && kind != Kind.SHARE;
+        return kind != Kind.CONSUME && !share();
+    }
+
+    /** Whether the run consumes through a share group (share, share4). */
+    boolean share() {
+        return kind == Kind.SHARE || kind == Kind.SHARE_4;
+    }
+
+    /** The share consumers the run starts: 1, or {@value #SHARE_4_CONSUMERS} for share4; 0 for other runs. */
+    int shareConsumers() {
+        return kind == Kind.SHARE ? 1 : kind == Kind.SHARE_4 ? SHARE_4_CONSUMERS : 0;
     }
 
     /** Whether the run reads the acks=1 topic, which must be filled first when acks1 did not run. */
@@ -83,7 +102,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
     }
 
     List<Metric> metrics() {
-        if (kind == Kind.SHARE) {
+        if (share()) {
             return List.of(Metric.RECORDS_PER_SEC, Metric.MB_PER_SEC, Metric.SHARE_OF_GROUP);
         }
         if (!producer()) {
@@ -102,7 +121,7 @@ record Scenario(Kind kind, String title, String topic, long records, long warmup
         return producer() ? PerfTool.producerArgs(bootstrap, topic, records, warmup, recordSize, throughput, acks,
                 kind == Kind.IDEMPOTENT || kind == Kind.TRANSACTIONAL,
                 kind == Kind.TRANSACTIONAL ? "bench-txn-" + group : null)
-                : kind == Kind.SHARE ? PerfTool.shareConsumerArgs(bootstrap, topic, records, group)
+                : share() ? PerfTool.shareConsumerArgs(bootstrap, topic, records, group, shareConsumers())
                 : PerfTool.consumerArgs(bootstrap, topic, records, group);
     }
 
