@@ -31,16 +31,17 @@ import java.util.concurrent.TimeUnit;
  * latency, its first tenth left out of the latency figures as the tool's warmup, and consume the
  * acks=1 topic with a consumer group, with one share consumer ("share") and with four share
  * consumers in one share group ("share4": more consumers than the topic has partitions, as a
- * queue's competing consumers; a consumer group would leave all but one idle). Producers use {@code enable.idempotence=false} on both
- * brokers, except the "idempotent" run (acks=all with {@code enable.idempotence=true}) and the
- * "transactional" run (the tool's {@code --transactional-id}, committing every 100 ms), so the
- * other runs compare the same non-idempotent path as before idempotence existed. Before the
- * measured runs each broker gets an unmeasured warmup run of 1,000,000 records (with 100,000 the
- * first seconds of each measured run were still warming up and set its p99); before each
- * measured run the page cache is flushed ({@code sync}) so that one run's writeback does not land
- * in the next. The order alternates per scenario (the first scenario loads Millrace first, the
- * second Kafka first, and so on; {@code --kafka-first} swaps) so that neither broker always gets
- * the warmer or the cooler machine; both brokers stay up, idle while the other is loaded.
+ * queue's competing consumers; a consumer group would leave all but one idle). Producers use {@code
+ * enable.idempotence=false} on both brokers, except the "idempotent" run (acks=all with {@code
+ * enable.idempotence=true}) and the "transactional" run (the tool's {@code --transactional-id},
+ * committing every 100 ms), so the other runs compare the same non-idempotent path as before
+ * idempotence existed. Before the measured runs each broker gets an unmeasured warmup run of
+ * 1,000,000 records (with 100,000 the first seconds of each measured run were still warming up and
+ * set its p99); before each measured run the page cache is flushed ({@code sync}) so that one run's
+ * writeback does not land in the next. The order alternates per scenario (the first scenario loads
+ * Millrace first, the second Kafka first, and so on; {@code --kafka-first} swaps) so that neither
+ * broker always gets the warmer or the cooler machine; both brokers stay up, idle while the other
+ * is loaded.
  *
  * <p>The figures are the tools' own: records/s and MB/s (2^20 bytes of record values), and for
  * producers the send-to-acknowledgement latency (average, max and whole-millisecond percentiles).
