@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 
 import org.apache.kafka.common.TopicPartition;
@@ -33,33 +32,7 @@ class LogShareStateStoreTest {
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
     private final InMemoryShareLog queue = new InMemoryShareLog();
     private final InMemoryShareLog stateLog = new InMemoryShareLog();
-    private final ShareTopics topics = new ShareTopics() {
-        @Override
-        public Optional<Uuid> idOf(String topic) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<String> nameOf(Uuid topicId) {
-            return Optional.empty();
-        }
-
-        @Override
-        public int partitionCount(String topic) {
-            return 1;
-        }
-
-        @Override
-        public Optional<ShareLog> log(TopicPartition tp) {
-            return tp.equals(STATE) ? Optional.of(stateLog) : Optional.empty();
-        }
-
-        @Override
-        public void append(TopicPartition tp, MemoryRecords records) {
-            assertThat(tp).isEqualTo(STATE);
-            stateLog.appendRecords(records);
-        }
-    };
+    private final ShareTopics topics = new SingleLogTopics(STATE, stateLog);
     private final SharePartitionListener listener = QuietListener.INSTANCE;
 
     @AfterEach

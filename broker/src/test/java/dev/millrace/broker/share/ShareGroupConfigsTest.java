@@ -166,33 +166,6 @@ class ShareGroupConfigsTest {
         }
     }
 
-    /** One topic with one local partition. */
-    private record SingleLogTopics(TopicPartition tp, ShareLog log) implements ShareTopics {
-        @Override
-        public Optional<Uuid> idOf(String topic) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<String> nameOf(Uuid topicId) {
-            return Optional.empty();
-        }
-
-        @Override
-        public int partitionCount(String topic) {
-            return topic.equals(tp.topic()) ? 1 : 0;
-        }
-
-        @Override
-        public Optional<ShareLog> log(TopicPartition partition) {
-            return partition.equals(tp) ? Optional.of(log) : Optional.empty();
-        }
-
-        @Override
-        public void append(TopicPartition partition, org.apache.kafka.common.record.internal.MemoryRecords records) {
-        }
-    }
-
     private static void assertRefused(ShareGroupConfigs configs, Map<String, String> set, String message) {
         ApiError result = configs.alter("g", set, List.of(), false);
         assertThat(result.error()).isEqualTo(Errors.INVALID_CONFIG);
