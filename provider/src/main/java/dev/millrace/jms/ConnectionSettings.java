@@ -24,6 +24,8 @@ public final class ConnectionSettings implements Serializable {
     final int lingerMs;
     final int batchSizeBytes;
     final int prefetch;
+    final int prefetchBytes;
+    final int prefetchIdleReleaseMs;
     final int requestTimeoutMs;
     final int connectionCheckIntervalMs;
     final int transactionTimeoutMs;
@@ -43,6 +45,8 @@ public final class ConnectionSettings implements Serializable {
         this.lingerMs = f.getLingerMs();
         this.batchSizeBytes = f.getBatchSizeBytes();
         this.prefetch = f.getPrefetch();
+        this.prefetchBytes = f.getPrefetchBytes();
+        this.prefetchIdleReleaseMs = f.getPrefetchIdleReleaseMs();
         this.requestTimeoutMs = f.getRequestTimeoutMs();
         this.connectionCheckIntervalMs = f.getConnectionCheckIntervalMs();
         this.transactionTimeoutMs = f.getTransactionTimeoutMs();
@@ -91,6 +95,14 @@ public final class ConnectionSettings implements Serializable {
 
     public int prefetch() {
         return prefetch;
+    }
+
+    public int prefetchBytes() {
+        return prefetchBytes;
+    }
+
+    public int prefetchIdleReleaseMs() {
+        return prefetchIdleReleaseMs;
     }
 
     public int requestTimeoutMs() {

@@ -56,6 +56,8 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private int lingerMs = 0;
     private int batchSizeBytes = 16_384;
     private int prefetch = 1000;
+    private int prefetchBytes = 1024 * 1024;
+    private int prefetchIdleReleaseMs = 100;
     private int requestTimeoutMs = 30_000;
     private int connectionCheckIntervalMs = 1000;
     private int transactionTimeoutMs = 60_000;
@@ -236,9 +238,34 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         return prefetch;
     }
 
-    /** Most messages a consumer fetches ahead of the application ({@code max.poll.records}); default 1000. */
+    /**
+     * Most messages a consumer holds fetched ahead of the application (not yet handed to it); default 1000. Messages
+     * handed to the application and not yet acknowledged do not count.
+     */
     public void setPrefetch(int prefetch) {
         this.prefetch = checkAtLeast("prefetch", prefetch, 1);
+    }
+
+    public int getPrefetchBytes() {
+        return prefetchBytes;
+    }
+
+    /** Most bytes of records a queue consumer asks for in one fetch ahead of the application; default 1 MiB. */
+    public void setPrefetchBytes(int prefetchBytes) {
+        this.prefetchBytes = checkAtLeast("prefetchBytes", prefetchBytes, 1024);
+    }
+
+    public int getPrefetchIdleReleaseMs() {
+        return prefetchIdleReleaseMs;
+    }
+
+    /**
+     * How long a queue consumer keeps messages it fetched ahead once its application stops asking (no listener, no
+     * receive waiting or made within this time); then it returns them to the queue for other consumers, uncounted
+     * as a delivery. Default 100.
+     */
+    public void setPrefetchIdleReleaseMs(int prefetchIdleReleaseMs) {
+        this.prefetchIdleReleaseMs = checkAtLeast("prefetchIdleReleaseMs", prefetchIdleReleaseMs, 1);
     }
 
     public int getRequestTimeoutMs() {

@@ -11,8 +11,7 @@ import dev.millrace.jms.wire.BrokerExtensions;
 import dev.millrace.jms.wire.Delivery;
 import dev.millrace.jms.wire.DestinationSetup;
 import dev.millrace.jms.wire.DurableSubscriptions;
-import dev.millrace.jms.wire.PendingShareConsumer;
-import dev.millrace.jms.wire.RecordFetcher;
+import dev.millrace.jms.wire.Fetcher;
 import dev.millrace.jms.wire.ShareFetcher;
 import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.jms.wire.TopicFetcher;
@@ -54,7 +53,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
     /** The share group of a shared subscription, else null. */
     private final String sharedGroup;
     private final boolean sharedDurable;
-    private final RecordFetcher fetcher;
+    private final Fetcher fetcher;
     private final DeliveryTimeGate gate = new DeliveryTimeGate();
     private final Optional<String> expiryQueue;
     private volatile MessageListener listener;
@@ -62,7 +61,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
 
     private MillraceMessageConsumer(MillraceSession session, MillraceDestination destination, String subscriptionName,
                                     boolean noLocal, Selector selector, String sharedGroup, boolean sharedDurable,
-                                    RecordFetcher fetcher, Optional<String> expiryQueue) {
+                                    Fetcher fetcher, Optional<String> expiryQueue) {
         this.session = session;
         this.expiryQueue = expiryQueue;
         this.destination = destination;
@@ -105,31 +104,19 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         Optional<String> expiryQueue = Optional.empty();
         String shareGroup = queueGroup(name);
         String selectorText = selector == null ? null : selector.text();
-        // a queue's share consumer is constructed while the destination is set up (it joins the group only later)
-        String shareClientId = destination instanceof Queue ? shareClientId(connection) : null;
-        PendingShareConsumer pending = destination instanceof Queue
-                ? PendingShareConsumer.start(settings, shareClientId, shareGroup, settings.prefetch(),
-                        MemberSelector.encode(selectorText))
-                : null;
-        RecordFetcher fetcher;
-        try {
-            if (!connection.isOwnTemporary(name)) {
-                expiryQueue = connection.destinationSetup().prepareOrCreate(name, pending != null ? shareGroup : null,
-                        destination instanceof Queue);
-            }
-            if (pending != null && connection.isOwnTemporary(name)) {
-                connection.queueGroups().configure(shareGroup); // others got it from the destination setup above
-            }
-        } catch (JMSException | RuntimeException e) {
-            if (pending != null) {
-                pending.discard();
-            }
-            throw e;
+        boolean queue = destination instanceof Queue;
+        if (!connection.isOwnTemporary(name)) {
+            expiryQueue = connection.destinationSetup().prepareOrCreate(name, queue ? shareGroup : null, queue);
+        }
+        if (queue && connection.isOwnTemporary(name)) {
+            connection.queueGroups().configure(shareGroup); // others got it from the destination setup above
         }
         String clientId = "millrace-" + connection.connectionId();
-        if (pending != null) {
-            // the same client id: the broker's transactional acknowledgements name the member by it
-            fetcher = new ShareFetcher(settings, shareClientId, name, shareGroup, pending.get());
+        Fetcher fetcher;
+        if (queue) {
+            // a client id of its own: the broker's transactional acknowledgements name the member by it
+            fetcher = new ShareFetcher(settings, shareClientId(connection), name, shareGroup,
+                    MemberSelector.encode(selectorText));
         } else if (subscriptionName == null) {
             fetcher = new TopicFetcher(settings, clientId, name, null,
                     noLocal ? connection.connectionIdBytes() : null, selector, null);
@@ -159,7 +146,7 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         SharedSubscriptions shared = connection.sharedSubscriptions();
         shared.prepare(group, topicName, selectorText);
         shared.opened(group);
-        RecordFetcher fetcher;
+        Fetcher fetcher;
         try {
             fetcher = new ShareFetcher(connection.settings(), shareClientId(connection), topicName,
                     group, MemberSelector.encodeSubscription(selectorText));
@@ -224,6 +211,9 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
     public void setMessageListener(MessageListener listener) throws JMSException {
         checkClosed();
         this.listener = listener;
+        if (fetcher instanceof ShareFetcher share) {
+            share.setListening(listener != null);
+        }
         session.scheduleDispatch(this);
     }
 

@@ -63,6 +63,7 @@ import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ExtensionHeader;
 import dev.millrace.protocol.ext.ShareBrowse;
+import dev.millrace.protocol.ext.ShareSettle;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
 import dev.millrace.protocol.selector.MemberSelector;
 
@@ -121,6 +122,7 @@ public final class KafkaApis implements RequestHandler {
             // Millrace extensions (dev.millrace.protocol.ext)
             .addExtension(ExtensionApi.SHARE_BROWSE)
             .addExtension(ExtensionApi.TXN_SHARE_ACKNOWLEDGE)
+            .addExtension(ExtensionApi.SHARE_SETTLE)
             .build();
 
     private final MetadataHandler metadata;
@@ -161,6 +163,8 @@ public final class KafkaApis implements RequestHandler {
                     shareBroker.browse().browse(ShareBrowse.Request.read(body)).toStruct());
             case TXN_SHARE_ACKNOWLEDGE -> CompletableFuture.completedFuture(
                     shareBroker.transactions().acknowledge(TxnShareAcknowledge.Request.read(body)).toStruct());
+            case SHARE_SETTLE -> CompletableFuture.completedFuture(
+                    shareBroker.settle().handle(ShareSettle.Request.read(body)).toStruct());
         };
     }
 

@@ -55,6 +55,7 @@ public final class ShareBroker implements AutoCloseable {
     private final ExecutorService deadLetters = Executors.newSingleThreadExecutor(r -> daemon(r,
             "millrace-share-dead-letters"));
     private final Timer timer;
+    private final ShareSettleHandler settleHandler;
     private volatile boolean closed;
 
     public ShareBroker(ShareGroupConfig config, ShareTopics topics, ShareStateStore store, Timer timer, Time time) {
@@ -94,6 +95,7 @@ public final class ShareBroker implements AutoCloseable {
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);
         this.transactions = new ShareTransactions(topics, partitions, coordinator);
+        this.settleHandler = new ShareSettleHandler(partitions);
         timer.add(new Purge());
     }
 
@@ -136,6 +138,11 @@ public final class ShareBroker implements AutoCloseable {
     /** The ShareBrowse extension: records still on a queue, without acquiring them. */
     public ShareBrowseHandler browse() {
         return browseHandler;
+    }
+
+    /** The ShareSettle extension: a member's acknowledgements outside its share session. */
+    public ShareSettleHandler settle() {
+        return settleHandler;
     }
 
     /** The TxnShareAcknowledge extension: acceptances inside producer transactions. */

@@ -141,11 +141,18 @@ public final class ShareFetchHandler {
             return done(response(first));
         }
         CompletableFuture<ShareFetchResponse> result = new CompletableFuture<>();
+        // a member that left while its fetch was parked acquires nothing more: what it would take stays locked
+        // to no one until the lock expires
         DelayedShareFetch delayed = new DelayedShareFetch(data.maxWaitMs(), () -> {
+            if (!isMember.test(groupId, memberId)) {
+                return Optional.of(topLevelError(Errors.UNKNOWN_MEMBER_ID));
+            }
             Map<TopicIdPartition, PartitionData> attempt = acquire(groupId, memberId, fetchable, maxRecords,
                     data.maxBytes(), out);
             return hasRecordsOrErrors(attempt) ? Optional.of(response(attempt)) : Optional.empty();
-        }, () -> response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
+        }, () -> isMember.test(groupId, memberId)
+                ? response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out))
+                : topLevelError(Errors.UNKNOWN_MEMBER_ID), result);
         List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
         batch.flush(); // a parked fetch may be answered from another thread at once
         purgatory.watch(delayed, watched);

@@ -268,6 +268,41 @@ public final class SharePartition {
     }
 
     /**
+     * Gives back offsets {@code firstOffset}..{@code lastOffset} that {@code memberId} acquired but never delivered
+     * (the ShareSettle extension's RETURN): each becomes AVAILABLE at once with its delivery count lowered by the
+     * acquisition that is undone, so no backoff, no raised count and no dead-lettering follow from it. Offsets the
+     * member does not hold, or holds for a transaction, are left as they are.
+     *
+     * @return NONE, or INVALID_RECORD_STATE if some offsets were not held by the member
+     */
+    public Errors returnAcquired(String memberId, long firstOffset, long lastOffset) {
+        Events events = new Events();
+        boolean skipped = false;
+        synchronized (this) {
+            for (long offset = firstOffset; offset <= lastOffset; offset++) {
+                InFlightRecord record = inFlight.get(offset);
+                if (record == null || !record.isHeldBy(memberId) || record.isHeldForTransaction()) {
+                    skipped = true;
+                    continue;
+                }
+                changedAt(offset);
+                unlocked(record);
+                record.memberId = null;
+                record.deliveryCount = Math.max(0, record.deliveryCount - 1);
+                record.state = RecordState.AVAILABLE;
+                record.availableAtMs = 0;
+                long returned = offset;
+                unmatchedBelow.replaceAll((selector, below) -> Math.min(below, returned)); // may match one now
+                events.available = true;
+                events.changed = true;
+            }
+            maybeAdvanceStart(events);
+        }
+        events.fire();
+        return skipped ? Errors.INVALID_RECORD_STATE : Errors.NONE;
+    }
+
+    /**
      * Holds {@code offsets}, all acquired by {@code memberId}, for the transaction of {@code producerId}
      * (TxnShareAcknowledge): all of them or, if one is not held by the member (or is held for another
      * transaction), none.

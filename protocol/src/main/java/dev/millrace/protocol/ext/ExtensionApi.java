@@ -13,12 +13,15 @@ import java.util.Optional;
  *       records without acquiring them ({@link ShareBrowse})</td></tr>
  *   <tr><td>30001</td><td>TxnShareAcknowledge</td><td>0</td><td>accept acquired records as part of an open
  *       transaction: they are accepted by its commit, released by its abort ({@link TxnShareAcknowledge})</td></tr>
+ *   <tr><td>30002</td><td>ShareSettle</td><td>0</td><td>settle (accept, release, reject, renew, return unread)
+ *       records a member holds, outside its share session ({@link ShareSettle})</td></tr>
  * </table>
  */
 public enum ExtensionApi {
 
     SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0),
-    TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 0, (short) 0);
+    TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 0, (short) 0),
+    SHARE_SETTLE((short) 30002, "ShareSettle", (short) 0, (short) 0);
 
     public static final int FIRST_KEY = 30000;
     public static final int LAST_KEY = 30099;

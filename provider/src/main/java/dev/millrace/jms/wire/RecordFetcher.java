@@ -30,7 +30,7 @@ import jakarta.jms.JMSException;
  * <p>Commands (acknowledge, rewind, release, close) wake the client out of its poll, so they run promptly.
  * Thread-safe.
  */
-public abstract class RecordFetcher implements AutoCloseable {
+public abstract class RecordFetcher implements Fetcher {
 
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(500);
 

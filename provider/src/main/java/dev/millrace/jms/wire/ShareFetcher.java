@@ -1,268 +1,753 @@
 package dev.millrace.jms.wire;
 
-import java.time.Duration;
+import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.apache.kafka.clients.consumer.AcknowledgeType;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaShareConsumer;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.requests.ShareFetchResponse;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
+import org.apache.kafka.common.requests.ShareRequestMetadata;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.JmsExceptions;
+import dev.millrace.jms.wire.net.BrokerChannel;
+import dev.millrace.jms.wire.net.ClientEventLoops;
+import dev.millrace.jms.wire.share.AcquiredRecords;
+import dev.millrace.jms.wire.share.SettleBatches;
+import dev.millrace.protocol.ext.ExtensionApi;
+import dev.millrace.protocol.ext.ShareSettle;
 import jakarta.jms.JMSException;
 
 /**
- * Reads a queue through its share group with a {@link KafkaShareConsumer} in explicit acknowledgement mode: each
- * record is acquired by this consumer under the broker's lock until it is accepted ({@link #acknowledge}) or
- * released ({@link #release}, also what closing does with unsettled records). JMSXDeliveryCount is the record's
- * delivery count as the broker keeps it.
+ * A JMS consumer of a queue (or shared subscription) as a member of its share group, on Millrace's own share-group
+ * client (KIP-932 with kafka-clients' message classes, plus the ShareSettle extension): no thread of its own, two
+ * sockets on a shared event loop ({@link ClientEventLoops}).
  *
- * <p>kafka-clients requires every record of one poll to be settled before the next poll, so at most
- * {@code maxPollRecords} messages are acquired and unsettled at a time: a CLIENT_ACKNOWLEDGE session that holds
- * that many unacknowledged messages of a queue receives no more from it until it acknowledges or recovers.
+ * <pre>
+ *   fetch channel:   ShareFetch (long poll, with piggy-backed acceptances when one is due anyway)
+ *   control channel: ShareGroupHeartbeat, ShareSettle (accept, release, renew, return, gap; never parked)
+ *   application:     take() from the buffer; acknowledge / release / acceptInTransaction
+ * </pre>
  *
- * <p>Thread-safe (see {@link RecordFetcher}).
+ * <h2>Window and settlement</h2>
+ * The consumer acquires ahead of the application up to {@code prefetch} records (and {@code prefetchBytes} per
+ * fetch) that the application has not taken yet. Records handed to the application do not count against the window:
+ * it may hold any number of them unacknowledged (CLIENT_ACKNOWLEDGE, transactions), up to the broker's in-flight
+ * limit {@code group.share.partition.max.record.locks}. Each record is settled when the session says so, one by one:
+ * there is no batch that must be settled before more can be fetched. AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE
+ * acceptances leave at once (without the application waiting): with the next ShareFetch when one is being sent, else
+ * in a ShareSettle on the control channel, which the broker applies immediately even while a fetch is parked. While
+ * records are held (buffered or delivered), their locks are renewed every half lock duration, so a slow application
+ * does not lose them to lock expiry.
+ *
+ * <h2>Fairness: read-ahead never starves another consumer</h2>
+ * A consumer acquires only while its application wants messages: a MessageListener is set, a receive is waiting, or
+ * the application took a message within the last {@code prefetchIdleReleaseMs}. When none holds, the records it read
+ * ahead and did not hand out are returned to the broker (ShareSettle RETURN: available again at once, delivery count
+ * unchanged, JMSRedelivered still false), so a consumer that stopped receiving holds back nothing from one that
+ * waits. A consumer that keeps receiving keeps its window.
+ *
+ * <h2>Cluster</h2>
+ * Every request goes to the first broker of the bootstrap list that answers: a single broker leads every partition
+ * and coordinates every group today. (Routing to partition leaders and group coordinators comes with the replicated
+ * cluster.)
+ *
+ * <p>Thread-safe. State marked "loop" is touched only on this consumer's event loop.
  */
-public final class ShareFetcher extends RecordFetcher {
+public final class ShareFetcher implements Fetcher {
 
-    /**
-     * How long an AUTO_ACKNOWLEDGE acceptance may wait for the rest of its poll to be settled, so that it goes with
-     * the next ShareFetch rather than in a commit of its own.
-     */
-    static final long ACCEPT_DELAY_MS = 5;
+    /** How long a ShareFetch may wait at the broker for records. */
+    static final int FETCH_MAX_WAIT_MS = 500;
+    /** Pause before reconnecting after a lost connection. */
+    static final int RECONNECT_BACKOFF_MS = 500;
+    private static final short HEARTBEAT_VERSION = 1;
+    private static final short FETCH_VERSION = 1;
 
-    private final KafkaShareConsumer<byte[], byte[]> consumer;
+    private final ConnectionSettings settings;
     private final String topic;
     private final String clientId;
     private final String groupId;
-    private final Set<ConsumerRecord<byte[], byte[]>> unsettled = java.util.Collections.newSetFromMap(
-            new IdentityHashMap<>());
+    private final String rack;
+    private final String memberId = Uuid.randomUuid().toString();
+    private final io.netty.channel.EventLoop loop = ClientEventLoops.next();
+    private final LinkedBlockingDeque<Delivery> buffer = new LinkedBlockingDeque<>();
+    private final ConcurrentLinkedQueue<Delivery> acceptedLater = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private final AtomicBoolean fetchRequested = new AtomicBoolean();
+    private final AtomicInteger waiters = new AtomicInteger();
+    private final long idleReleaseNanos;
+    private volatile Runnable onArrival = () -> { };
+    private volatile Throwable failure;
+    private volatile boolean closed;
+    private volatile boolean listening;
+    private volatile long lastTakeNanos = System.nanoTime();
+    private volatile boolean fetchInFlight;
 
-    /** Whether acceptances were made without a commit since. Fetcher thread. */
-    private boolean uncommitted;
-    /** Whether those acceptances should go at once (AUTO_ACKNOWLEDGE). Fetcher thread. */
-    private boolean flushWanted;
-    /** When the oldest acceptance not yet sent was made ({@link System#nanoTime}). Fetcher thread. */
-    private long oldestUnsentNanos;
-    /**
-     * Records of the last poll not yet passed to {@link #acknowledgeLater} (set by each poll, lowered by the
-     * application's threads): the acceptance that brings it to zero settles the poll and wakes the fetcher to poll
-     * again. Only a hint: records settled another way leave it above zero, which costs at most one
-     * {@value #ACCEPT_DELAY_MS} ms wait.
-     */
-    private final AtomicInteger outstanding = new AtomicInteger();
-    /**
-     * Whether the fetcher thread will look at its quiet commands again within {@value #ACCEPT_DELAY_MS} ms (it waits
-     * for an AUTO_ACKNOWLEDGE acceptance's deadline), so that an acceptance need not wake it. Written by the fetcher
-     * thread before it checks for quiet commands; read by an application thread after it queued one: one of the two
-     * sees the other (both are volatile accesses), so no acceptance waits for the fetcher's long idle wait.
-     */
-    private volatile boolean watching;
-
-    public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId)
-            throws JMSException {
-        this(settings, clientId, topic, groupId, (String) null);
-    }
+    // loop state
+    private BrokerChannel fetchChannel;
+    private BrokerChannel controlChannel;
+    private int memberEpoch;
+    private Uuid topicId;
+    private List<Integer> partitions = List.of();
+    private int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+    /** Offsets acquired and not settled, by partition (buffered or delivered to the application). */
+    private final Map<Integer, TreeSet<Long>> held = new TreeMap<>();
+    private final SettleBatches pendingAsync;
+    private boolean settleInFlight;
+    private int lockDurationMs = 30_000;
+    private ScheduledFuture<?> heartbeat;
+    private ScheduledFuture<?> renewal;
+    private ScheduledFuture<?> idleCheck;
+    private boolean reconnecting;
 
     /**
+     * Joins the share group and starts fetching; returns once this consumer is a member with its assignment.
+     *
      * @param rack the member's rack id: a selector for the broker to apply at acquisition
      *             ({@link dev.millrace.protocol.selector.MemberSelector}), or null
      */
     public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId, String rack)
             throws JMSException {
-        this(settings, clientId, topic, groupId,
-                KafkaClients.shareConsumer(settings, clientId, groupId, settings.prefetch(), rack));
-    }
-
-    /**
-     * As above, with the consumer already constructed ({@link PendingShareConsumer}, with {@code settings}'s prefetch
-     * as its {@code max.poll.records}); this fetcher owns it from here on, and subscribes it.
-     */
-    public ShareFetcher(ConnectionSettings settings, String clientId, String topic, String groupId,
-                        KafkaShareConsumer<byte[], byte[]> consumer) throws JMSException {
-        super("millrace-share-" + topic, settings.requestTimeoutMs());
-        this.topic = topic;
+        this.settings = settings;
         this.clientId = clientId;
+        this.topic = topic;
         this.groupId = groupId;
-        this.consumer = consumer;
+        this.rack = rack;
+        this.pendingAsync = new SettleBatches(topic);
+        this.idleReleaseNanos = TimeUnit.MILLISECONDS.toNanos(settings.prefetchIdleReleaseMs());
         try {
-            start(() -> {
-                consumer.subscribe(List.of(topic));
-                return null;
-            });
-        } catch (JMSException e) {
-            close();
+            await("join share group " + groupId, connectAndJoin());
+        } catch (JMSException | RuntimeException e) {
+            closeChannels();
             throw e;
         }
     }
 
+    // ---- application side
+
     @Override
-    protected Collection<Delivery> poll(Duration timeout) {
-        List<Delivery> out = new ArrayList<>();
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
-        // the acceptances made since the last commit went with this poll's ShareFetch (piggy-backed)
-        uncommitted = false;
-        flushWanted = false;
-        outstanding.set(records.count());
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            unsettled.add(r);
-            Optional<Short> count = r.deliveryCount();
-            out.add(new Delivery(r, count.map(Short::intValue).orElse(1)));
+    public void onArrival(Runnable onArrival) {
+        this.onArrival = onArrival;
+    }
+
+    /**
+     * Whether a MessageListener consumes from this consumer: it then keeps its window filled whether or not the
+     * listener is busy. Any thread.
+     */
+    public void setListening(boolean listening) {
+        this.listening = listening;
+        if (listening) {
+            requestFetch();
         }
-        // Priority, best effort (JMS 3.1 6.2.9): among the records of one fetch, higher JMSPriority first;
-        // the sort is stable, so messages of one priority keep their order. Only queues reorder: each
-        // record is acknowledged on its own, whereas a topic subscription commits offsets in order.
-        out.sort(Comparator.comparingInt(Delivery::priority).reversed());
-        return out;
+    }
+
+    @Override
+    public Delivery take(long timeoutMs) throws InterruptedException {
+        waiters.incrementAndGet();
+        lastTakeNanos = System.nanoTime();
+        try {
+            Delivery d = buffer.pollFirst();
+            if (d == null && timeoutMs != 0) {
+                requestFetch();
+                if (timeoutMs < 0) {
+                    while (d == null && !closed) {
+                        d = buffer.pollFirst(100, TimeUnit.MILLISECONDS);
+                    }
+                } else {
+                    d = buffer.pollFirst(timeoutMs, TimeUnit.MILLISECONDS);
+                }
+            }
+            if (buffer.size() <= settings.prefetch() / 2) {
+                requestFetch();
+            }
+            return d;
+        } finally {
+            waiters.decrementAndGet();
+            lastTakeNanos = System.nanoTime();
+        }
+    }
+
+    @Override
+    public void putBack(List<Delivery> deliveries) {
+        for (int i = deliveries.size() - 1; i >= 0; i--) {
+            buffer.addFirst(deliveries.get(i));
+        }
+    }
+
+    @Override
+    public boolean hasBuffered() {
+        return !buffer.isEmpty();
+    }
+
+    @Override
+    public Throwable failure() {
+        return failure;
     }
 
     /** Accepts the records: they will not be delivered again. {@code sync} waits for the broker's answer. */
     public void acknowledge(List<Delivery> deliveries, boolean sync) throws JMSException {
-        settle(deliveries, AcknowledgeType.ACCEPT, sync);
-    }
-
-    /**
-     * Makes the acceptance of {@code deliveries} part of the open transaction of {@code transactionalId}
-     * (TxnShareAcknowledge, one request per partition), then settles them in the client (an ACCEPT the broker
-     * ignores for held records) so that polling goes on. The transaction's commit accepts them, its abort
-     * releases them.
-     */
-    public void acceptInTransaction(BrokerExtensions extensions, String transactionalId, List<Delivery> deliveries)
-            throws JMSException {
-        Map<Integer, List<Long>> byPartition = new java.util.TreeMap<>();
-        for (Delivery d : deliveries) {
-            byPartition.computeIfAbsent(d.record.partition(), p -> new ArrayList<>()).add(d.record.offset());
-        }
-        for (Map.Entry<Integer, List<Long>> e : byPartition.entrySet()) {
-            extensions.holdForTransaction(transactionalId, groupId, clientId, topic, e.getKey(), e.getValue());
-        }
-        settle(deliveries, AcknowledgeType.ACCEPT, true);
-    }
-
-    /**
-     * Accepts the records without waiting. The fetcher thread sends the acceptances with the next poll's ShareFetch
-     * (which the broker applies before it acquires anything) once every record of the last poll is settled, so they
-     * cost no round trip of their own; {@code sendNow} (AUTO_ACKNOWLEDGE) acceptances do not wait for that longer than
-     * {@value #ACCEPT_DELAY_MS} ms and then go in one synchronous commit with those that came meanwhile (an
-     * application still holding prefetched records); DUPS_OK_ACKNOWLEDGE's wait for the poll. Acknowledgements are never
-     * sent concurrently with each other or with a poll. A consumer that dies before the broker has them gets the
-     * records again, with a raised delivery count.
-     *
-     * <p>The acceptance is queued for the fetcher thread without waking it when it will look anyway within
-     * {@value #ACCEPT_DELAY_MS} ms ({@link #watching}) and records of the poll are still outstanding: waking a parked
-     * thread for each message was a tenth of a receiving thread's time. The acceptance that settles the poll, and any
-     * made while the fetcher is not watching, wake it.
-     */
-    public void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) {
-        boolean settlesThePoll = outstanding.addAndGet(-deliveries.size()) <= 0;
-        submitQuietly(() -> {
-            for (Delivery d : deliveries) {
-                if (unsettled.remove(d.record)) {
-                    consumer.acknowledge(d.record, AcknowledgeType.ACCEPT);
-                    if (!uncommitted) {
-                        oldestUnsentNanos = System.nanoTime();
-                    }
-                    uncommitted = true;
-                    flushWanted |= sendNow;
-                }
-            }
-        });
-        if (settlesThePoll || !watching) {
-            wake();
-        }
-    }
-
-    @Override
-    protected void afterCommands() {
-        if (uncommitted && flushWanted && !unsettled.isEmpty() && idleWaitMs() <= 0) {
-            uncommitted = false;
-            flushWanted = false;
-            awake(consumer::commitSync); // per-partition errors: the broker redelivers on lock expiry
-        }
-    }
-
-    /**
-     * Until the oldest AUTO_ACKNOWLEDGE acceptance not yet sent is {@value #ACCEPT_DELAY_MS} ms old: within that time
-     * the rest of the poll is usually settled too, and its acceptances then go with the next ShareFetch.
-     */
-    @Override
-    protected long idleWaitMs() {
-        if (uncommitted && flushWanted) {
-            watching = true;
-            return ACCEPT_DELAY_MS - (System.nanoTime() - oldestUnsentNanos) / 1_000_000;
-        }
-        watching = false;
-        return 100; // RecordFetcher does not wait while quiet commands are queued (one may have missed watching)
-    }
-
-    @Override
-    protected boolean readyToPoll() {
-        return unsettled.isEmpty(); // pending acceptances go with the poll
+        settle(deliveries, ShareSettle.ACCEPT, sync, "accept");
     }
 
     /** Releases the records: the broker delivers them again (to any consumer), their delivery count raised. */
     public void release(List<Delivery> deliveries) throws JMSException {
-        settle(deliveries, AcknowledgeType.RELEASE, true);
+        settle(deliveries, ShareSettle.RELEASE, true, "release");
     }
 
-    private void settle(List<Delivery> deliveries, AcknowledgeType type, boolean sync) throws JMSException {
+    /**
+     * Accepts the records without waiting (AUTO_ACKNOWLEDGE, {@code sendNow}, and DUPS_OK_ACKNOWLEDGE alike): they
+     * leave at once, with a ShareFetch about to be sent or in a ShareSettle. A consumer that dies before the broker
+     * has them gets the records again, with a raised delivery count.
+     */
+    public void acknowledgeLater(List<Delivery> deliveries, boolean sendNow) {
+        acceptedLater.addAll(deliveries);
+        if (flushScheduled.compareAndSet(false, true)) {
+            loop.execute(this::flushAcceptedLater);
+        }
+    }
+
+    /**
+     * Makes the acceptance of {@code deliveries} part of the open transaction of {@code transactionalId}
+     * (TxnShareAcknowledge, one request per partition); the transaction's commit accepts them, its abort releases
+     * them. The broker finds this member by its client id.
+     */
+    public void acceptInTransaction(BrokerExtensions extensions, String transactionalId, List<Delivery> deliveries)
+            throws JMSException {
+        Map<Integer, List<Long>> byPartition = new TreeMap<>();
+        for (Delivery d : deliveries) {
+            byPartition.computeIfAbsent(d.partition(), p -> new ArrayList<>()).add(d.offset());
+        }
+        for (Map.Entry<Integer, List<Long>> e : byPartition.entrySet()) {
+            extensions.holdForTransaction(transactionalId, groupId, clientId, topic, e.getKey(), e.getValue());
+        }
+        onLoop(() -> deliveries.forEach(d -> unhold(d.partition(), d.offset())));
+    }
+
+    private void settle(List<Delivery> deliveries, byte type, boolean sync, String what) throws JMSException {
         if (deliveries.isEmpty()) {
             return;
         }
-        Map<TopicIdPartition, Optional<KafkaException>> result = call(type + " " + deliveries.size()
-                + " record(s) of " + topic, () -> {
+        CompletableFuture<ShareSettle.Response> response = new CompletableFuture<>();
+        onLoop(() -> {
+            SettleBatches batches = new SettleBatches(topic);
             for (Delivery d : deliveries) {
-                if (unsettled.remove(d.record)) {
-                    consumer.acknowledge(d.record, type);
+                if (unhold(d.partition(), d.offset())) {
+                    batches.add(d.partition(), d.offset(), type);
                 }
             }
-            if (!sync) {
-                consumer.commitAsync();
-                return Map.of();
-            }
-            Map<TopicIdPartition, Optional<KafkaException>> committed = awake(consumer::commitSync);
-            uncommitted = false;
-            flushWanted = false;
-            return committed;
+            drainAcceptedLater(batches);
+            sendSettle(batches).whenComplete((r, e) -> {
+                if (e != null) {
+                    response.completeExceptionally(e);
+                } else {
+                    response.complete(r);
+                }
+            });
         });
-        for (Map.Entry<TopicIdPartition, Optional<KafkaException>> e : result.entrySet()) {
-            if (e.getValue().isPresent()) {
-                throw JmsExceptions.fromClient(type + " on " + e.getKey(), e.getValue().get());
+        if (!sync) {
+            return;
+        }
+        ShareSettle.Response r = await(what + " " + deliveries.size() + " message(s) of " + topic, response);
+        for (ShareSettle.PartitionResult p : r.partitions()) {
+            if (p.errorCode() != Errors.NONE.code()) {
+                Errors error = Errors.forCode(p.errorCode());
+                throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
+                        + ") failed: " + error.name() + (error == Errors.INVALID_RECORD_STATE
+                        ? " (the lock of a message expired, or this consumer left the group: it will be delivered "
+                        + "again)" : ""), error.name());
             }
         }
     }
 
+    // ---- close
+
+    /**
+     * Leaves the group: records read ahead and not handed out are returned (not counted as a delivery), records
+     * handed out and not settled are released (delivered again, JMSRedelivered). Waits up to the request timeout.
+     */
     @Override
-    protected void wakeupClient() {
-        consumer.wakeup();
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        onLoop(() -> {
+            cancelTimers();
+            if (fetchChannel != null) {
+                fetchChannel.close(); // a parked fetch must not acquire for a member that is leaving
+            }
+            SettleBatches last = new SettleBatches(topic);
+            List<Delivery> unread = new ArrayList<>();
+            buffer.drainTo(unread);
+            for (Delivery d : unread) {
+                if (unhold(d.partition(), d.offset())) {
+                    last.add(d.partition(), d.offset(), ShareSettle.RETURN);
+                }
+            }
+            drainAcceptedLater(last);
+            held.forEach((p, offsets) -> offsets.forEach(o -> last.add(p, o, ShareSettle.RELEASE)));
+            held.clear();
+            CompletableFuture<?> settled = last.isEmpty() || controlChannel == null
+                    ? CompletableFuture.completedFuture(null) : sendSettle(last);
+            settled.handle((r, e) -> leave()).thenCompose(f -> f).whenComplete((r, e) -> {
+                closeChannels();
+                done.complete(null);
+            });
+        });
+        try {
+            done.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // the broker releases what it did not get once the member's session times out
+        } finally {
+            onLoop(this::closeChannels);
+        }
+    }
+
+    private CompletableFuture<?> leave() {
+        if (controlChannel == null || memberEpoch <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return controlChannel.send(new ShareGroupHeartbeatRequest.Builder(new ShareGroupHeartbeatRequestData()
+                .setGroupId(groupId).setMemberId(memberId).setMemberEpoch(-1)), HEARTBEAT_VERSION)
+                .exceptionally(e -> null);
+    }
+
+    private void closeChannels() {
+        if (fetchChannel != null) {
+            fetchChannel.close();
+        }
+        if (controlChannel != null) {
+            controlChannel.close();
+        }
+    }
+
+    private void cancelTimers() {
+        for (ScheduledFuture<?> f : new ScheduledFuture<?>[] {heartbeat, renewal, idleCheck}) {
+            if (f != null) {
+                f.cancel(false);
+            }
+        }
+    }
+
+    // ---- membership (loop)
+
+    private CompletableFuture<Void> connectAndJoin() {
+        CompletableFuture<Void> joined = new CompletableFuture<>();
+        String[] brokers = settings.brokers().split(",");
+        connect(brokers, 0, joined);
+        return joined;
+    }
+
+    private void connect(String[] brokers, int index, CompletableFuture<Void> joined) {
+        String broker = brokers[index].trim();
+        int colon = broker.lastIndexOf(':');
+        String host = colon < 0 ? broker : broker.substring(0, colon);
+        int port = colon < 0 ? 9092 : Integer.parseInt(broker.substring(colon + 1));
+        BrokerChannel.connect(loop, host, port, clientId, settings.requestTimeoutMs())
+                .thenCombine(BrokerChannel.connect(loop, host, port, clientId, settings.requestTimeoutMs()),
+                        (control, fetch) -> {
+                            onLoop(() -> {
+                                if (closed) {
+                                    control.close();
+                                    fetch.close();
+                                    return;
+                                }
+                                controlChannel = control;
+                                fetchChannel = fetch;
+                                memberEpoch = 0;
+                                sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+                                sendHeartbeat(joined);
+                            });
+                            return null;
+                        })
+                .exceptionally(e -> {
+                    if (index + 1 < brokers.length) {
+                        connect(brokers, index + 1, joined);
+                    } else {
+                        joined.completeExceptionally(e);
+                    }
+                    return null;
+                });
+    }
+
+    /** Heartbeats (joining when the epoch is 0); completes {@code joined} with the first answer. Loop. */
+    private void sendHeartbeat(CompletableFuture<Void> joined) {
+        if (closed || controlChannel == null) {
+            return;
+        }
+        ShareGroupHeartbeatRequestData data = new ShareGroupHeartbeatRequestData().setGroupId(groupId)
+                .setMemberId(memberId).setMemberEpoch(memberEpoch).setRackId(rack)
+                .setSubscribedTopicNames(memberEpoch == 0 ? List.of(topic) : null);
+        controlChannel.<ShareGroupHeartbeatResponse>send(new ShareGroupHeartbeatRequest.Builder(data),
+                HEARTBEAT_VERSION).whenComplete((response, e) -> {
+                    if (e != null) {
+                        connectionLost(e, joined);
+                        return;
+                    }
+                    onHeartbeat(response.data(), joined);
+                });
+    }
+
+    private void onHeartbeat(ShareGroupHeartbeatResponseData data, CompletableFuture<Void> joined) {
+        Errors error = Errors.forCode(data.errorCode());
+        if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_MEMBER_EPOCH) {
+            // the broker dropped this member (session timeout) and released what it held: join again
+            rejoin();
+            return;
+        }
+        if (error != Errors.NONE) {
+            JMSException failed = new JMSException("share group " + groupId + " refused member " + memberId + ": "
+                    + error.name() + (data.errorMessage() == null ? "" : " " + data.errorMessage()), error.name());
+            failure = failed;
+            if (joined != null) {
+                joined.completeExceptionally(failed);
+            }
+            return;
+        }
+        memberEpoch = data.memberEpoch();
+        if (data.assignment() != null) {
+            List<Integer> assigned = new ArrayList<>();
+            Uuid id = null;
+            for (ShareGroupHeartbeatResponseData.TopicPartitions tp : data.assignment().topicPartitions()) {
+                id = tp.topicId();
+                assigned.addAll(tp.partitions());
+            }
+            if (!assigned.equals(partitions) || (id != null && !id.equals(topicId))) {
+                partitions = List.copyOf(assigned);
+                topicId = id;
+                sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH; // a new session with the new partitions
+            }
+        }
+        failure = null;
+        heartbeat = loop.schedule(() -> sendHeartbeat(null), Math.max(100, data.heartbeatIntervalMs()),
+                TimeUnit.MILLISECONDS);
+        if (renewal == null) {
+            scheduleRenewal();
+        }
+        if (joined != null) {
+            joined.complete(null);
+        }
+        maybeFetch();
+    }
+
+    private void rejoin() {
+        List<Delivery> stale = new ArrayList<>();
+        buffer.drainTo(stale);
+        held.clear();
+        pendingAsync.drain();
+        memberEpoch = 0;
+        sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+        if (heartbeat != null) {
+            heartbeat.cancel(false);
+        }
+        sendHeartbeat(null);
+    }
+
+    private void connectionLost(Throwable e, CompletableFuture<Void> joined) {
+        if (joined != null && !joined.isDone()) {
+            joined.completeExceptionally(e);
+            return;
+        }
+        if (closed || reconnecting) {
+            return;
+        }
+        failure = e;
+        reconnecting = true;
+        cancelTimers();
+        renewal = null;
+        closeChannels();
+        fetchInFlight = false;
+        settleInFlight = false;
+        loop.schedule(() -> {
+            reconnecting = false;
+            if (closed) {
+                return;
+            }
+            CompletableFuture<Void> again = new CompletableFuture<>();
+            again.whenComplete((r, t) -> {
+                if (t != null) {
+                    onLoop(() -> connectionLost(t, null));
+                }
+            });
+            connect(settings.brokers().split(","), 0, again);
+        }, RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+    }
+
+    // ---- fetching (loop)
+
+    private void requestFetch() {
+        if (!fetchInFlight && !closed && fetchRequested.compareAndSet(false, true)) {
+            loop.execute(() -> {
+                fetchRequested.set(false);
+                maybeFetch();
+            });
+        }
+    }
+
+    private boolean hasDemand() {
+        return listening || waiters.get() > 0 || System.nanoTime() - lastTakeNanos < idleReleaseNanos;
+    }
+
+    private void maybeFetch() {
+        if (closed || fetchInFlight || fetchChannel == null || topicId == null || partitions.isEmpty()
+                || memberEpoch <= 0) {
+            return;
+        }
+        int room = settings.prefetch() - buffer.size();
+        if (room <= 0 || !hasDemand()) {
+            maybeSettleAsync();
+            return;
+        }
+        ShareFetchRequestData data = new ShareFetchRequestData().setGroupId(groupId).setMemberId(memberId)
+                .setShareSessionEpoch(sessionEpoch).setMaxWaitMs(FETCH_MAX_WAIT_MS).setMinBytes(1)
+                .setMaxBytes(settings.prefetchBytes()).setMaxRecords(room).setBatchSize(room);
+        ShareFetchRequestData.FetchTopic fetchTopic = new ShareFetchRequestData.FetchTopic().setTopicId(topicId);
+        if (sessionEpoch == ShareRequestMetadata.INITIAL_EPOCH) {
+            for (int p : partitions) {
+                fetchTopic.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(p));
+            }
+            maybeSettleAsync(); // a session's first fetch carries no acknowledgements
+        } else if (!pendingAsync.isEmpty()) {
+            for (ShareSettle.PartitionBatches pb : pendingAsync.drain()) {
+                ShareFetchRequestData.FetchPartition fp = new ShareFetchRequestData.FetchPartition()
+                        .setPartitionIndex(pb.partition());
+                for (ShareSettle.Batch b : pb.batches()) {
+                    fp.acknowledgementBatches().add(new ShareFetchRequestData.AcknowledgementBatch()
+                            .setFirstOffset(b.firstOffset()).setLastOffset(b.lastOffset())
+                            .setAcknowledgeTypes(List.of(b.type())));
+                }
+                fetchTopic.partitions().add(fp);
+            }
+        }
+        if (!fetchTopic.partitions().isEmpty()) {
+            data.topics().add(fetchTopic);
+        }
+        sessionEpoch = ShareRequestMetadata.nextEpoch(sessionEpoch);
+        fetchInFlight = true;
+        BrokerChannel channel = fetchChannel;
+        channel.<ShareFetchResponse>send(new ShareFetchRequest.Builder(data), FETCH_VERSION)
+                .whenComplete((response, e) -> {
+                    if (channel != fetchChannel) {
+                        return; // from before a reconnect
+                    }
+                    fetchInFlight = false;
+                    if (e != null) {
+                        connectionLost(e, null);
+                        return;
+                    }
+                    onFetched(response.data());
+                });
+    }
+
+    private void onFetched(ShareFetchResponseData data) {
+        if (data.acquisitionLockTimeoutMs() > 0) {
+            lockDurationMs = data.acquisitionLockTimeoutMs();
+        }
+        Errors error = Errors.forCode(data.errorCode());
+        if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_MEMBER_EPOCH) {
+            rejoin();
+            return;
+        }
+        if (error == Errors.SHARE_SESSION_NOT_FOUND || error == Errors.INVALID_SHARE_SESSION_EPOCH) {
+            sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+            maybeFetch();
+            return;
+        }
+        if (error != Errors.NONE) {
+            failure = new JMSException("fetching from " + topic + " for share group " + groupId + " failed: "
+                    + error.name() + (data.errorMessage() == null ? "" : " " + data.errorMessage()), error.name());
+            loop.schedule(this::maybeFetch, RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        List<Delivery> fetched = new ArrayList<>();
+        for (ShareFetchResponseData.ShareFetchableTopicResponse t : data.responses()) {
+            for (ShareFetchResponseData.PartitionData pd : t.partitions()) {
+                if (pd.errorCode() != Errors.NONE.code()) {
+                    continue; // a deleted topic (temporary queue) or a partition moving: nothing acquired there
+                }
+                AcquiredRecords.Decoded decoded = AcquiredRecords.decode(topic, pd);
+                for (AcquiredRecords.Acquired a : decoded.records()) {
+                    hold(pd.partitionIndex(), a.record().offset());
+                    fetched.add(new Delivery(a.record(), a.deliveryCount()));
+                }
+                decoded.gaps().forEach(o -> pendingAsync.add(pd.partitionIndex(), o, ShareSettle.GAP));
+            }
+        }
+        if (!fetched.isEmpty()) {
+            // Priority, best effort (JMS 3.1 6.2.9): within one fetch, higher JMSPriority first; the sort is stable
+            fetched.sort(Comparator.comparingInt(Delivery::priority).reversed());
+            buffer.addAll(fetched);
+            onArrival.run();
+            scheduleIdleCheck();
+        }
+        maybeFetch();
+    }
+
+    // ---- settling (loop)
+
+    private void flushAcceptedLater() {
+        flushScheduled.set(false);
+        drainAcceptedLater(pendingAsync);
+        if (!fetchInFlight && sessionEpoch != ShareRequestMetadata.INITIAL_EPOCH && hasDemand()
+                && buffer.size() < settings.prefetch()) {
+            maybeFetch(); // the acceptances ride on it
+        } else {
+            maybeSettleAsync();
+        }
+    }
+
+    private void drainAcceptedLater(SettleBatches into) {
+        Delivery d;
+        while ((d = acceptedLater.poll()) != null) {
+            if (unhold(d.partition(), d.offset())) {
+                into.add(d.partition(), d.offset(), ShareSettle.ACCEPT);
+            }
+        }
+        if (into != pendingAsync && !pendingAsync.isEmpty()) {
+            for (ShareSettle.PartitionBatches pb : pendingAsync.drain()) {
+                pb.batches().forEach(b -> {
+                    for (long o = b.firstOffset(); o <= b.lastOffset(); o++) {
+                        into.add(pb.partition(), o, b.type());
+                    }
+                });
+            }
+        }
+    }
+
+    /** Sends the pending asynchronous settlements now, one ShareSettle at a time (more collect meanwhile). */
+    private void maybeSettleAsync() {
+        if (settleInFlight || pendingAsync.isEmpty() || controlChannel == null) {
+            return;
+        }
+        settleInFlight = true;
+        SettleBatches now = new SettleBatches(topic);
+        drainAcceptedLater(now);
+        sendSettle(now).whenComplete((r, e) -> {
+            settleInFlight = false;
+            maybeSettleAsync();
+        });
+    }
+
+    private CompletableFuture<ShareSettle.Response> sendSettle(SettleBatches batches) {
+        if (batches.isEmpty()) {
+            return CompletableFuture.completedFuture(new ShareSettle.Response(Errors.NONE.code(), null, List.of()));
+        }
+        if (controlChannel == null) {
+            return CompletableFuture.failedFuture(new IOException("not connected to the broker"));
+        }
+        ShareSettle.Request request = new ShareSettle.Request(groupId, memberId, batches.drain());
+        return controlChannel.sendExtension(ExtensionApi.SHARE_SETTLE, ShareSettle.VERSION, request.toStruct())
+                .thenApply(ShareSettle.Response::read)
+                .thenApply(r -> {
+                    if (r.errorCode() != Errors.NONE.code()) {
+                        throw new IllegalStateException("ShareSettle refused: " + Errors.forCode(r.errorCode())
+                                + " " + r.errorMessage());
+                    }
+                    return r;
+                });
+    }
+
+    private void hold(int partition, long offset) {
+        held.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
+    }
+
+    /** Whether the offset was held (and now no longer is). */
+    private boolean unhold(int partition, long offset) {
+        TreeSet<Long> offsets = held.get(partition);
+        return offsets != null && offsets.remove(offset);
+    }
+
+    /** Renews the locks of every held record each half lock duration. */
+    private void scheduleRenewal() {
+        renewal = loop.schedule(() -> {
+            if (closed || controlChannel == null) {
+                return;
+            }
+            SettleBatches renew = new SettleBatches(topic);
+            held.forEach((p, offsets) -> offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW)));
+            sendSettle(renew);
+            scheduleRenewal();
+        }, Math.max(500, lockDurationMs / 2), TimeUnit.MILLISECONDS);
+    }
+
+    /** Returns the read-ahead records once the application no longer wants messages (see the class javadoc). */
+    private void scheduleIdleCheck() {
+        if (listening || (idleCheck != null && !idleCheck.isDone())) {
+            return;
+        }
+        long delayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10),
+                lastTakeNanos + idleReleaseNanos - System.nanoTime());
+        idleCheck = loop.schedule(() -> {
+            idleCheck = null;
+            if (closed || buffer.isEmpty()) {
+                return;
+            }
+            if (hasDemand()) {
+                scheduleIdleCheck();
+                return;
+            }
+            List<Delivery> unread = new ArrayList<>();
+            buffer.drainTo(unread);
+            SettleBatches back = new SettleBatches(topic);
+            for (Delivery d : unread) {
+                if (unhold(d.partition(), d.offset())) {
+                    back.add(d.partition(), d.offset(), ShareSettle.RETURN);
+                }
+            }
+            sendSettle(back);
+        }, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    // ---- helpers
+
+    private void onLoop(Runnable r) {
+        if (loop.inEventLoop()) {
+            r.run();
+        } else {
+            loop.execute(r);
+        }
+    }
+
+    private <T> T await(String what, CompletableFuture<T> future) throws JMSException {
+        try {
+            return future.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JmsExceptions.fromClient(what, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof JMSException j) {
+                throw j;
+            }
+            throw JmsExceptions.fromClient(what, e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw JmsExceptions.fromClient(what + ": no answer within " + settings.requestTimeoutMs() + " ms", e);
+        }
     }
 
     @Override
-    protected void closeClient() {
-        boolean settle = uncommitted || !unsettled.isEmpty();
-        for (ConsumerRecord<byte[], byte[]> r : unsettled) {
-            consumer.acknowledge(r, AcknowledgeType.RELEASE);
-        }
-        unsettled.clear();
-        if (settle) {
-            try {
-                // close alone did not reliably deliver acknowledgements still pending in the client
-                awake(() -> consumer.commitSync(Duration.ofMillis(timeoutMs()))); // close() may have woken it
-            } catch (KafkaException e) {
-                // the broker releases what it did not get once the locks expire
-            }
-        }
-        consumer.close(Duration.ofSeconds(5));
+    public String toString() {
+        return "ShareFetcher[" + groupId + " on " + topic + ", member " + memberId + "]";
     }
 }

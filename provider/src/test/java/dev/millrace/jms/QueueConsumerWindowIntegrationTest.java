@@ -1,0 +1,135 @@
+package dev.millrace.jms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import jakarta.jms.Connection;
+import jakarta.jms.Destination;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
+
+/**
+ * The queue consumer's window (ShareFetcher): JMS lets a client receive any number of messages before it acknowledges
+ * them (JMS 3.1 section 6.2.10, CLIENT_ACKNOWLEDGE), and messages must reach a consumer that waits while another
+ * holds messages it read ahead (section 4.1.2 "queue semantics": each message to one consumer, none starved by
+ * read-ahead).
+ */
+@Timeout(120)
+class QueueConsumerWindowIntegrationTest {
+
+    @TempDir
+    static Path dataDir;
+    private static TestBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start(dataDir);
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    @Test
+    void shouldReceiveTenThousandMessagesBeforeOneClientAcknowledge() throws Exception {
+        MillraceConnectionFactory factory = broker.factory();
+        factory.setPrefetch(100); // far below 10,000: the window must not stop an unacknowledging consumer
+        try (Connection c = factory.createConnection()) {
+            Session session = c.createSession(Session.CLIENT_ACKNOWLEDGE);
+            jakarta.jms.Queue queue = session.createQueue("window.client-ack");
+            send(session, queue, 10_000);
+            MessageConsumer consumer = session.createConsumer(queue);
+            c.start();
+            Message last = null;
+            Set<String> bodies = new HashSet<>();
+            for (int i = 0; i < 10_000; i++) {
+                last = consumer.receive(10_000);
+                assertThat(last).as("message %d of 10,000, none acknowledged yet", i).isNotNull();
+                bodies.add(((TextMessage) last).getText());
+            }
+            assertThat(bodies).hasSize(10_000);
+            last.acknowledge();
+            consumer.close();
+            MessageConsumer again = session.createConsumer(queue);
+            assertThat(again.receive(500)).as("all 10,000 acknowledged by the one acknowledge()").isNull();
+        }
+    }
+
+    @Test
+    void shouldDeliverToAWaitingQueueConsumerWhileAnotherHoldsReadAheadMessages() throws Exception {
+        assertNoStarvation(false, 2);
+    }
+
+    @Test
+    void shouldDeliverToTenQueueConsumersWhileOthersHoldUnacknowledgedMessages() throws Exception {
+        assertNoStarvation(false, 10);
+    }
+
+    @Test
+    void shouldDeliverToAWaitingSharedSubscriberWhileAnotherHoldsReadAheadMessages() throws Exception {
+        assertNoStarvation(true, 2);
+    }
+
+    @Test
+    void shouldDeliverToTenSharedSubscribersWhileOthersHoldUnacknowledgedMessages() throws Exception {
+        assertNoStarvation(true, 10);
+    }
+
+    /**
+     * {@code n} CLIENT_ACKNOWLEDGE consumers in turn: each receives one message and then holds it unacknowledged
+     * (and whatever it read ahead) while the next waits; every one of them must get a message, and a message read
+     * ahead and given back is not marked redelivered.
+     */
+    private static void assertNoStarvation(boolean sharedSubscription, int n) throws Exception {
+        String name = (sharedSubscription ? "window.shared." : "window.queue.") + n;
+        try (Connection c = broker.factory().createConnection()) {
+            c.start();
+            List<Session> sessions = new ArrayList<>();
+            List<MessageConsumer> consumers = new ArrayList<>();
+            Destination destination = null;
+            for (int i = 0; i < n; i++) {
+                Session s = c.createSession(Session.CLIENT_ACKNOWLEDGE);
+                if (destination == null) {
+                    destination = sharedSubscription ? s.createTopic(name) : s.createQueue(name);
+                }
+                sessions.add(s);
+                consumers.add(sharedSubscription ? s.createSharedConsumer((Topic) destination, "sub")
+                        : s.createConsumer(destination));
+            }
+            send(sessions.get(0), destination, n);
+            Set<String> received = new HashSet<>();
+            for (int i = 0; i < n; i++) {
+                Message m = consumers.get(i).receive(10_000);
+                assertThat(m).as("consumer %d of %d gets a message while the others hold theirs", i, n).isNotNull();
+                assertThat(m.getJMSRedelivered()).as("a message given back unread is not redelivered").isFalse();
+                assertThat(m.getIntProperty("JMSXDeliveryCount")).isEqualTo(1);
+                received.add(((TextMessage) m).getText());
+            }
+            assertThat(received).as("each message to one consumer").hasSize(n);
+        }
+    }
+
+    private static void send(Session session, Destination destination, int count) throws Exception {
+        MessageProducer producer = session.createProducer(destination);
+        for (int i = 0; i < count; i++) {
+            producer.send(session.createTextMessage("m" + i), jakarta.jms.DeliveryMode.PERSISTENT, 4, 0);
+        }
+        producer.close();
+    }
+}
