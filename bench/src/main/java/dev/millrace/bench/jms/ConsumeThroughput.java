@@ -137,6 +137,43 @@ final class ConsumeThroughput {
         }
     }
 
+    /**
+     * A plain (non-durable) subscriber on the topic, then {@code count} messages published by {@link #fill}, then
+     * the subscriber drains them in AUTO_ACKNOWLEDGE; returns msgs/s from its connection's {@code start()} after the
+     * fill to the last message. So that the subscriber is in place before the fill (it sees only what is published
+     * after that), it first receives a ping published until one arrives (and any other pings), and its connection is
+     * stopped during the fill.
+     */
+    double fillAndConsumePlain(String topic, long count) throws JMSException, InterruptedException {
+        try (Connection connection = factory.createConnection();
+             Connection pinger = factory.createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createTopic(topic));
+            connection.start();
+            Session pingSession = pinger.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer ping = pingSession.createProducer(pingSession.createTopic(topic));
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            Message first;
+            do {
+                ping.send(pingSession.createMessage());
+                first = consumer.receive(100);
+            } while (first == null && System.nanoTime() < deadline);
+            if (first == null) {
+                throw new IllegalStateException("the subscriber on " + topic + " received no ping within "
+                        + timeoutMs + " ms");
+            }
+            while (consumer.receive(500) != null) {
+                // pings sent before the first arrived: all were in the log before it, so a quiet 500 ms clears them
+            }
+            connection.stop();
+            fill(DestinationKind.TOPIC, topic, count);
+            long start = System.nanoTime();
+            connection.start();
+            drain(consumer, session, count, AckMode.AUTO, "subscriber on " + topic);
+            return count * 1e9 / (System.nanoTime() - start);
+        }
+    }
+
     private void drain(MessageConsumer consumer, Session session, long count, AckMode mode, String what)
             throws JMSException {
         for (long i = 1; i <= count; i++) {

@@ -17,7 +17,7 @@ import dev.millrace.bench.e2e.Cleanup;
  * {@code BytesMessage}s, the factories of {@link JmsBrokers}) in one run, through the JMS API only, part by part
  * ({@link UserParts}): latency at fixed rates on a fresh broker and client and in steady state, consume throughput from
  * a pre-filled queue in three acknowledgement modes and async-send throughput, the client's footprint per connection,
- * and Millrace's queue consumption against its durable-topic consumption. Every broker runs in a JVM of its own
+ * and Millrace's queue consumption against its topic consumption (a plain subscriber by default). Every broker runs in a JVM of its own
  * ({@link BrokerComparison#BROKER_JVM}); fresh clients and footprints run in client JVMs of their own
  * ({@link ChildClient#CLIENT_JVM}); the other parts in this JVM. Brokers run one at a time, Millrace first unless
  * {@code --artemis-first}.
@@ -27,6 +27,7 @@ import dev.millrace.bench.e2e.Cleanup;
  *   java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp bench/target/millrace-bench.jar dev.millrace.bench.jms.JmsUserComparison
  *       [--quick] [--parts fresh,steady,throughput,queue-topic,footprint] [--messages N] [--warmup-messages N]
  *       [--rates R,R] [--latency-seconds S] [--fresh-unmeasured N] [--connections C,C]
+ *       [--topic-subscriber plain|durable]
  *       [--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
  * </pre>
  *
@@ -38,7 +39,8 @@ public final class JmsUserComparison {
 
     private static final String USAGE = "usage: JmsUserComparison [--quick] "
             + "[--parts fresh,steady,throughput,queue-topic,footprint] [--messages N] [--warmup-messages N] "
-            + "[--rates R,R] [--latency-seconds S] [--fresh-unmeasured N] [--connections C,C] [--artemis-first] "
+            + "[--rates R,R] [--latency-seconds S] [--fresh-unmeasured N] [--connections C,C] "
+            + "[--topic-subscriber plain|durable] [--artemis-first] "
             + "[--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]";
 
     private JmsUserComparison() {
@@ -78,7 +80,7 @@ public final class JmsUserComparison {
         }
         UserOutcome none = new UserOutcome();
         List<UserTables.Row> rows = UserTables.rows(outcomes.getOrDefault("Millrace", none),
-                outcomes.getOrDefault("Artemis", none), settings.parts(), settings.rates(), settings.connections());
+                outcomes.getOrDefault("Artemis", none), settings);
         System.out.println();
         System.out.print(UserTables.markdown(rows, outcomes));
         boolean failed = outcomes.values().stream().anyMatch(o -> !o.failures.isEmpty());
@@ -99,6 +101,7 @@ public final class JmsUserComparison {
         int seconds = d.latencySeconds();
         long freshUnmeasured = d.freshUnmeasured();
         List<Integer> connections = d.connections();
+        String topicSubscriber = d.topicSubscriber();
         boolean artemisFirst = false;
         boolean keep = false;
         String only = null;
@@ -114,6 +117,7 @@ public final class JmsUserComparison {
                 case "--latency-seconds" -> seconds = Integer.parseInt(args[++i]);
                 case "--fresh-unmeasured" -> freshUnmeasured = Long.parseLong(args[++i]);
                 case "--connections" -> connections = integers(args[++i]);
+                case "--topic-subscriber" -> topicSubscriber = args[++i];
                 case "--artemis-first" -> artemisFirst = true;
                 case "--keep" -> keep = true;
                 case "--only" -> only = args[++i];
@@ -126,7 +130,7 @@ public final class JmsUserComparison {
             throw new IllegalArgumentException("--only takes millrace or artemis, not " + only);
         }
         UserSettings settings = new UserSettings(parts, messages, warmup, rates, seconds, freshUnmeasured,
-                d.steadyUnmeasuredSeconds(), connections);
+                d.steadyUnmeasuredSeconds(), connections, topicSubscriber);
         return new Parsed(settings, new JmsBrokers.Options(artemisFirst, keep, only, millraceSettings, home));
     }
 

@@ -26,7 +26,8 @@ import jakarta.jms.ConnectionFactory;
  *         <li><b>throughput</b>: for each {@link AckMode}, a queue filled with N messages by async sends (that fill's
  *             rate is an async-send figure) and then drained by one consumer in that mode;</li>
  *         <li><b>queue-topic</b> (Millrace only): N messages into a queue, drained in AUTO_ACKNOWLEDGE, and N into a
- *             topic with a durable subscription made before the fill, drained in AUTO_ACKNOWLEDGE;</li>
+ *             topic with a subscriber made before the fill ({@link UserSettings#topicSubscriber}: plain, or a
+ *             durable subscription), drained in AUTO_ACKNOWLEDGE;</li>
  *         <li><b>footprint</b>: for each connection count, a new client JVM ({@link ClientFootprint}).</li>
  *       </ul></li>
  * </ul>
@@ -165,12 +166,16 @@ final class UserParts {
         progress("queue-topic: fill and drain a queue of " + settings.messages());
         throughput.fill(DestinationKind.QUEUE, "u-qt-queue", settings.messages());
         outcome.queueRate = throughput.consumeQueue("u-qt-queue", settings.messages(), AckMode.AUTO);
-        progress(String.format(Locale.ROOT, "  queue %,.0f msgs/s; fill and drain a durable subscription",
-                outcome.queueRate));
-        throughput.subscribeDurable("u-qt-topic");
-        throughput.fill(DestinationKind.TOPIC, "u-qt-topic", settings.messages());
-        outcome.topicRate = throughput.consumeDurable("u-qt-topic", settings.messages());
-        progress(String.format(Locale.ROOT, "  durable topic %,.0f msgs/s", outcome.topicRate));
+        progress(String.format(Locale.ROOT, "  queue %,.0f msgs/s; fill and drain a topic, %s subscriber",
+                outcome.queueRate, settings.topicSubscriber()));
+        if (settings.topicSubscriber().equals("durable")) {
+            throughput.subscribeDurable("u-qt-topic");
+            throughput.fill(DestinationKind.TOPIC, "u-qt-topic", settings.messages());
+            outcome.topicRate = throughput.consumeDurable("u-qt-topic", settings.messages());
+        } else {
+            outcome.topicRate = throughput.fillAndConsumePlain("u-qt-topic", settings.messages());
+        }
+        progress(String.format(Locale.ROOT, "  topic %,.0f msgs/s", outcome.topicRate));
     }
 
     private void footprint(BrokerNode node, int connections, UserOutcome outcome) throws Exception {

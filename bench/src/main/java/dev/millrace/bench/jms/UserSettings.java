@@ -15,9 +15,13 @@ import java.util.Locale;
  * @param freshUnmeasured    messages a fresh client sends (at the run's rate) before measuring
  * @param steadyUnmeasuredSeconds seconds at the start of each steady run left out of the histogram
  * @param connections        connection counts of the footprint part
+ * @param topicSubscriber    the queue-topic part's topic consumer: {@code plain} (a non-durable subscriber) or
+ *                           {@code durable} (a durable subscription; Millrace commits its offsets synchronously per
+ *                           message in AUTO_ACKNOWLEDGE, which bounds that rate)
  */
 record UserSettings(List<String> parts, long messages, long warmupMessages, List<Integer> rates, int latencySeconds,
-                    long freshUnmeasured, int steadyUnmeasuredSeconds, List<Integer> connections) {
+                    long freshUnmeasured, int steadyUnmeasuredSeconds, List<Integer> connections,
+                    String topicSubscriber) {
 
     static final List<String> PARTS = List.of("fresh", "steady", "throughput", "queue-topic", "footprint");
     static final int MESSAGE_BYTES = 1024;
@@ -40,15 +44,18 @@ record UserSettings(List<String> parts, long messages, long warmupMessages, List
         rates.forEach(r -> positive("rate", r));
         connections = List.copyOf(connections);
         connections.forEach(c -> positive("connections", c));
+        if (!topicSubscriber.equals("plain") && !topicSubscriber.equals("durable")) {
+            throw new IllegalArgumentException("topic subscriber must be plain or durable, not " + topicSubscriber);
+        }
     }
 
     static UserSettings full() {
         return new UserSettings(PARTS, 1_000_000, 500_000, List.of(1_000, 5_000), 20, 30_000, 2,
-                List.of(50, 500));
+                List.of(50, 500), "plain");
     }
 
     static UserSettings quick() {
-        return new UserSettings(PARTS, 20_000, 20_000, List.of(1_000, 5_000), 5, 5_000, 1, List.of(50));
+        return new UserSettings(PARTS, 20_000, 20_000, List.of(1_000, 5_000), 5, 5_000, 1, List.of(50), "plain");
     }
 
     boolean runs(String part) {
@@ -65,7 +72,7 @@ record UserSettings(List<String> parts, long messages, long warmupMessages, List
     public String toString() {
         return String.format(Locale.ROOT, "parts %s, N %,d, warm-up %,d, rates %s msgs/s, %d s per latency run "
                         + "(fresh: after %,d unmeasured messages; steady: first %d s left out), connections %s, "
-                        + "1 KiB persistent BytesMessages", parts, messages, warmupMessages, rates, latencySeconds,
-                freshUnmeasured, steadyUnmeasuredSeconds, connections);
+                        + "%s topic subscriber, 1 KiB persistent BytesMessages", parts, messages, warmupMessages, rates,
+                latencySeconds, freshUnmeasured, steadyUnmeasuredSeconds, connections, topicSubscriber);
     }
 }

@@ -56,8 +56,10 @@ final class UserTables {
     private UserTables() {
     }
 
-    static List<Row> rows(UserOutcome m, UserOutcome a, List<String> parts, List<Integer> rates,
-                          List<Integer> connections) {
+    static List<Row> rows(UserOutcome m, UserOutcome a, UserSettings settings) {
+        List<String> parts = settings.parts();
+        List<Integer> rates = settings.rates();
+        List<Integer> connections = settings.connections();
         List<Row> rows = new ArrayList<>();
         if (parts.contains("fresh")) {
             latencyRows(rows, "fresh", m.fresh, a.fresh, rates, Target.atMostPeer(),
@@ -89,7 +91,8 @@ final class UserTables {
             }
         }
         if (parts.contains("queue-topic")) {
-            rows.add(new Row("Millrace queue msgs/s vs durable topic msgs/s (peer column = topic)", m.queueRate,
+            rows.add(new Row("Millrace queue msgs/s vs " + settings.topicSubscriber()
+                    + " topic subscriber msgs/s (peer column = topic)", m.queueRate,
                     m.topicRate, 0, Target.ratioAtLeast(0.8)));
         }
         return rows;
