@@ -171,13 +171,18 @@ public final class BrokerNode implements AutoCloseable {
         command.add(BrokerComparison.javaBinary());
         command.addAll(jvm);
         command.add("-cp");
-        command.add(java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-                .map(entry -> Path.of(entry).toAbsolutePath().toString())
-                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator)));
+        command.add(ownClasspath());
         command.add(mainClass);
         command.add(Integer.toString(port));
         command.add(data.toString());
         return launch("Artemis", command, port, workDir.resolve("artemis.log"), workDir, cleanup);
+    }
+
+    /** This JVM's classpath with absolute entries, for JVMs started from another working directory. */
+    public static String ownClasspath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     private static BrokerNode launch(String name, List<String> command, int port, Path log, Path workDir,

@@ -36,7 +36,8 @@ public final class Cleanup implements Runnable {
         this.keep = keep;
     }
 
-    synchronized void track(Process process) {
+    /** Stops {@code process} with the others at cleanup; kills it at once if cleanup has already run. */
+    public synchronized void track(Process process) {
         if (done) {
             process.destroyForcibly();
             throw new IllegalStateException("shutting down");
@@ -44,7 +45,8 @@ public final class Cleanup implements Runnable {
         processes.add(process);
     }
 
-    synchronized void untrack(Process process) {
+    /** Forgets a process that its owner has stopped. */
+    public synchronized void untrack(Process process) {
         processes.remove(process);
     }
 
@@ -69,7 +71,7 @@ public final class Cleanup implements Runnable {
      * Stops a process: SIGTERM, then SIGKILL if it has not exited after {@code grace}. Returns its
      * exit code, or -1 if it could not be stopped.
      */
-    static int stop(Process process, Duration grace) {
+    public static int stop(Process process, Duration grace) {
         try {
             if (process.isAlive()) {
                 process.destroy();

@@ -55,21 +55,41 @@ final class JmsBrokers {
     static JmsBrokers start(Options options, Path workDir, Cleanup cleanup) throws Exception {
         JmsBrokers brokers = new JmsBrokers();
         for (String name : options.order()) {
-            if (name.equals("millrace")) {
-                BrokerNode node = BrokerNode.startMillrace(options.home(), workDir, BrokerComparison.BROKER_JVM,
-                        cleanup, options.millraceSettings());
-                System.out.println("Millrace broker settings: " + options.millraceSettings());
-                brokers.nodes.add(node);
-                brokers.factories.put("Millrace", new MillraceConnectionFactory(node.bootstrap()));
-            } else {
-                BrokerNode node = BrokerNode.startArtemis(ArtemisServer.class.getName(), workDir,
-                        BrokerComparison.BROKER_JVM, cleanup);
-                brokers.nodes.add(node);
-                brokers.factories.put("Artemis", new ActiveMQConnectionFactory("tcp://" + node.bootstrap()
-                        + "?confirmationWindowSize=1048576"));
-            }
+            BrokerNode node = startNode(name, options, workDir, cleanup);
+            brokers.nodes.add(node);
+            brokers.factories.put(node.name(), factory(node.name(), node.bootstrap()));
         }
         return brokers;
+    }
+
+    /**
+     * Starts one broker, {@code millrace} or {@code artemis}, in a JVM of its own with its data and log under
+     * {@code dir}; the caller stops it ({@link BrokerNode#stop}), or the cleanup does if the JVM exits early.
+     */
+    static BrokerNode startNode(String name, Options options, Path dir, Cleanup cleanup) throws Exception {
+        if (name.equals("millrace")) {
+            BrokerNode node = BrokerNode.startMillrace(options.home(), dir, BrokerComparison.BROKER_JVM, cleanup,
+                    options.millraceSettings());
+            System.out.println("Millrace broker settings: " + options.millraceSettings());
+            return node;
+        }
+        if (name.equals("artemis")) {
+            return BrokerNode.startArtemis(ArtemisServer.class.getName(), dir, BrokerComparison.BROKER_JVM, cleanup);
+        }
+        throw new IllegalArgumentException("unknown broker '" + name + "': expected millrace or artemis");
+    }
+
+    /**
+     * The connection factory for a broker named {@code Millrace} or {@code Artemis} ({@link BrokerNode#name}) at
+     * {@code bootstrap} (host:port), as the class javadoc describes.
+     */
+    static ConnectionFactory factory(String name, String bootstrap) {
+        return switch (name) {
+            case "Millrace" -> new MillraceConnectionFactory(bootstrap);
+            case "Artemis" -> new ActiveMQConnectionFactory("tcp://" + bootstrap + "?confirmationWindowSize=1048576");
+            default -> throw new IllegalArgumentException("unknown broker '" + name
+                    + "': expected Millrace or Artemis");
+        };
     }
 
     /** "Millrace" and/or "Artemis", in run order, with their connection factories. */
