@@ -77,6 +77,11 @@ public final class ConnectionSettings implements Serializable {
         return clientId;
     }
 
+    /** The user name given to {@code createConnection(user, password)}, or null. */
+    public String user() {
+        return user;
+    }
+
     public String persistentAcks() {
         return persistentAcks;
     }

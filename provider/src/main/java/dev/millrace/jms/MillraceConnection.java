@@ -25,6 +25,7 @@ import dev.millrace.jms.wire.ExpiredRecords;
 import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.KafkaClients;
 import dev.millrace.jms.wire.QueueGroups;
+import dev.millrace.jms.wire.SharedClients;
 import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.jms.wire.TemporaryDestinationReaper;
 import jakarta.jms.Connection;
@@ -46,7 +47,8 @@ import jakarta.jms.TopicConnection;
 import jakarta.jms.TopicSession;
 
 /**
- * A connection to a Millrace cluster: an admin client (destinations, liveness), one producer per delivery mode shared
+ * A connection to a Millrace cluster: an admin client (destinations, liveness) and one producer per delivery mode, both
+ * shared with the other connections of the same settings ({@link SharedClients}) and
  * by its sessions (kafka-clients producers are thread-safe), and its sessions.
  *
  * <ul>
@@ -72,13 +74,14 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final SharedSubscriptions sharedSubscriptions;
     private final QueueGroups queueGroups;
     private final DestinationSetup destinationSetup;
-    private final ScheduledExecutorService monitor;
+    private final SharedClients shared;
+    private final ScheduledExecutorService monitor = SharedClients.scheduler();
+    private volatile java.util.concurrent.ScheduledFuture<?> monitorTask;
     private final List<MillraceSession> sessions = new CopyOnWriteArrayList<>();
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
     private final AtomicLong sequence = new AtomicLong();
     private final Object lock = new Object();
-    private volatile KafkaProducer<byte[], byte[]> persistentProducer;
-    private volatile KafkaProducer<byte[], byte[]> nonPersistentProducer;
+    private volatile boolean sent;
     private volatile ExceptionListener exceptionListener;
     private volatile boolean started;
     private volatile boolean closed;
@@ -97,16 +100,12 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         this.connectionId = uuid.toString();
         this.connectionIdBytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
                 .putLong(uuid.getLeastSignificantBits()).array();
-        this.admin = KafkaClients.admin(settings, "millrace-" + connectionId);
+        this.shared = SharedClients.acquire(settings);
+        this.admin = shared.admin();
         this.destinations = new Destinations(admin, settings);
         this.queueGroups = new QueueGroups(admin, settings);
         this.sharedSubscriptions = new SharedSubscriptions(admin, settings);
         this.destinationSetup = new DestinationSetup(admin, settings, destinations);
-        this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "millrace-connection-" + connectionId);
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     static MillraceConnection open(ConnectionSettings settings) throws JMSException {
@@ -126,18 +125,13 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
             c.close();
             throw e;
         }
-        c.monitor.scheduleWithFixedDelay(c::checkAlive, settings.connectionCheckIntervalMs(),
+        c.monitorTask = c.monitor.scheduleWithFixedDelay(c::checkAlive, settings.connectionCheckIntervalMs(),
                 settings.connectionCheckIntervalMs(), TimeUnit.MILLISECONDS);
         return c;
     }
 
     private void checkBroker() throws JMSException {
-        try {
-            admin.describeCluster(new DescribeClusterOptions().timeoutMs(settings.requestTimeoutMs())).clusterId()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            throw JmsExceptions.fromClient("cannot reach the brokers at " + settings.brokers(), e);
-        }
+        shared.checkAlive(settings.connectionCheckIntervalMs());
     }
 
     private void checkAlive() {
@@ -172,15 +166,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         if (id == null || id.isBlank()) {
             throw new InvalidClientIDException("client id must not be empty");
         }
-        try {
-            this.claim = monitor.submit(() -> ClientIdClaim.claim(settings, admin, destinations, connectionId, id))
-                    .get();
-        } catch (ExecutionException e) {
-            throw JmsExceptions.fromClient("claim client id " + id, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw JmsExceptions.fromClient("claim client id " + id, e);
-        }
+        this.claim = ClientIdClaim.claim(settings, admin, destinations, connectionId, id);
         this.clientId = id;
     }
 
@@ -266,21 +252,10 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         return "ID:" + connectionId + "-" + sequence.incrementAndGet();
     }
 
+    /** The producer for this connection's non-transacted sends of {@code deliveryMode} (shared, see class doc). */
     KafkaProducer<byte[], byte[]> producer(int deliveryMode) {
-        synchronized (lock) {
-            if (deliveryMode == DeliveryMode.PERSISTENT) {
-                if (persistentProducer == null) {
-                    persistentProducer = KafkaClients.producer(settings, "millrace-" + connectionId + "-p",
-                            settings.persistentAcks());
-                }
-                return persistentProducer;
-            }
-            if (nonPersistentProducer == null) {
-                nonPersistentProducer = KafkaClients.producer(settings, "millrace-" + connectionId + "-np",
-                        settings.nonPersistentAcks());
-            }
-            return nonPersistentProducer;
-        }
+        sent = true;
+        return shared.producer(deliveryMode);
     }
 
     boolean isStarted() {
@@ -324,17 +299,9 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         if (temporaryOwnership == null) {
             synchronized (temporaryDestinations) {
                 if (temporaryOwnership == null) {
-                    try {
-                        temporaryOwnership = monitor.submit(() -> ClientIdClaim.hold(settings, admin, destinations,
-                                connectionId, TemporaryDestinationReaper.ownerGroup(connectionId))).get();
-                    } catch (ExecutionException e) {
-                        throw JmsExceptions.fromClient("hold temporary destinations", e.getCause());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw JmsExceptions.fromClient("hold temporary destinations", e);
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
-                        throw new IllegalStateException("the connection is closed");
-                    }
+                    checkClosed();
+                    temporaryOwnership = ClientIdClaim.hold(settings, admin, destinations, connectionId,
+                            TemporaryDestinationReaper.ownerGroup(connectionId));
                 }
             }
         }
@@ -532,36 +499,28 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         temporaryDestinations.clear();
         ClientIdClaim c = claim;
         ClientIdClaim ownership = temporaryOwnership;
-        monitor.submit(() -> {
-            if (c != null) {
-                c.close();
-            }
-            if (ownership != null) {
-                ownership.close();
-            }
-        });
-        monitor.shutdown();
-        try {
-            monitor.awaitTermination(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        java.util.concurrent.ScheduledFuture<?> task = monitorTask;
+        if (task != null) {
+            task.cancel(false);
         }
-        closeQuietly(persistentProducer);
-        closeQuietly(nonPersistentProducer);
+        if (c != null) {
+            c.close();
+        }
+        if (ownership != null) {
+            ownership.close();
+        }
+        if (sent) {
+            // this connection's sends complete before close returns (the producers are shared, so flush, not close)
+            shared.flushProducers();
+        }
         synchronized (this) {
             if (extensions != null) {
                 extensions.close();
             }
         }
-        admin.close(java.time.Duration.ofSeconds(5));
+        shared.release();
         if (first != null) {
             throw first;
-        }
-    }
-
-    private static void closeQuietly(KafkaProducer<byte[], byte[]> producer) {
-        if (producer != null) {
-            producer.close(java.time.Duration.ofSeconds(5));
         }
     }
 

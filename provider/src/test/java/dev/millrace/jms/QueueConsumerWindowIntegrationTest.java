@@ -109,7 +109,7 @@ class QueueConsumerWindowIntegrationTest {
                     destination = sharedSubscription ? s.createTopic(name) : s.createQueue(name);
                 }
                 sessions.add(s);
-                consumers.add(sharedSubscription ? s.createSharedConsumer((Topic) destination, "sub")
+                consumers.add(sharedSubscription ? s.createSharedConsumer((Topic) destination, "sub" + n)
                         : s.createConsumer(destination));
             }
             send(sessions.get(0), destination, n);

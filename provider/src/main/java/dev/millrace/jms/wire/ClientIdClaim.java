@@ -1,6 +1,5 @@
 package dev.millrace.jms.wire;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -9,10 +8,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ShareMemberDescription;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
-import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 import dev.millrace.jms.ConnectionSettings;
+import dev.millrace.jms.wire.net.ClientEventLoops;
+import dev.millrace.jms.wire.share.ShareMembership;
 import dev.millrace.jms.JmsExceptions;
 import jakarta.jms.InvalidClientIDException;
 import jakarta.jms.JMSException;
@@ -23,24 +23,24 @@ import jakarta.jms.JMSException;
  *
  * <pre>
  * claim:   group has members?  -> InvalidClientIDException
- *          join (share consumer with client.id = connection id), wait until the group lists us
+ *          join ({@link ShareMembership}: client.id = connection id), wait until the group lists us
  *          anyone else joined meanwhile?  -> leave, InvalidClientIDException (both racers may lose; never both win)
- * hold:    {@link #keepAlive()} polls every connection check (heartbeats run in the client's background)
+ * hold:    the membership heartbeats on the shared client event loop (no thread of its own)
  * release: close leaves the group; a crashed holder is dropped after the broker's share session timeout
  * </pre>
  *
  * <p>Share groups are used because a member is listed as soon as its first heartbeat arrives, without the rebalance
- * delay of classic consumer groups. Not thread-safe: one thread (the connection's monitor) uses it.
+ * delay of classic consumer groups. Thread-safe.
  */
 public final class ClientIdClaim implements AutoCloseable {
 
     /** The internal topic the claim groups subscribe to; nothing is written to it. */
     public static final String TOPIC = "__millrace_client_ids";
 
-    private final KafkaShareConsumer<byte[], byte[]> consumer;
+    private final ShareMembership membership;
 
-    private ClientIdClaim(KafkaShareConsumer<byte[], byte[]> consumer) {
-        this.consumer = consumer;
+    private ClientIdClaim(ShareMembership membership) {
+        this.membership = membership;
     }
 
     /**
@@ -53,18 +53,18 @@ public final class ClientIdClaim implements AutoCloseable {
         if (!members(admin, group, settings).isEmpty()) {
             throw new InvalidClientIDException("client id '" + clientId + "' is in use by another connection");
         }
-        KafkaShareConsumer<byte[], byte[]> consumer = KafkaClients.shareConsumer(settings, connectionId, group, 1);
+        ShareMembership membership = join(settings, connectionId, group);
         boolean held = false;
         try {
-            Collection<ShareMemberDescription> members = join(consumer, settings, admin, connectionId, group);
+            Collection<ShareMemberDescription> members = awaitListed(settings, admin, connectionId, group);
             if (members.size() > 1) {
                 throw new InvalidClientIDException("client id '" + clientId + "' is in use by another connection");
             }
             held = true;
-            return new ClientIdClaim(consumer);
+            return new ClientIdClaim(membership);
         } finally {
             if (!held) {
-                consumer.close(Duration.ofSeconds(5));
+                membership.close();
             }
         }
     }
@@ -76,32 +76,52 @@ public final class ClientIdClaim implements AutoCloseable {
     public static ClientIdClaim hold(ConnectionSettings settings, Admin admin, Destinations destinations,
                                      String connectionId, String group) throws JMSException {
         destinations.ensureInternal(TOPIC);
-        KafkaShareConsumer<byte[], byte[]> consumer = KafkaClients.shareConsumer(settings, connectionId, group, 1);
+        ShareMembership membership = join(settings, connectionId, group);
         boolean held = false;
         try {
-            join(consumer, settings, admin, connectionId, group);
+            awaitListed(settings, admin, connectionId, group);
             held = true;
-            return new ClientIdClaim(consumer);
+            return new ClientIdClaim(membership);
         } finally {
             if (!held) {
-                consumer.close(Duration.ofSeconds(5));
+                membership.close();
             }
         }
     }
 
-    /** Subscribes and polls until the group lists this connection; returns the members then listed. */
-    private static Collection<ShareMemberDescription> join(KafkaShareConsumer<byte[], byte[]> consumer,
-                                                           ConnectionSettings settings, Admin admin,
-                                                           String connectionId, String group) throws JMSException {
-        consumer.subscribe(List.of(TOPIC));
+    private static ShareMembership join(ConnectionSettings settings, String connectionId, String group)
+            throws JMSException {
+        ShareMembership membership = new ShareMembership(settings, ClientEventLoops.next(), connectionId, group, TOPIC,
+                null, false, new ShareMembership.Listener() { });
+        try {
+            membership.join().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            membership.close();
+            throw JmsExceptions.fromClient("join group " + group, e);
+        } catch (ExecutionException e) {
+            membership.close();
+            throw JmsExceptions.fromClient("join group " + group, e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            membership.close();
+            throw JmsExceptions.fromClient("join group " + group + ": no answer within "
+                    + settings.requestTimeoutMs() + " ms", e);
+        }
+        return membership;
+    }
+
+    /** Waits until the group lists this connection; returns the members then listed. */
+    private static Collection<ShareMemberDescription> awaitListed(ConnectionSettings settings, Admin admin,
+                                                                  String connectionId, String group)
+            throws JMSException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
         Collection<ShareMemberDescription> members = List.of();
         while (System.nanoTime() < deadline) {
-            consumer.poll(Duration.ofMillis(50));
             members = members(admin, group, settings);
             if (members.stream().anyMatch(m -> m.clientId().equals(connectionId))) {
                 return members;
             }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         throw new JMSException("could not join group " + group + ": it did not list this connection within "
                 + settings.requestTimeoutMs() + " ms");
@@ -123,13 +143,17 @@ public final class ClientIdClaim implements AutoCloseable {
         }
     }
 
-    /** Keeps the membership: the client leaves a group whose member stops polling. */
+    /** Nothing to do: the membership heartbeats by itself. Kept for callers that check a claim each interval. */
     public void keepAlive() {
-        consumer.poll(Duration.ZERO);
+        Throwable failure = membership.failure();
+        if (failure != null) {
+            throw new org.apache.kafka.common.KafkaException("client id membership of " + membership.groupId()
+                    + " is failing: " + failure.getMessage(), failure);
+        }
     }
 
     @Override
     public void close() {
-        consumer.close(Duration.ofSeconds(5));
+        membership.close();
     }
 }

@@ -7,7 +7,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -17,12 +16,9 @@ import dev.millrace.jms.ConnectionSettings;
 
 /**
  * Builds the kafka-clients objects a connection uses from its {@link ConnectionSettings}: the one place that names
- * Kafka client configs. Stateless.
+ * Kafka client configs. (Queue consumers use Millrace's own share-group client, {@link ShareFetcher}.) Stateless.
  */
 public final class KafkaClients {
-
-    /** The share consumer's {@code retry.backoff.ms}; see {@link #shareConsumerConfig}. */
-    static final int SHARE_RETRY_BACKOFF_MS = 10;
 
     private KafkaClients() {
     }
@@ -96,46 +92,6 @@ public final class KafkaClients {
         c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
         c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
         return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    }
-
-    /** A share-group consumer with explicit acknowledgement. */
-    public static KafkaShareConsumer<byte[], byte[]> shareConsumer(ConnectionSettings s, String clientId,
-                                                                   String groupId, int maxPollRecords) {
-        return shareConsumer(s, clientId, groupId, maxPollRecords, null);
-    }
-
-    /**
-     * A share-group consumer with explicit acknowledgement whose {@code client.rack} is {@code rack} (null: unset);
-     * the rack carries a selector to the broker ({@link dev.millrace.protocol.selector.MemberSelector}).
-     */
-    public static KafkaShareConsumer<byte[], byte[]> shareConsumer(ConnectionSettings s, String clientId,
-                                                                   String groupId, int maxPollRecords, String rack) {
-        return new KafkaShareConsumer<>(shareConsumerConfig(s, clientId, groupId, maxPollRecords, rack),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    }
-
-    /**
-     * The configs of {@link #shareConsumer}. {@code retry.backoff.ms} is {@value #SHARE_RETRY_BACKOFF_MS} ms rather
-     * than kafka-clients' 100: a share consumer's network thread sends its first Metadata request (for no topic) as
-     * soon as it is constructed, and when the subscription, made after the destination's setup, reaches it while that
-     * request is in flight, the topic's metadata is asked for only one backoff after the answer. The member has by
-     * then joined and been assigned the partitions, so its first fetch waited the whole backoff: 100 ms more before a
-     * new consumer's first message, in about one of fifteen consumers of a probe that created them on new queues.
-     * The backoff still grows exponentially on repeated failures, up to {@code retry.backoff.max.ms} (1 s).
-     */
-    static Map<String, Object> shareConsumerConfig(ConnectionSettings s, String clientId, String groupId,
-                                                   int maxPollRecords, String rack) {
-        Map<String, Object> c = common(s, clientId);
-        if (rack != null) {
-            c.put(ConsumerConfig.CLIENT_RACK_CONFIG, rack);
-        }
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        c.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
-        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
-        c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
-        c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
-        c.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, SHARE_RETRY_BACKOFF_MS);
-        return c;
     }
 
     /**

@@ -18,13 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
-import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
-import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareFetchResponse;
-import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
-import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.ShareRequestMetadata;
 
 import dev.millrace.jms.ConnectionSettings;
@@ -33,6 +29,7 @@ import dev.millrace.jms.wire.net.BrokerChannel;
 import dev.millrace.jms.wire.net.ClientEventLoops;
 import dev.millrace.jms.wire.share.AcquiredRecords;
 import dev.millrace.jms.wire.share.SettleBatches;
+import dev.millrace.jms.wire.share.ShareMembership;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ShareSettle;
 import jakarta.jms.JMSException;
@@ -77,9 +74,6 @@ public final class ShareFetcher implements Fetcher {
 
     /** How long a ShareFetch may wait at the broker for records. */
     static final int FETCH_MAX_WAIT_MS = 500;
-    /** Pause before reconnecting after a lost connection. */
-    static final int RECONNECT_BACKOFF_MS = 500;
-    private static final short HEARTBEAT_VERSION = 1;
     private static final short FETCH_VERSION = 1;
 
     private final ConnectionSettings settings;
@@ -87,7 +81,7 @@ public final class ShareFetcher implements Fetcher {
     private final String clientId;
     private final String groupId;
     private final String rack;
-    private final String memberId = Uuid.randomUuid().toString();
+    private final String memberId;
     private final io.netty.channel.EventLoop loop = ClientEventLoops.next();
     private final LinkedBlockingDeque<Delivery> buffer = new LinkedBlockingDeque<>();
     private final ConcurrentLinkedQueue<Delivery> acceptedLater = new ConcurrentLinkedQueue<>();
@@ -102,10 +96,11 @@ public final class ShareFetcher implements Fetcher {
     private volatile long lastTakeNanos = System.nanoTime();
     private volatile boolean fetchInFlight;
 
+    private final ShareMembership membership;
+
     // loop state
     private BrokerChannel fetchChannel;
     private BrokerChannel controlChannel;
-    private int memberEpoch;
     private Uuid topicId;
     private List<Integer> partitions = List.of();
     private int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
@@ -114,10 +109,8 @@ public final class ShareFetcher implements Fetcher {
     private final SettleBatches pendingAsync;
     private boolean settleInFlight;
     private int lockDurationMs = 30_000;
-    private ScheduledFuture<?> heartbeat;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> idleCheck;
-    private boolean reconnecting;
 
     /**
      * Joins the share group and starts fetching; returns once this consumer is a member with its assignment.
@@ -134,12 +127,15 @@ public final class ShareFetcher implements Fetcher {
         this.rack = rack;
         this.pendingAsync = new SettleBatches(topic);
         this.idleReleaseNanos = TimeUnit.MILLISECONDS.toNanos(settings.prefetchIdleReleaseMs());
+        this.membership = new ShareMembership(settings, loop, clientId, groupId, topic, rack, true, new Member());
+        this.memberId = membership.memberId();
         try {
-            await("join share group " + groupId, connectAndJoin());
+            await("join share group " + groupId, membership.join());
         } catch (JMSException | RuntimeException e) {
-            closeChannels();
+            onLoop(membership::closeChannels);
             throw e;
         }
+        onLoop(this::scheduleRenewal);
     }
 
     // ---- application side
@@ -293,8 +289,10 @@ public final class ShareFetcher implements Fetcher {
         CompletableFuture<Void> done = new CompletableFuture<>();
         onLoop(() -> {
             cancelTimers();
-            if (fetchChannel != null) {
-                fetchChannel.close(); // a parked fetch must not acquire for a member that is leaving
+            BrokerChannel fetch = fetchChannel;
+            fetchChannel = null;
+            if (fetch != null) {
+                fetch.close(); // a parked fetch must not acquire for a member that is leaving
             }
             SettleBatches last = new SettleBatches(topic);
             List<Delivery> unread = new ArrayList<>();
@@ -309,8 +307,8 @@ public final class ShareFetcher implements Fetcher {
             held.clear();
             CompletableFuture<?> settled = last.isEmpty() || controlChannel == null
                     ? CompletableFuture.completedFuture(null) : sendSettle(last);
-            settled.handle((r, e) -> leave()).thenCompose(f -> f).whenComplete((r, e) -> {
-                closeChannels();
+            settled.handle((r, e) -> membership.leave()).thenCompose(f -> f).whenComplete((r, e) -> {
+                membership.closeChannels();
                 done.complete(null);
             });
         });
@@ -321,30 +319,12 @@ public final class ShareFetcher implements Fetcher {
         } catch (Exception e) {
             // the broker releases what it did not get once the member's session times out
         } finally {
-            onLoop(this::closeChannels);
-        }
-    }
-
-    private CompletableFuture<?> leave() {
-        if (controlChannel == null || memberEpoch <= 0) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return controlChannel.send(new ShareGroupHeartbeatRequest.Builder(new ShareGroupHeartbeatRequestData()
-                .setGroupId(groupId).setMemberId(memberId).setMemberEpoch(-1)), HEARTBEAT_VERSION)
-                .exceptionally(e -> null);
-    }
-
-    private void closeChannels() {
-        if (fetchChannel != null) {
-            fetchChannel.close();
-        }
-        if (controlChannel != null) {
-            controlChannel.close();
+            onLoop(membership::closeChannels);
         }
     }
 
     private void cancelTimers() {
-        for (ScheduledFuture<?> f : new ScheduledFuture<?>[] {heartbeat, renewal, idleCheck}) {
+        for (ScheduledFuture<?> f : new ScheduledFuture<?>[] {renewal, idleCheck}) {
             if (f != null) {
                 f.cancel(false);
             }
@@ -353,146 +333,47 @@ public final class ShareFetcher implements Fetcher {
 
     // ---- membership (loop)
 
-    private CompletableFuture<Void> connectAndJoin() {
-        CompletableFuture<Void> joined = new CompletableFuture<>();
-        String[] brokers = settings.brokers().split(",");
-        connect(brokers, 0, joined);
-        return joined;
-    }
+    /** What the membership tells this consumer. */
+    private final class Member implements ShareMembership.Listener {
 
-    private void connect(String[] brokers, int index, CompletableFuture<Void> joined) {
-        String broker = brokers[index].trim();
-        int colon = broker.lastIndexOf(':');
-        String host = colon < 0 ? broker : broker.substring(0, colon);
-        int port = colon < 0 ? 9092 : Integer.parseInt(broker.substring(colon + 1));
-        BrokerChannel.connect(loop, host, port, clientId, settings.requestTimeoutMs())
-                .thenCombine(BrokerChannel.connect(loop, host, port, clientId, settings.requestTimeoutMs()),
-                        (control, fetch) -> {
-                            onLoop(() -> {
-                                if (closed) {
-                                    control.close();
-                                    fetch.close();
-                                    return;
-                                }
-                                controlChannel = control;
-                                fetchChannel = fetch;
-                                memberEpoch = 0;
-                                sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
-                                sendHeartbeat(joined);
-                            });
-                            return null;
-                        })
-                .exceptionally(e -> {
-                    if (index + 1 < brokers.length) {
-                        connect(brokers, index + 1, joined);
-                    } else {
-                        joined.completeExceptionally(e);
-                    }
-                    return null;
-                });
-    }
+        @Override
+        public void onConnected(BrokerChannel control, BrokerChannel fetch) {
+            controlChannel = control;
+            fetchChannel = fetch;
+            fetchInFlight = false;
+            settleInFlight = false;
+            sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+            failure = null;
+        }
 
-    /** Heartbeats (joining when the epoch is 0); completes {@code joined} with the first answer. Loop. */
-    private void sendHeartbeat(CompletableFuture<Void> joined) {
-        if (closed || controlChannel == null) {
-            return;
-        }
-        ShareGroupHeartbeatRequestData data = new ShareGroupHeartbeatRequestData().setGroupId(groupId)
-                .setMemberId(memberId).setMemberEpoch(memberEpoch).setRackId(rack)
-                .setSubscribedTopicNames(memberEpoch == 0 ? List.of(topic) : null);
-        controlChannel.<ShareGroupHeartbeatResponse>send(new ShareGroupHeartbeatRequest.Builder(data),
-                HEARTBEAT_VERSION).whenComplete((response, e) -> {
-                    if (e != null) {
-                        connectionLost(e, joined);
-                        return;
-                    }
-                    onHeartbeat(response.data(), joined);
-                });
-    }
-
-    private void onHeartbeat(ShareGroupHeartbeatResponseData data, CompletableFuture<Void> joined) {
-        Errors error = Errors.forCode(data.errorCode());
-        if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_MEMBER_EPOCH) {
-            // the broker dropped this member (session timeout) and released what it held: join again
-            rejoin();
-            return;
-        }
-        if (error != Errors.NONE) {
-            JMSException failed = new JMSException("share group " + groupId + " refused member " + memberId + ": "
-                    + error.name() + (data.errorMessage() == null ? "" : " " + data.errorMessage()), error.name());
-            failure = failed;
-            if (joined != null) {
-                joined.completeExceptionally(failed);
-            }
-            return;
-        }
-        memberEpoch = data.memberEpoch();
-        if (data.assignment() != null) {
-            List<Integer> assigned = new ArrayList<>();
-            Uuid id = null;
-            for (ShareGroupHeartbeatResponseData.TopicPartitions tp : data.assignment().topicPartitions()) {
-                id = tp.topicId();
-                assigned.addAll(tp.partitions());
-            }
+        @Override
+        public void onAssignment(Uuid id, List<Integer> assigned) {
             if (!assigned.equals(partitions) || (id != null && !id.equals(topicId))) {
-                partitions = List.copyOf(assigned);
+                partitions = assigned;
                 topicId = id;
                 sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH; // a new session with the new partitions
             }
+            failure = null;
+            maybeFetch();
         }
-        failure = null;
-        heartbeat = loop.schedule(() -> sendHeartbeat(null), Math.max(100, data.heartbeatIntervalMs()),
-                TimeUnit.MILLISECONDS);
-        if (renewal == null) {
-            scheduleRenewal();
-        }
-        if (joined != null) {
-            joined.complete(null);
-        }
-        maybeFetch();
-    }
 
-    private void rejoin() {
-        List<Delivery> stale = new ArrayList<>();
-        buffer.drainTo(stale);
-        held.clear();
-        pendingAsync.drain();
-        memberEpoch = 0;
-        sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
-        if (heartbeat != null) {
-            heartbeat.cancel(false);
+        @Override
+        public void onRejoining() {
+            // the broker released everything this member held: what is buffered may go to others now
+            List<Delivery> stale = new ArrayList<>();
+            buffer.drainTo(stale);
+            held.clear();
+            pendingAsync.drain();
+            sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
         }
-        sendHeartbeat(null);
-    }
 
-    private void connectionLost(Throwable e, CompletableFuture<Void> joined) {
-        if (joined != null && !joined.isDone()) {
-            joined.completeExceptionally(e);
-            return;
+        @Override
+        public void onDisconnected(Throwable cause) {
+            failure = cause;
+            controlChannel = null;
+            fetchChannel = null;
+            fetchInFlight = false;
         }
-        if (closed || reconnecting) {
-            return;
-        }
-        failure = e;
-        reconnecting = true;
-        cancelTimers();
-        renewal = null;
-        closeChannels();
-        fetchInFlight = false;
-        settleInFlight = false;
-        loop.schedule(() -> {
-            reconnecting = false;
-            if (closed) {
-                return;
-            }
-            CompletableFuture<Void> again = new CompletableFuture<>();
-            again.whenComplete((r, t) -> {
-                if (t != null) {
-                    onLoop(() -> connectionLost(t, null));
-                }
-            });
-            connect(settings.brokers().split(","), 0, again);
-        }, RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
     }
 
     // ---- fetching (loop)
@@ -512,7 +393,7 @@ public final class ShareFetcher implements Fetcher {
 
     private void maybeFetch() {
         if (closed || fetchInFlight || fetchChannel == null || topicId == null || partitions.isEmpty()
-                || memberEpoch <= 0) {
+                || !membership.isJoined()) {
             return;
         }
         int room = settings.prefetch() - buffer.size();
@@ -549,12 +430,12 @@ public final class ShareFetcher implements Fetcher {
         BrokerChannel channel = fetchChannel;
         channel.<ShareFetchResponse>send(new ShareFetchRequest.Builder(data), FETCH_VERSION)
                 .whenComplete((response, e) -> {
-                    if (channel != fetchChannel) {
-                        return; // from before a reconnect
+                    if (channel != fetchChannel || closed) {
+                        return; // from before a reconnect, or closing
                     }
                     fetchInFlight = false;
                     if (e != null) {
-                        connectionLost(e, null);
+                        membership.connectionLost(e);
                         return;
                     }
                     onFetched(response.data());
@@ -567,7 +448,7 @@ public final class ShareFetcher implements Fetcher {
         }
         Errors error = Errors.forCode(data.errorCode());
         if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_MEMBER_EPOCH) {
-            rejoin();
+            membership.rejoin();
             return;
         }
         if (error == Errors.SHARE_SESSION_NOT_FOUND || error == Errors.INVALID_SHARE_SESSION_EPOCH) {
@@ -578,7 +459,7 @@ public final class ShareFetcher implements Fetcher {
         if (error != Errors.NONE) {
             failure = new JMSException("fetching from " + topic + " for share group " + groupId + " failed: "
                     + error.name() + (data.errorMessage() == null ? "" : " " + data.errorMessage()), error.name());
-            loop.schedule(this::maybeFetch, RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+            loop.schedule(this::maybeFetch, ShareMembership.RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
             return;
         }
         List<Delivery> fetched = new ArrayList<>();
@@ -682,12 +563,14 @@ public final class ShareFetcher implements Fetcher {
     /** Renews the locks of every held record each half lock duration. */
     private void scheduleRenewal() {
         renewal = loop.schedule(() -> {
-            if (closed || controlChannel == null) {
+            if (closed) {
                 return;
             }
-            SettleBatches renew = new SettleBatches(topic);
-            held.forEach((p, offsets) -> offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW)));
-            sendSettle(renew);
+            if (controlChannel != null) {
+                SettleBatches renew = new SettleBatches(topic);
+                held.forEach((p, offsets) -> offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW)));
+                sendSettle(renew);
+            }
             scheduleRenewal();
         }, Math.max(500, lockDurationMs / 2), TimeUnit.MILLISECONDS);
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 
 import org.apache.kafka.clients.CommonClientConfigs;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,24 +19,9 @@ class KafkaClientsTest {
     private final ConnectionSettings settings = TestSettings.of(new MillraceConnectionFactory("127.0.0.1:1"));
 
     @Test
-    void aShareConsumerRetriesMetadataAfterTenMillisecondsNotKafkasHundred() {
-        Map<String, Object> config = KafkaClients.shareConsumerConfig(settings, "client", "group", 100, null);
-
-        assertThat(config).containsEntry(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 10)
-                .doesNotContainKey(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG)
-                .containsEntry(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit")
-                .containsEntry(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100)
-                .doesNotContainKey(ConsumerConfig.CLIENT_RACK_CONFIG);
-        assertThat(KafkaClients.shareConsumerConfig(settings, "client", "group", 100, "selector"))
-                .containsEntry(ConsumerConfig.CLIENT_RACK_CONFIG, "selector");
-    }
-
-    @Test
     void noClientAsksTheBrokerForTelemetrySubscriptions() {
         assertThat(KafkaClients.common(settings, "client"))
                 .containsEntry(CommonClientConfigs.ENABLE_METRICS_PUSH_CONFIG, false)
                 .containsEntry(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1");
-        assertThat(KafkaClients.shareConsumerConfig(settings, "client", "group", 100, null))
-                .containsEntry(CommonClientConfigs.ENABLE_METRICS_PUSH_CONFIG, false);
     }
 }

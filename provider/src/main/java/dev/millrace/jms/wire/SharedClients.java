@@ -1,0 +1,185 @@
+package dev.millrace.jms.wire;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+import dev.millrace.jms.ConnectionSettings;
+import dev.millrace.jms.JmsExceptions;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+
+/**
+ * The kafka-clients objects that connections with the same client settings share, so that a connection costs no
+ * thread of its own: one admin client (destinations, groups, liveness), and one producer per delivery mode for
+ * non-transacted sends (kafka-clients producers are thread-safe; each record carries its connection's id where JMS needs
+ * it, for noLocal). Connections lease an entry when they open and release it when they close; the last release closes
+ * the clients. Entries are keyed by every setting that shapes these clients (brokers, acks, linger, batch size, request
+ * timeout, user), so connections of differently configured factories never share.
+ *
+ * <p>What each part costs (threads): the admin client 1 and each producer 1 (created on a connection's first send of
+ * that delivery mode) per entry; {@link #scheduler()} 1 per JVM; the share-group client's event loops
+ * ({@code ClientEventLoops}) at most 2 per JVM. A session with a MessageListener or asynchronous sends has a delivery
+ * thread; a topic subscriber has a fetch thread and a kafka-clients consumer; a transacted session that sends has a
+ * transactional producer.
+ *
+ * <p>Liveness: {@link #checkAlive} asks the cluster to describe itself at most once per
+ * {@code connectionCheckIntervalMs} for all connections of the entry, and answers the others from that result.
+ *
+ * <p>Thread-safe.
+ */
+public final class SharedClients {
+
+    private record Key(String brokers, String persistentAcks, String nonPersistentAcks, int lingerMs,
+                       int batchSizeBytes, int requestTimeoutMs, String user) {
+        static Key of(ConnectionSettings s) {
+            return new Key(s.brokers(), s.persistentAcks(), s.nonPersistentAcks(), s.lingerMs(), s.batchSizeBytes(),
+                    s.requestTimeoutMs(), s.user());
+        }
+    }
+
+    private static final Map<Key, SharedClients> POOL = new HashMap<>();
+
+    private static final class SchedulerHolder {
+        static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "millrace-connection-monitor");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private final Key key;
+    private final ConnectionSettings settings;
+    private final Admin admin;
+    private int references;
+    private KafkaProducer<byte[], byte[]> persistentProducer;
+    private KafkaProducer<byte[], byte[]> nonPersistentProducer;
+    private final Object checkLock = new Object();
+    private long lastCheckNanos;
+    private JMSException lastCheckFailure;
+    private boolean checked;
+
+    private SharedClients(Key key, ConnectionSettings settings) {
+        this.key = key;
+        this.settings = settings;
+        this.admin = KafkaClients.admin(settings, "millrace-shared-" + Integer.toHexString(System.identityHashCode(
+                this)));
+    }
+
+    /** Leases the entry for {@code settings}, creating it on first use. Release it once with {@link #release}. */
+    public static SharedClients acquire(ConnectionSettings settings) {
+        Key key = Key.of(settings);
+        synchronized (POOL) {
+            SharedClients shared = POOL.computeIfAbsent(key, k -> new SharedClients(k, settings));
+            shared.references++;
+            return shared;
+        }
+    }
+
+    /** The one thread (per JVM) that runs every connection's periodic checks and delayed tasks; never block it long. */
+    public static ScheduledExecutorService scheduler() {
+        return SchedulerHolder.SCHEDULER;
+    }
+
+    /** Gives the lease back; the last one closes the admin client and the producers (which flushes them). */
+    public void release() {
+        synchronized (POOL) {
+            if (--references > 0) {
+                return;
+            }
+            POOL.remove(key);
+        }
+        KafkaProducer<byte[], byte[]> p;
+        KafkaProducer<byte[], byte[]> np;
+        synchronized (this) {
+            p = persistentProducer;
+            np = nonPersistentProducer;
+        }
+        if (p != null) {
+            p.close(Duration.ofSeconds(5));
+        }
+        if (np != null) {
+            np.close(Duration.ofSeconds(5));
+        }
+        admin.close(Duration.ofSeconds(5));
+    }
+
+    public Admin admin() {
+        return admin;
+    }
+
+    /** The producer for non-transacted sends of {@code deliveryMode}, created on first use. */
+    public synchronized KafkaProducer<byte[], byte[]> producer(int deliveryMode) {
+        String id = "millrace-shared-" + Integer.toHexString(System.identityHashCode(this));
+        if (deliveryMode == DeliveryMode.PERSISTENT) {
+            if (persistentProducer == null) {
+                persistentProducer = KafkaClients.producer(settings, id + "-p", settings.persistentAcks());
+            }
+            return persistentProducer;
+        }
+        if (nonPersistentProducer == null) {
+            nonPersistentProducer = KafkaClients.producer(settings, id + "-np", settings.nonPersistentAcks());
+        }
+        return nonPersistentProducer;
+    }
+
+    /** Waits until every record sent so far through the shared producers is acknowledged or failed. */
+    public void flushProducers() {
+        KafkaProducer<byte[], byte[]> p;
+        KafkaProducer<byte[], byte[]> np;
+        synchronized (this) {
+            p = persistentProducer;
+            np = nonPersistentProducer;
+        }
+        for (KafkaProducer<byte[], byte[]> producer : java.util.Arrays.asList(p, np)) {
+            if (producer != null) {
+                try {
+                    producer.flush();
+                } catch (RuntimeException e) {
+                    // a failed send was reported to its sender
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether the cluster answers: describes it when the last answer is older than {@code maxAgeMs} (one connection
+     * at a time asks; the others wait for and share its answer), else repeats the last answer.
+     *
+     * @throws JMSException naming the brokers when the cluster did not answer
+     */
+    public void checkAlive(long maxAgeMs) throws JMSException {
+        synchronized (checkLock) {
+            checkAliveLocked(maxAgeMs);
+        }
+    }
+
+    /** Under {@link #checkLock}, never under {@code this}: a send must not wait for a liveness check. */
+    private void checkAliveLocked(long maxAgeMs) throws JMSException {
+        long now = System.nanoTime();
+        if (!checked || now - lastCheckNanos >= TimeUnit.MILLISECONDS.toNanos(maxAgeMs)) {
+            try {
+                admin.describeCluster(new DescribeClusterOptions().timeoutMs(settings.requestTimeoutMs()))
+                        .clusterId().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                lastCheckFailure = null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                lastCheckFailure = JmsExceptions.fromClient("cannot reach the brokers at " + settings.brokers(), e);
+            } catch (Exception e) {
+                lastCheckFailure = JmsExceptions.fromClient("cannot reach the brokers at " + settings.brokers(), e);
+            }
+            lastCheckNanos = System.nanoTime();
+            checked = true;
+        }
+        if (lastCheckFailure != null) {
+            throw lastCheckFailure;
+        }
+    }
+}
