@@ -398,13 +398,18 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     @Override
     public Session createSession(int sessionMode) throws JMSException {
+        return createSession(sessionMode, SessionDomain.ANY);
+    }
+
+    /** A session of {@code domain}: a QueueSession or TopicSession refuses the other domain's methods. */
+    private MillraceSession createSession(int sessionMode, SessionDomain domain) throws JMSException {
         checkClosed();
         used = true;
         if (sessionMode != Session.SESSION_TRANSACTED && sessionMode != Session.AUTO_ACKNOWLEDGE && sessionMode != Session.CLIENT_ACKNOWLEDGE
                 && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
             throw new JMSException("unknown session mode " + sessionMode);
         }
-        MillraceSession session = new MillraceSession(this, sessionMode);
+        MillraceSession session = new MillraceSession(this, sessionMode, domain);
         sessions.add(session);
         return session;
     }
@@ -416,12 +421,12 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return (QueueSession) createSession(transacted, acknowledgeMode);
+        return createSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.QUEUE);
     }
 
     @Override
     public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return (TopicSession) createSession(transacted, acknowledgeMode);
+        return createSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.TOPIC);
     }
 
     @Override
