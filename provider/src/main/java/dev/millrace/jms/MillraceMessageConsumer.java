@@ -247,21 +247,42 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
 
     @Override
     public Message receive() throws JMSException {
-        return receive(-1, false);
+        return receive(0, false, m -> m);
     }
 
     @Override
     public Message receive(long timeout) throws JMSException {
-        return timeout == 0 ? receive(-1, false) : receive(Math.max(timeout, 1), false);
+        return receive(timeout, false, m -> m);
     }
 
     @Override
     public Message receiveNoWait() throws JMSException {
-        return receive(0, true);
+        return receive(0, true, m -> m);
+    }
+
+    /** What a receive makes of the message before it counts as delivered. */
+    @FunctionalInterface
+    interface Receipt<R> {
+        /** @throws jakarta.jms.MessageFormatException to refuse the message (see the caller's rules) */
+        R accept(MillraceMessage message) throws JMSException;
+    }
+
+    /**
+     * {@code receive(timeout)} (0 = no limit) or, with {@code noWait}, {@code receiveNoWait()}, returning what
+     * {@code receipt} makes of the message (JMSConsumer.receiveBody). When {@code receipt} throws a
+     * MessageFormatException, in AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE the message goes back to the front of the
+     * buffer unacknowledged, not counted as a redelivery (the next receive gets it again); in CLIENT_ACKNOWLEDGE and
+     * transacted sessions it counts as delivered (JMSConsumer.receiveBody javadoc).
+     */
+    <R> R receive(long timeout, boolean noWait, Receipt<R> receipt) throws JMSException {
+        if (noWait) {
+            return receiveWithin(0, true, receipt);
+        }
+        return receiveWithin(timeout == 0 ? -1 : Math.max(timeout, 1), false, receipt);
     }
 
     /** @param timeoutMs negative for no limit; {@code noWait} returns at once if nothing is ready */
-    private Message receive(long timeoutMs, boolean noWait) throws JMSException {
+    private <R> R receiveWithin(long timeoutMs, boolean noWait, Receipt<R> receipt) throws JMSException {
         checkClosed();
         if (listener != null) {
             throw new IllegalStateException("receive is not allowed while a MessageListener is set");
@@ -308,8 +329,19 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                 if (m == null) {
                     continue;
                 }
+                R received;
+                try {
+                    received = receipt.accept(m);
+                } catch (jakarta.jms.MessageFormatException e) {
+                    if (session.acknowledgesOnDelivery()) {
+                        fetcher.putBack(List.of(d));
+                    } else {
+                        session.afterDelivery(this, d);
+                    }
+                    throw e;
+                }
                 session.afterDelivery(this, d);
-                return m;
+                return received;
             }
             return null;
         } catch (InterruptedException e) {

@@ -152,6 +152,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         return consumers.stream().anyMatch(c -> subscription.equals(c.subscriptionName()));
     }
 
+    /** Whether delivery alone acknowledges (AUTO_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE), not the application. */
+    boolean acknowledgesOnDelivery() {
+        return mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE;
+    }
+
     /** What happens after a message was handed to the application (receive returned, or onMessage returned). */
     void afterDelivery(MillraceMessageConsumer consumer, Delivery delivery) throws JMSException {
         switch (mode) {

@@ -9,8 +9,8 @@ import jakarta.jms.IllegalStateException;
  * Sessions from {@code QueueConnection.createQueueSession} are {@link #QUEUE} sessions and refuse the
  * publish/subscribe methods with {@link IllegalStateException}, as the QueueSession javadoc requires
  * ({@code createDurableSubscriber}, {@code createDurableConsumer}, {@code createSharedConsumer},
- * {@code createSharedDurableConsumer}, {@code createTemporaryTopic}, {@code createTopic}, {@code unsubscribe}); sessions
- * from {@code TopicConnection.createTopicSession} are {@link #TOPIC} sessions and refuse {@code createBrowser},
+ * {@code createSharedDurableConsumer}, {@code createTemporaryTopic}, {@code createTopic}, {@code unsubscribe});
+ * sessions from {@code TopicConnection.createTopicSession} are {@link #TOPIC} sessions and refuse {@code createBrowser},
  * {@code createQueue} and {@code createTemporaryQueue} (TopicSession javadoc). Decision: the methods of the other
  * domain's interface that the same object also implements ({@code createSubscriber} and {@code createPublisher} on a
  * queue session, {@code createReceiver} and {@code createSender} on a topic session, reachable by a cast) are refused

@@ -13,11 +13,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
+import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
+import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.Queue;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TextMessage;
 
-/** The simplified API's JMSContext against a real broker: contexts made from contexts. */
+/** The simplified API's JMSContext against a real broker: contexts made from contexts, JMSConsumer.receiveBody. */
 @Timeout(60)
 class JmsContextIntegrationTest {
 
@@ -88,6 +92,81 @@ class JmsContextIntegrationTest {
                     } else {
                         assertThat(consumer.receiveBody(String.class, 10_000)).isEqualTo("m" + mode);
                     }
+                }
+            }
+        }
+    }
+
+    /**
+     * JMSConsumer.receiveBody javadoc, AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE: a plain Message, a StreamMessage, a
+     * message without body and a body of another type fail with MessageFormatRuntimeException, and the message is
+     * delivered again before any later one, not as a redelivery.
+     */
+    @Test
+    void shouldRefuseBodilessAndMismatchedMessagesInReceiveBodyAndKeepThemForTheNextReceive() throws Exception {
+        for (int mode : new int[] {JMSContext.AUTO_ACKNOWLEDGE, JMSContext.DUPS_OK_ACKNOWLEDGE}) {
+            try (JMSContext context = broker.factory().createContext(mode)) {
+                Queue q = context.createQueue("ctx.body." + mode);
+                JMSProducer producer = context.createProducer();
+                producer.send(q, context.createMessage());
+                producer.send(q, context.createStreamMessage());
+                producer.send(q, context.createTextMessage());
+                producer.send(q, "text");
+                producer.send(q, "last");
+                JMSConsumer consumer = context.createConsumer(q);
+
+                assertThatThrownBy(() -> consumer.receiveBody(String.class, 10_000))
+                        .isInstanceOf(MessageFormatRuntimeException.class).hasMessageContaining("plain Message");
+                assertDeliveredOnce(consumer.receive(10_000), Message.class);
+                assertThatThrownBy(() -> consumer.receiveBody(Object.class, 10_000))
+                        .isInstanceOf(MessageFormatRuntimeException.class).hasMessageContaining("StreamMessage");
+                assertDeliveredOnce(consumer.receive(10_000), StreamMessage.class);
+                assertThatThrownBy(() -> consumer.receiveBody(String.class, 10_000))
+                        .isInstanceOf(MessageFormatRuntimeException.class).hasMessageContaining("no body");
+                assertDeliveredOnce(consumer.receive(10_000), TextMessage.class);
+                assertThatThrownBy(() -> consumer.receiveBody(Integer.class))
+                        .isInstanceOf(MessageFormatRuntimeException.class).hasMessageContaining("Integer");
+                assertThat(consumer.receiveBody(CharSequence.class, 10_000)).isEqualTo("text");
+                assertThat(consumer.receiveBody(String.class)).isEqualTo("last");
+            }
+        }
+    }
+
+    private static void assertDeliveredOnce(Message m, Class<? extends Message> type) throws Exception {
+        assertThat(m).isInstanceOf(type);
+        assertThat(m.getJMSRedelivered()).isFalse();
+        assertThat(m.getIntProperty("JMSXDeliveryCount")).isEqualTo(1);
+    }
+
+    /**
+     * JMSConsumer.receiveBody javadoc, CLIENT_ACKNOWLEDGE and transacted: a refused message counts as delivered; the
+     * next receive gets the next message, and recover or rollback bring the refused one back as a redelivery.
+     */
+    @Test
+    void shouldCountARefusedReceiveBodyAsDeliveredInClientAcknowledgeAndTransactedContexts() throws Exception {
+        for (int mode : new int[] {JMSContext.CLIENT_ACKNOWLEDGE, JMSContext.SESSION_TRANSACTED}) {
+            try (JMSContext context = broker.factory().createContext(mode)) {
+                Queue q = context.createQueue("ctx.body.delivered." + mode);
+                try (JMSContext sender = context.createContext(JMSContext.AUTO_ACKNOWLEDGE)) {
+                    sender.createProducer().send(q, sender.createMessage()).send(q, "next");
+                }
+                JMSConsumer consumer = context.createConsumer(q);
+                assertThatThrownBy(() -> consumer.receiveBody(String.class, 10_000))
+                        .isInstanceOf(MessageFormatRuntimeException.class);
+                assertThat(consumer.receiveBody(String.class, 10_000)).isEqualTo("next");
+                if (mode == JMSContext.CLIENT_ACKNOWLEDGE) {
+                    context.recover();
+                } else {
+                    context.rollback();
+                }
+                Message again = consumer.receive(10_000);
+                assertThat(again).isNotInstanceOf(TextMessage.class);
+                assertThat(again.getJMSRedelivered()).isTrue();
+                assertThat(consumer.receiveBody(String.class, 10_000)).isEqualTo("next");
+                if (mode == JMSContext.CLIENT_ACKNOWLEDGE) {
+                    context.acknowledge();
+                } else {
+                    context.commit();
                 }
             }
         }
