@@ -158,15 +158,17 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         String selectorText = selector == null ? null : selector.text();
         SharedSubscriptions shared = connection.sharedSubscriptions();
         shared.prepare(group, topicName, selectorText);
-        shared.opened(group);
+        shared.opened(group, topicName, selectorText);
         RecordFetcher fetcher;
+        String shareClientId = shareClientId(connection);
         try {
-            fetcher = new ShareFetcher(connection.settings(), shareClientId(connection), topicName,
+            fetcher = new ShareFetcher(connection.settings(), shareClientId, topicName,
                     group, MemberSelector.encodeSubscription(selectorText));
         } catch (JMSException | RuntimeException e) {
             shared.closed(group, durable);
             throw e;
         }
+        shared.awaitMember(group, shareClientId); // other connections see this consumer from now on
         return started(new MillraceMessageConsumer(session, topic, null, false, selector, group, durable, fetcher,
                 expiryQueue));
     }
