@@ -485,14 +485,18 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         }
     }
 
-    /** Stops delivery and waits for listeners in progress; not allowed from a listener of this connection. */
+    /**
+     * Stops delivery and waits for listeners in progress. From a MessageListener of this connection it throws
+     * IllegalStateException (the Connection.stop javadoc allows failing or succeeding there); from a
+     * CompletionListener it works (JMS 3.1 section 7.3, asynchronous send, forbids only close, commit and rollback
+     * there) and does not wait for the listener's own session, whose delivery thread it runs on.
+     */
     @Override
     public void stop() throws JMSException {
         checkClosed();
         used = true;
-        if (isDeliveryThread()) {
-            throw new IllegalStateException("stop() from a MessageListener or CompletionListener of its own "
-                    + "connection would deadlock");
+        if (sessions.stream().anyMatch(MillraceSession::isInMessageListener)) {
+            throw new IllegalStateException("stop() from a MessageListener of its own connection would deadlock");
         }
         synchronized (lock) {
             started = false;

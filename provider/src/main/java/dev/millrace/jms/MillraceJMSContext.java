@@ -171,6 +171,10 @@ public class MillraceJMSContext implements JMSContext {
         });
     }
 
+    /**
+     * Stops the connection ({@link MillraceConnection#stop}): from a MessageListener of this context (or of a context
+     * sharing its connection) IllegalStateRuntimeException; from a CompletionListener it works.
+     */
     @Override
     public void stop() {
         checkClosed();
@@ -192,6 +196,10 @@ public class MillraceJMSContext implements JMSContext {
         return autoStart;
     }
 
+    /**
+     * Closes the session and, with the last context of the connection, the connection. From this context's own
+     * MessageListener or CompletionListener it throws IllegalStateRuntimeException (JMSContext.close javadoc).
+     */
     @Override
     public void close() {
         if (closed) {

@@ -413,8 +413,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     }
 
     /**
-     * Closes the session: waits for a listener in progress (unless called from it), waits for async sends, closes
-     * consumers (a queue's unacknowledged messages are released) and producers. Idempotent.
+     * Closes the session: waits for a listener in progress, waits for async sends, closes consumers (a queue's
+     * unacknowledged messages are released) and producers. Idempotent. From one of this session's own
+     * MessageListeners or CompletionListeners it throws IllegalStateException: the Session.close javadoc forbids it
+     * in a CompletionListener and, for a MessageListener, allows failing or succeeding; Millrace fails, like
+     * Connection.close and Connection.stop (JMS 3.1 sections 6.1.5, 6.1.8).
      */
     @Override
     public void close() throws JMSException {
@@ -423,6 +426,10 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         }
         if (isInCompletionListener()) {
             throw new IllegalStateException("close() from a CompletionListener of its own session");
+        }
+        if (isDeliveryThread()) {
+            throw new IllegalStateException("close() from a MessageListener of its own session; close it from "
+                    + "another thread, or close the consumer instead");
         }
         awaitAsyncSends(null);
         deliveryLock.lock();
@@ -453,6 +460,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     /** Whether the calling thread runs one of this session's CompletionListeners. */
     boolean isInCompletionListener() {
         return isDeliveryThread() && asyncSends.inListener();
+    }
+
+    /** Whether the calling thread runs one of this session's MessageListeners. */
+    boolean isInMessageListener() {
+        return isDeliveryThread() && !asyncSends.inListener();
     }
 
     @Override
