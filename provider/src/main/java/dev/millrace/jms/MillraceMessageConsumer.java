@@ -421,14 +421,17 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                 // before onMessage, so that message.acknowledge() in it covers this message too
                 session.afterDelivery(this, d);
             }
+            boolean threw = false;
             try {
                 l.onMessage(m);
             } catch (RuntimeException e) {
-                if (!clientAcknowledge) {
-                    // AUTO and DUPS_OK: a listener that throws gets the message again at once
-                    redeliver(List.of(d));
-                    return;
-                }
+                threw = true;
+            }
+            boolean recovered = session.takeRecoverInListener();
+            if (!clientAcknowledge && (threw || recovered)) {
+                // AUTO and DUPS_OK: a listener that throws, or calls Session.recover, gets the message again at once
+                redeliver(List.of(d));
+                return;
             }
             if (!closed && !clientAcknowledge) {
                 session.afterDelivery(this, d);

@@ -90,6 +90,8 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     private final ExecutorService deliveryExecutor;
     private volatile Thread deliveryThread;
     private volatile boolean closed;
+    /** recover() was called in the running MessageListener of an AUTO/DUPS_OK session. Delivery thread only. */
+    private boolean recoverInListener;
     /** The broker transaction of a SESSION_TRANSACTED session, else null. */
     private final SessionTransaction transaction;
 
@@ -378,13 +380,32 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         }
     }
 
+    /**
+     * Delivers the unacknowledged messages again. In AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE the only one is the
+     * message a MessageListener of this session is handling: called from that listener, recover makes it come again
+     * (JMSRedelivered set) instead of being acknowledged when onMessage returns (JMS 3.1 section 6.2.10, Session.recover
+     * javadoc); called elsewhere it has nothing to do.
+     */
     @Override
     public void recover() throws JMSException {
         checkClosed();
         if (transaction != null) {
             throw new IllegalStateException("recover() on a transacted session; use rollback()");
         }
+        if (acknowledgesOnDelivery() && isInMessageListener()) {
+            recoverInListener = true;
+        }
         redeliverUnacknowledged();
+    }
+
+    /**
+     * Whether {@link #recover} was called in the MessageListener that just returned (AUTO_ACKNOWLEDGE,
+     * DUPS_OK_ACKNOWLEDGE), clearing it. Delivery thread.
+     */
+    boolean takeRecoverInListener() {
+        boolean requested = recoverInListener;
+        recoverInListener = false;
+        return requested;
     }
 
     private void redeliverUnacknowledged() throws JMSException {
