@@ -438,7 +438,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
      * unacknowledged messages are released) and producers. Idempotent. From one of this session's own
      * MessageListeners or CompletionListeners it throws IllegalStateException: the Session.close javadoc forbids it
      * in a CompletionListener and, for a MessageListener, allows failing or succeeding; Millrace fails, like
-     * Connection.close and Connection.stop (JMS 3.1 sections 6.1.5, 6.1.8).
+     * Connection.close and Connection.stop.
      */
     @Override
     public void close() throws JMSException {
