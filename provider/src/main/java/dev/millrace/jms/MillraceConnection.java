@@ -365,13 +365,18 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     @Override
     public Session createSession(int sessionMode) throws JMSException {
+        return createSession(sessionMode, SessionDomain.ANY);
+    }
+
+    /** A session of {@code domain}: a QueueSession or TopicSession refuses the other domain's methods. */
+    private MillraceSession createSession(int sessionMode, SessionDomain domain) throws JMSException {
         checkClosed();
         used = true;
         if (sessionMode != Session.SESSION_TRANSACTED && sessionMode != Session.AUTO_ACKNOWLEDGE && sessionMode != Session.CLIENT_ACKNOWLEDGE
                 && sessionMode != Session.DUPS_OK_ACKNOWLEDGE) {
             throw new JMSException("unknown session mode " + sessionMode);
         }
-        MillraceSession session = new MillraceSession(this, sessionMode);
+        MillraceSession session = new MillraceSession(this, sessionMode, domain);
         sessions.add(session);
         return session;
     }
@@ -383,12 +388,12 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return (QueueSession) createSession(transacted, acknowledgeMode);
+        return createSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.QUEUE);
     }
 
     @Override
     public TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return (TopicSession) createSession(transacted, acknowledgeMode);
+        return createSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode, SessionDomain.TOPIC);
     }
 
     @Override
@@ -447,14 +452,18 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         }
     }
 
-    /** Stops delivery and waits for listeners in progress; not allowed from a listener of this connection. */
+    /**
+     * Stops delivery and waits for listeners in progress. From a MessageListener of this connection it throws
+     * IllegalStateException (the Connection.stop javadoc allows failing or succeeding there); from a
+     * CompletionListener it works (JMS 3.1 section 7.3, asynchronous send, forbids only close, commit and rollback
+     * there) and does not wait for the listener's own session, whose delivery thread it runs on.
+     */
     @Override
     public void stop() throws JMSException {
         checkClosed();
         used = true;
-        if (isDeliveryThread()) {
-            throw new IllegalStateException("stop() from a MessageListener or CompletionListener of its own "
-                    + "connection would deadlock");
+        if (sessions.stream().anyMatch(MillraceSession::isInMessageListener)) {
+            throw new IllegalStateException("stop() from a MessageListener of its own connection would deadlock");
         }
         synchronized (lock) {
             started = false;

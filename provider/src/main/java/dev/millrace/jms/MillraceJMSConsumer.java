@@ -1,10 +1,16 @@
 package dev.millrace.jms;
 
+import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSException;
+import jakarta.jms.MapMessage;
 import jakarta.jms.Message;
+import jakarta.jms.MessageFormatException;
 import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.MessageListener;
+import jakarta.jms.ObjectMessage;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TextMessage;
 
 /** The simplified API's consumer over a {@link MillraceMessageConsumer}. Same threading rules. */
 final class MillraceJMSConsumer implements JMSConsumer {
@@ -58,34 +64,48 @@ final class MillraceJMSConsumer implements JMSConsumer {
 
     @Override
     public <T> T receiveBody(Class<T> c) {
-        return body(receive(), c);
+        return receiveBody(c, 0, false);
     }
 
     @Override
     public <T> T receiveBody(Class<T> c, long timeout) {
-        return body(receive(timeout), c);
+        return receiveBody(c, timeout, false);
     }
 
     @Override
     public <T> T receiveBodyNoWait(Class<T> c) {
-        return body(receiveNoWait(), c);
+        return receiveBody(c, 0, true);
     }
 
     /**
-     * The body of a received message. A body of the wrong type fails with MessageFormatRuntimeException; the
-     * message has been acknowledged by then in AUTO and DUPS_OK modes (it is not redelivered).
+     * The body of the next message, by the JMSConsumer.receiveBody javadoc: a plain Message, a StreamMessage, a
+     * message without body (e.g. a TextMessage whose text is null, an empty BytesMessage or MapMessage), a body not
+     * assignable to {@code c} and an ObjectMessage that cannot be deserialized fail with
+     * MessageFormatRuntimeException. Then, in AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE, the message is not
+     * acknowledged and the next receive gets it again, not counted as a redelivery; in CLIENT_ACKNOWLEDGE and
+     * transacted sessions it counts as delivered (recover or rollback bring it back). See
+     * {@link MillraceMessageConsumer#receive(long, boolean, MillraceMessageConsumer.Receipt)}.
      */
-    private static <T> T body(Message m, Class<T> c) {
-        if (m == null) {
-            return null;
+    private <T> T receiveBody(Class<T> c, long timeout, boolean noWait) {
+        if (c == null) {
+            throw new MessageFormatRuntimeException("receiveBody needs the class of the body, not null");
         }
-        try {
-            return m.getBody(c);
-        } catch (jakarta.jms.MessageFormatException e) {
-            throw new MessageFormatRuntimeException(e.getMessage(), e.getErrorCode(), e);
-        } catch (JMSException e) {
-            throw JmsExceptions.toRuntime(e);
+        return JmsExceptions.runtime(() -> consumer.receive(timeout, noWait, m -> body(m, c)));
+    }
+
+    private static <T> T body(Message m, Class<T> c) throws JMSException {
+        if (!(m instanceof TextMessage || m instanceof BytesMessage || m instanceof MapMessage
+                || m instanceof ObjectMessage)) {
+            throw new MessageFormatException("receiveBody cannot return the body of a "
+                    + (m instanceof StreamMessage ? "StreamMessage" : "plain Message")
+                    + "; use receive");
         }
+        T body = m.getBody(c); // MessageFormatException when not assignable or not deserializable
+        if (body == null) {
+            throw new MessageFormatException("the received message has no body, which receiveBody cannot return; "
+                    + "use receive");
+        }
+        return body;
     }
 
     @Override

@@ -49,15 +49,26 @@ public class MillraceJMSContext implements JMSContext {
     }
 
     static JMSContext create(MillraceConnection connection, int sessionMode, boolean owner) {
-        if (sessionMode != SESSION_TRANSACTED && sessionMode != AUTO_ACKNOWLEDGE && sessionMode != CLIENT_ACKNOWLEDGE
-                && sessionMode != DUPS_OK_ACKNOWLEDGE) {
+        if (!isSessionMode(sessionMode)) {
             JmsExceptions.runtime(() -> {
                 connection.close();
                 return null;
             });
-            throw new JMSRuntimeException("unknown session mode " + sessionMode);
+            throw unknownMode(sessionMode);
         }
         return new MillraceJMSContext(connection, new AtomicInteger(1), sessionMode);
+    }
+
+    /** Whether {@code mode} is one of the four session modes of {@link JMSContext}. */
+    private static boolean isSessionMode(int mode) {
+        return mode == SESSION_TRANSACTED || mode == AUTO_ACKNOWLEDGE || mode == CLIENT_ACKNOWLEDGE
+                || mode == DUPS_OK_ACKNOWLEDGE;
+    }
+
+    private static JMSRuntimeException unknownMode(int mode) {
+        return new JMSRuntimeException("unknown session mode " + mode + "; expected SESSION_TRANSACTED ("
+                + SESSION_TRANSACTED + "), AUTO_ACKNOWLEDGE (" + AUTO_ACKNOWLEDGE + "), CLIENT_ACKNOWLEDGE ("
+                + CLIENT_ACKNOWLEDGE + ") or DUPS_OK_ACKNOWLEDGE (" + DUPS_OK_ACKNOWLEDGE + ")");
     }
 
     private void checkClosed() {
@@ -90,12 +101,15 @@ public class MillraceJMSContext implements JMSContext {
         }
     }
 
+    /**
+     * A context on the same connection with a session of its own, in any of the four modes (SESSION_TRANSACTED too:
+     * its session has its own broker transaction, independent of this context's; JMSContext.createContext javadoc).
+     */
     @Override
     public JMSContext createContext(int sessionMode) {
         checkClosed();
-        if (sessionMode != AUTO_ACKNOWLEDGE && sessionMode != CLIENT_ACKNOWLEDGE
-                && sessionMode != DUPS_OK_ACKNOWLEDGE) {
-            throw new JMSRuntimeException("unknown or unsupported session mode " + sessionMode);
+        if (!isSessionMode(sessionMode)) {
+            throw unknownMode(sessionMode);
         }
         connectionUsers.incrementAndGet();
         return new MillraceJMSContext(connection, connectionUsers, sessionMode);
@@ -157,6 +171,10 @@ public class MillraceJMSContext implements JMSContext {
         });
     }
 
+    /**
+     * Stops the connection ({@link MillraceConnection#stop}): from a MessageListener of this context (or of a context
+     * sharing its connection) IllegalStateRuntimeException; from a CompletionListener it works.
+     */
     @Override
     public void stop() {
         checkClosed();
@@ -178,6 +196,10 @@ public class MillraceJMSContext implements JMSContext {
         return autoStart;
     }
 
+    /**
+     * Closes the session and, with the last context of the connection, the connection. From this context's own
+     * MessageListener or CompletionListener it throws IllegalStateRuntimeException (JMSContext.close javadoc).
+     */
     @Override
     public void close() {
         if (closed) {

@@ -145,15 +145,17 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         String selectorText = selector == null ? null : selector.text();
         SharedSubscriptions shared = connection.sharedSubscriptions();
         shared.prepare(group, topicName, selectorText);
-        shared.opened(group);
+        shared.opened(group, topicName, selectorText);
         Fetcher fetcher;
+        String shareClientId = shareClientId(connection);
         try {
-            fetcher = new ShareFetcher(connection.settings(), shareClientId(connection), topicName,
+            fetcher = new ShareFetcher(connection.settings(), shareClientId, topicName,
                     group, MemberSelector.encodeSubscription(selectorText));
         } catch (JMSException | RuntimeException e) {
             shared.closed(group, durable);
             throw e;
         }
+        shared.awaitMember(group, shareClientId); // other connections see this consumer from now on
         return started(new MillraceMessageConsumer(session, topic, null, false, selector, group, durable, fetcher,
                 expiryQueue));
     }
@@ -237,21 +239,42 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
 
     @Override
     public Message receive() throws JMSException {
-        return receive(-1, false);
+        return receive(0, false, m -> m);
     }
 
     @Override
     public Message receive(long timeout) throws JMSException {
-        return timeout == 0 ? receive(-1, false) : receive(Math.max(timeout, 1), false);
+        return receive(timeout, false, m -> m);
     }
 
     @Override
     public Message receiveNoWait() throws JMSException {
-        return receive(0, true);
+        return receive(0, true, m -> m);
+    }
+
+    /** What a receive makes of the message before it counts as delivered. */
+    @FunctionalInterface
+    interface Receipt<R> {
+        /** @throws jakarta.jms.MessageFormatException to refuse the message (see the caller's rules) */
+        R accept(MillraceMessage message) throws JMSException;
+    }
+
+    /**
+     * {@code receive(timeout)} (0 = no limit) or, with {@code noWait}, {@code receiveNoWait()}, returning what
+     * {@code receipt} makes of the message (JMSConsumer.receiveBody). When {@code receipt} throws a
+     * MessageFormatException, in AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE the message goes back to the front of the
+     * buffer unacknowledged, not counted as a redelivery (the next receive gets it again); in CLIENT_ACKNOWLEDGE and
+     * transacted sessions it counts as delivered (JMSConsumer.receiveBody javadoc).
+     */
+    <R> R receive(long timeout, boolean noWait, Receipt<R> receipt) throws JMSException {
+        if (noWait) {
+            return receiveWithin(0, true, receipt);
+        }
+        return receiveWithin(timeout == 0 ? -1 : Math.max(timeout, 1), false, receipt);
     }
 
     /** @param timeoutMs negative for no limit; {@code noWait} returns at once if nothing is ready */
-    private Message receive(long timeoutMs, boolean noWait) throws JMSException {
+    private <R> R receiveWithin(long timeoutMs, boolean noWait, Receipt<R> receipt) throws JMSException {
         checkClosed();
         if (listener != null) {
             throw new IllegalStateException("receive is not allowed while a MessageListener is set");
@@ -298,8 +321,19 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                 if (m == null) {
                     continue;
                 }
+                R received;
+                try {
+                    received = receipt.accept(m);
+                } catch (jakarta.jms.MessageFormatException e) {
+                    if (session.acknowledgesOnDelivery()) {
+                        fetcher.putBack(List.of(d));
+                    } else {
+                        session.afterDelivery(this, d);
+                    }
+                    throw e;
+                }
                 session.afterDelivery(this, d);
-                return m;
+                return received;
             }
             return null;
         } catch (InterruptedException e) {
@@ -377,14 +411,17 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
                 // before onMessage, so that message.acknowledge() in it covers this message too
                 session.afterDelivery(this, d);
             }
+            boolean threw = false;
             try {
                 l.onMessage(m);
             } catch (RuntimeException e) {
-                if (!clientAcknowledge) {
-                    // AUTO and DUPS_OK: a listener that throws gets the message again at once
-                    redeliver(List.of(d));
-                    return;
-                }
+                threw = true;
+            }
+            boolean recovered = session.takeRecoverInListener();
+            if (!clientAcknowledge && (threw || recovered)) {
+                // AUTO and DUPS_OK: a listener that throws, or calls Session.recover, gets the message again at once
+                redeliver(List.of(d));
+                return;
             }
             if (!closed && !clientAcknowledge) {
                 session.afterDelivery(this, d);

@@ -66,6 +66,8 @@ import jakarta.jms.TopicSubscriber;
  *   <li>A producer keeps one partition per destination for the session's life ({@link #partitionFor}), so one
  *       session's messages to a destination are read in the order they were sent.
  *   <li>Async sends: CompletionListeners run on the delivery thread in the order of the sends.
+ *   <li>A session made by {@code createQueueSession} or {@code createTopicSession} refuses the other domain's methods
+ *       ({@link SessionDomain}); one made by {@code createSession} allows both.
  * </ul>
  *
  * <p>Thread-safe where the specification allows use from several threads (close, the listeners' thread); otherwise
@@ -75,6 +77,8 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     private final MillraceConnection connection;
     private final int mode;
+    /** Which domain's methods this session allows: QueueSession / TopicSession rules (see {@link SessionDomain}). */
+    private final SessionDomain domain;
     private final int partitionSalt = ThreadLocalRandom.current().nextInt() & 0x7fffffff;
     private final List<MillraceMessageConsumer> consumers = new CopyOnWriteArrayList<>();
     private final List<MillraceMessageProducer> producers = new CopyOnWriteArrayList<>();
@@ -86,12 +90,15 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     private final ExecutorService deliveryExecutor;
     private volatile Thread deliveryThread;
     private volatile boolean closed;
+    /** recover() was called in the running MessageListener of an AUTO/DUPS_OK session. Delivery thread only. */
+    private boolean recoverInListener;
     /** The broker transaction of a SESSION_TRANSACTED session, else null. */
     private final SessionTransaction transaction;
 
-    MillraceSession(MillraceConnection connection, int mode) {
+    MillraceSession(MillraceConnection connection, int mode, SessionDomain domain) {
         this.connection = connection;
         this.mode = mode;
+        this.domain = domain;
         this.transaction = mode == SESSION_TRANSACTED ? new SessionTransaction(connection) : null;
         this.deliveryExecutor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "millrace-session-" + connection.connectionId());
@@ -145,6 +152,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     boolean hasActiveDurable(String subscription) {
         return consumers.stream().anyMatch(c -> subscription.equals(c.subscriptionName()));
+    }
+
+    /** Whether delivery alone acknowledges (AUTO_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE), not the application. */
+    boolean acknowledgesOnDelivery() {
+        return mode == AUTO_ACKNOWLEDGE || mode == DUPS_OK_ACKNOWLEDGE;
     }
 
     /** What happens after a message was handed to the application (receive returned, or onMessage returned). */
@@ -368,13 +380,32 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         }
     }
 
+    /**
+     * Delivers the unacknowledged messages again. In AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE the only one is the
+     * message a MessageListener of this session is handling: called from that listener, recover makes it come again
+     * (JMSRedelivered set) instead of being acknowledged when onMessage returns (JMS 3.1 section 6.2.10, Session.recover
+     * javadoc); called elsewhere it has nothing to do.
+     */
     @Override
     public void recover() throws JMSException {
         checkClosed();
         if (transaction != null) {
             throw new IllegalStateException("recover() on a transacted session; use rollback()");
         }
+        if (acknowledgesOnDelivery() && isInMessageListener()) {
+            recoverInListener = true;
+        }
         redeliverUnacknowledged();
+    }
+
+    /**
+     * Whether {@link #recover} was called in the MessageListener that just returned (AUTO_ACKNOWLEDGE,
+     * DUPS_OK_ACKNOWLEDGE), clearing it. Delivery thread.
+     */
+    boolean takeRecoverInListener() {
+        boolean requested = recoverInListener;
+        recoverInListener = false;
+        return requested;
     }
 
     private void redeliverUnacknowledged() throws JMSException {
@@ -403,8 +434,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     }
 
     /**
-     * Closes the session: waits for a listener in progress (unless called from it), waits for async sends, closes
-     * consumers (a queue's unacknowledged messages are released) and producers. Idempotent.
+     * Closes the session: waits for a listener in progress, waits for async sends, closes consumers (a queue's
+     * unacknowledged messages are released) and producers. Idempotent. From one of this session's own
+     * MessageListeners or CompletionListeners it throws IllegalStateException: the Session.close javadoc forbids it
+     * in a CompletionListener and, for a MessageListener, allows failing or succeeding; Millrace fails, like
+     * Connection.close and Connection.stop.
      */
     @Override
     public void close() throws JMSException {
@@ -413,6 +447,10 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         }
         if (isInCompletionListener()) {
             throw new IllegalStateException("close() from a CompletionListener of its own session");
+        }
+        if (isDeliveryThread()) {
+            throw new IllegalStateException("close() from a MessageListener of its own session; close it from "
+                    + "another thread, or close the consumer instead");
         }
         awaitAsyncSends(null);
         deliveryLock.lock();
@@ -443,6 +481,11 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     /** Whether the calling thread runs one of this session's CompletionListeners. */
     boolean isInCompletionListener() {
         return isDeliveryThread() && asyncSends.inListener();
+    }
+
+    /** Whether the calling thread runs one of this session's MessageListeners. */
+    boolean isInMessageListener() {
+        return isDeliveryThread() && !asyncSends.inListener();
     }
 
     @Override
@@ -478,11 +521,15 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     @Override
     public QueueSender createSender(Queue queue) throws JMSException {
+        checkClosed();
+        domain.checkQueueMethod("createSender");
         return (QueueSender) createProducer(queue);
     }
 
     @Override
     public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        checkClosed();
+        domain.checkTopicMethod("createPublisher");
         return (TopicPublisher) createProducer(topic);
     }
 
@@ -541,6 +588,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     private MessageConsumer createShared(Topic topic, String name, String messageSelector, boolean durable)
             throws JMSException {
         checkClosed();
+        domain.checkTopicMethod(durable ? "createSharedDurableConsumer" : "createSharedConsumer");
         MillraceDestination d = consumable(topic);
         if (!(d instanceof Topic)) {
             throw new InvalidDestinationException(d + " is not a topic");
@@ -565,6 +613,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector,
                                                    boolean noLocal) throws JMSException {
         checkClosed();
+        domain.checkTopicMethod("createDurableSubscriber");
         MillraceDestination d = consumable(topic);
         Selector selector = MessageSelectors.compile(messageSelector);
         if (name == null || name.isEmpty()) {
@@ -585,12 +634,14 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
-        return createDurableSubscriber(topic, name);
+        return createDurableConsumer(topic, name, null, false);
     }
 
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.checkTopicMethod("createDurableConsumer");
         return createDurableSubscriber(topic, name, messageSelector, noLocal);
     }
 
@@ -618,6 +669,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public void unsubscribe(String name) throws JMSException {
         checkClosed();
+        domain.checkTopicMethod("unsubscribe");
         String clientId = connection.getClientID();
         String sharedGroup = SharedSubscriptions.group(true, clientId, name);
         if ((clientId != null && connection.hasActiveDurable(name))
@@ -636,22 +688,26 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
 
     @Override
     public QueueReceiver createReceiver(Queue queue) throws JMSException {
-        return (QueueReceiver) createConsumer(queue);
+        return createReceiver(queue, null);
     }
 
     @Override
     public QueueReceiver createReceiver(Queue queue, String messageSelector) throws JMSException {
+        checkClosed();
+        domain.checkQueueMethod("createReceiver");
         return (QueueReceiver) createConsumer(queue, messageSelector);
     }
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
-        return (TopicSubscriber) createConsumer(topic);
+        return createSubscriber(topic, null, false);
     }
 
     @Override
     public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal)
             throws JMSException {
+        checkClosed();
+        domain.checkTopicMethod("createSubscriber");
         return (TopicSubscriber) createConsumer(topic, messageSelector, noLocal);
     }
 
@@ -663,6 +719,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
         checkClosed();
+        domain.checkQueueMethod("createBrowser");
         MillraceDestination d = consumable(queue);
         dev.millrace.protocol.selector.Selector selector = MessageSelectors.compile(messageSelector);
         if (!(d instanceof Queue)) {
@@ -679,6 +736,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public Queue createQueue(String queueName) throws JMSException {
         checkClosed();
+        domain.checkQueueMethod("createQueue");
         MillraceDestination.validateName(queueName);
         return new MillraceQueue(queueName);
     }
@@ -686,6 +744,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public Topic createTopic(String topicName) throws JMSException {
         checkClosed();
+        domain.checkTopicMethod("createTopic");
         MillraceDestination.validateName(topicName);
         return new MillraceTopic(topicName);
     }
@@ -693,6 +752,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
         checkClosed();
+        domain.checkQueueMethod("createTemporaryQueue");
         connection.prepareTemporary();
         String name = connection.newTemporaryName("queue");
         connection.destinations().create(name, 1);
@@ -703,6 +763,7 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
         checkClosed();
+        domain.checkTopicMethod("createTemporaryTopic");
         connection.prepareTemporary();
         String name = connection.newTemporaryName("topic");
         connection.destinations().create(name, 1);

@@ -121,4 +121,32 @@ class MessageTypesIntegrationTest {
             assertThat(got.get(1).isBodyAssignableTo(String.class)).isFalse();
         }
     }
+
+    /**
+     * StreamMessage.readBytes javadoc: a byte array field read whole ends with -1 ("the end of the byte field has been
+     * reached"), it does not read on into the next field; the next field is read after that.
+     */
+    @Test
+    void streamMessageReadBytesReturnsMinusOneAtTheEndOfEachByteField() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue q = s.createQueue("q.stream.bytes");
+            StreamMessage stream = s.createStreamMessage();
+            stream.writeBytes(new byte[] {1, 2, 3});
+            stream.writeBytes(new byte[] {4, 5});
+            stream.writeInt(6);
+            s.createProducer(q).send(stream);
+            MessageConsumer consumer = s.createConsumer(q);
+            c.start();
+            StreamMessage got = (StreamMessage) consumer.receive(10_000);
+
+            byte[] buffer = new byte[8];
+            assertThat(got.readBytes(buffer)).isEqualTo(3);
+            assertThat(got.readBytes(buffer)).as("end of the first field").isEqualTo(-1);
+            assertThat(got.readBytes(buffer)).isEqualTo(2);
+            assertThat(buffer).startsWith(4, 5);
+            assertThat(got.readBytes(buffer)).as("end of the second field").isEqualTo(-1);
+            assertThat(got.readInt()).isEqualTo(6);
+        }
+    }
 }

@@ -128,6 +128,51 @@ class SelectorIntegrationTest {
         }
     }
 
+    /**
+     * JMS 3.1 section 3.8.1.1: comparing a boolean with a number is an invalid selector (InvalidSelectorException at
+     * consumer creation); {@code p NOT IN (...)} and {@code p LIKE ...} do not select a message whose {@code p} is
+     * not a String (the identifier must be a String or NULL, the result is UNKNOWN), on a queue (the broker
+     * evaluates) and a topic (the subscriber's fetch evaluates).
+     */
+    @Test
+    void shouldRefuseBooleanAgainstNumberAndNotSelectNonStringsWithNotInOrLike() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue queue = s.createQueue("sel.types");
+            Topic topic = s.createTopic("sel.types.topic");
+            for (String invalid : List.of("TRUE = 0", "FALSE = 0", "(p = 'a') = 1")) {
+                assertThatThrownBy(() -> s.createConsumer(queue, invalid)).as(invalid)
+                        .isInstanceOf(InvalidSelectorException.class)
+                        .hasMessageContaining("a boolean compares only with a boolean");
+                assertThatThrownBy(() -> s.createConsumer(topic, invalid)).as(invalid)
+                        .isInstanceOf(InvalidSelectorException.class);
+            }
+
+            MessageConsumer queueNotIn = s.createConsumer(queue, "p NOT IN ('a', 'b')");
+            MessageConsumer topicNotIn = s.createConsumer(topic, "p NOT IN ('a', 'b')");
+            MessageConsumer topicNotLike = s.createConsumer(topic, "p NOT LIKE 'a%'");
+            c.start();
+            for (jakarta.jms.Destination d : List.<jakarta.jms.Destination>of(queue, topic)) {
+                MessageProducer p = s.createProducer(d);
+                TextMessage number = s.createTextMessage("number");
+                number.setIntProperty("p", 1);
+                p.send(number);
+                TextMessage bool = s.createTextMessage("boolean");
+                bool.setBooleanProperty("p", true);
+                p.send(bool);
+                TextMessage listed = s.createTextMessage("listed");
+                listed.setStringProperty("p", "a");
+                p.send(listed);
+                TextMessage other = s.createTextMessage("other");
+                other.setStringProperty("p", "c");
+                p.send(other);
+            }
+            assertThat(texts(queueNotIn, 1)).containsExactly("other");
+            assertThat(texts(topicNotIn, 1)).containsExactly("other");
+            assertThat(texts(topicNotLike, 1)).containsExactly("other");
+        }
+    }
+
     @Test
     void shouldSelectOnHeaderFieldsAndPropertiesAsInTheSpecificationsExample() throws Exception {
         try (JMSContext context = broker.factory().createContext()) {

@@ -20,6 +20,7 @@ import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
@@ -167,6 +168,86 @@ class SharedSubscriptionIntegrationTest {
 
             assertThatThrownBy(() -> s.createDurableConsumer(topic, "name")).isInstanceOf(JMSException.class)
                     .hasMessageContaining("shared durable subscription name is active");
+        }
+    }
+
+    /**
+     * Session.createSharedDurableConsumer javadoc: while a consumer is active on shared durable subscription S, creating
+     * one on S with another topic or another selector throws JMSException, at once after the first was created; the
+     * same topic and selector join it. Without active consumers, another selector is allowed.
+     */
+    @Test
+    void shouldRefuseASharedDurableConsumerWithAnotherTopicOrSelectorWhileOneIsActive() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            c.setClientID("shared-durable-rules");
+            Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Topic topic = s.createTopic("shared.rules.durable");
+            Topic other = s.createTopic("shared.rules.durable.other");
+            MessageConsumer first = s.createSharedDurableConsumer(topic, "sd", "a = 1");
+
+            assertThatThrownBy(() -> s.createSharedDurableConsumer(topic, "sd", "a = 2"))
+                    .isInstanceOf(JMSException.class).hasMessageContaining("a = 1");
+            assertThatThrownBy(() -> s.createSharedDurableConsumer(topic, "sd"))
+                    .isInstanceOf(JMSException.class);
+            assertThatThrownBy(() -> s.createSharedDurableConsumer(other, "sd", "a = 1"))
+                    .isInstanceOf(JMSException.class).hasMessageContaining("shared.rules.durable.other");
+            MessageConsumer second = s.createSharedDurableConsumer(topic, "sd", "a = 1");
+
+            first.close();
+            second.close();
+            s.createSharedDurableConsumer(topic, "sd", "a = 2").close();
+            s.unsubscribe("sd");
+        }
+    }
+
+    /**
+     * Session.createSharedConsumer javadoc: a shared non-durable subscription that exists (has a consumer) with another
+     * topic or selector refuses a consumer with JMSException, also when the existing consumer is another connection's.
+     */
+    @Test
+    void shouldRefuseASharedConsumerWithAnotherTopicOrSelectorAlsoFromAnotherConnection() throws Exception {
+        try (Connection c1 = broker.factory().createConnection();
+             Connection c2 = broker.factory().createConnection()) {
+            Session s1 = c1.createSession(Session.AUTO_ACKNOWLEDGE);
+            Session s2 = c2.createSession(Session.AUTO_ACKNOWLEDGE);
+            Topic topic = s1.createTopic("shared.rules.plain");
+            Topic other = s1.createTopic("shared.rules.plain.other");
+            s1.createSharedConsumer(topic, "plain", "b = 'x'");
+
+            assertThatThrownBy(() -> s1.createSharedConsumer(topic, "plain", "b = 'y'"))
+                    .isInstanceOf(JMSException.class);
+            assertThatThrownBy(() -> s2.createSharedConsumer(topic, "plain", "b = 'y'"))
+                    .as("another connection").isInstanceOf(JMSException.class);
+            assertThatThrownBy(() -> s2.createSharedConsumer(other, "plain", "b = 'x'"))
+                    .as("another connection, another topic").isInstanceOf(JMSException.class);
+            s2.createSharedConsumer(topic, "plain", "b = 'x'").close();
+        }
+    }
+
+    /**
+     * JMSContext.createSharedDurableConsumer and createSharedConsumer javadoc: the same rules throw JMSRuntimeException.
+     */
+    @Test
+    void shouldRefuseAnotherTopicOrSelectorWithJmsRuntimeExceptionFromAContext() throws Exception {
+        try (JMSContext context = broker.factory().createContext()) {
+            context.setClientID("shared-context-rules");
+            Topic topic = context.createTopic("shared.rules.context");
+            Topic other = context.createTopic("shared.rules.context.other");
+            context.createSharedDurableConsumer(topic, "csd", "a > 1");
+            context.createSharedConsumer(topic, "cs");
+
+            assertThatThrownBy(() -> context.createSharedDurableConsumer(topic, "csd", "a > 2"))
+                    .isInstanceOf(JMSRuntimeException.class);
+            assertThatThrownBy(() -> context.createSharedDurableConsumer(other, "csd", "a > 1"))
+                    .isInstanceOf(JMSRuntimeException.class);
+            assertThatThrownBy(() -> context.createSharedConsumer(topic, "cs", "a > 1"))
+                    .isInstanceOf(JMSRuntimeException.class);
+            assertThatThrownBy(() -> context.createSharedConsumer(other, "cs"))
+                    .isInstanceOf(JMSRuntimeException.class);
+        }
+        try (JMSContext context = broker.factory().createContext()) {
+            context.setClientID("shared-context-rules");
+            context.unsubscribe("csd");
         }
     }
 }

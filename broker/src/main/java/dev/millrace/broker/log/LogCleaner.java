@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -68,6 +69,15 @@ public final class LogCleaner {
      * changed since the last pass: a segment became inactive, or a kept tombstone's horizon passed.
      */
     public Result clean(PartitionLog partitionLog) throws IOException {
+        return clean(partitionLog, () -> false);
+    }
+
+    /**
+     * As {@link #clean(PartitionLog)}, but stops before the next segment group once {@code stop}
+     * answers true (the log is leaving: {@link LogMaintenance#unregister} waits for the pass); the
+     * groups already swapped in stay, the next pass of a log still there starts over.
+     */
+    public Result clean(PartitionLog partitionLog, BooleanSupplier stop) throws IOException {
         LogConfig config = partitionLog.config();
         if (!config.compact()) {
             return Result.SKIPPED;
@@ -91,6 +101,11 @@ public final class LogCleaner {
         long bytesAfter = 0;
         int groups = 0;
         for (List<LogSegment> group : groupSegments(partitionLog, cleanable, config)) {
+            if (stop.getAsBoolean()) {
+                lastPasses.remove(partitionLog);
+                log.debug("Stopped cleaning {}: the log is leaving", partitionLog.dir().getName());
+                return new Result(cleanable.size(), groups, bytesBefore, bytesAfter);
+            }
             LogSegment cleaned = cleanGroup(partitionLog, group, filter, config);
             for (LogSegment old : group) {
                 bytesBefore += old.size();

@@ -72,6 +72,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long logStartOffset;
     private volatile long lastFlushMs;
     private volatile boolean closed;
+    /** Set when {@link #close()} begins, before it flushes and closes the files. */
+    private volatile boolean closing;
     /** First offset of the oldest open transaction, or -1; published after each append under the lock. */
     private volatile long firstUnstableOffset = -1;
     private volatile Throwable offlineCause;
@@ -701,6 +703,7 @@ public final class PartitionLog implements AutoCloseable {
             if (closed) {
                 return;
             }
+            closing = true;
             try {
                 if (offlineCause == null) {
                     flushAll();
@@ -741,6 +744,11 @@ public final class PartitionLog implements AutoCloseable {
                 segment.closeHandles();
             }
         }
+    }
+
+    /** Whether {@link #close()} has begun or finished (or the log was closed as if crashed). */
+    public boolean isClosed() {
+        return closing || closed;
     }
 
     private void checkWritable() {

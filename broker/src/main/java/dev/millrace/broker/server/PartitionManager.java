@@ -147,7 +147,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         if (partition == null) {
             return;
         }
-        maintenance.unregister(partition.log());
+        maintenance.unregister(partition.log()); // waits for a maintenance round working on this log
         partition.log().close();
         deleteRecursively(partition.log().dir().toPath());
         log.info("Deleted the log of {}", tp);

@@ -8,8 +8,9 @@ import java.util.stream.Collectors;
 
 /**
  * {@code identifier [NOT] IN ('a', 'b', ...)} (Jakarta Messaging 3.1, section 3.8.1.1): UNKNOWN when the identifier
- * is NULL; otherwise the specification's equivalence {@code (id = 'a') OR (id = 'b') ...} (and its NOT), so a value
- * that is not a String makes IN FALSE and NOT IN TRUE.
+ * is NULL, and also when its value is not a String (the specification: "identifier must evaluate to a String or
+ * NULL"; a number has no answer, like LIKE on a number), so neither IN nor NOT IN selects it; otherwise the
+ * specification's equivalence {@code (id = 'a') OR (id = 'b') ...}, or its NOT.
  *
  * <p>Up to {@value #LINEAR_MAX} literals are compared one by one through {@link SelectorContext#stringEquals}
  * (no decoding for a record context); longer lists decode the value once and look it up in a hash set.
@@ -38,12 +39,8 @@ final class In extends Expr.Condition {
 
     @Override
     int truth(SelectorContext ctx) {
-        ValueType t = identifier.type(ctx);
-        if (t == ValueType.NULL) {
+        if (identifier.type(ctx) != ValueType.STRING) {
             return Truth.UNKNOWN;
-        }
-        if (t != ValueType.STRING) {
-            return Truth.of(negated);
         }
         return Truth.of(contains(ctx) != negated);
     }

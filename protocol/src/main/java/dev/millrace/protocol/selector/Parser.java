@@ -199,6 +199,10 @@ final class Parser {
     private Expr comparison(Token op, Expr left, Expr right) {
         int operator = op.type.ordinal() - TokenType.EQ.ordinal();
         if (operator == Comparison.EQ || operator == Comparison.NE) {
+            if (isBooleanAgainstValue(left, right) || isBooleanAgainstValue(right, left)) {
+                throw blame(right instanceof Literal ? right : left, op,
+                        "a boolean compares only with a boolean (TRUE, FALSE, a condition or an identifier)");
+            }
             boolean equals = operator == Comparison.EQ;
             if (left instanceof Identifier && isStringLiteral(right)) {
                 return new StringEquality((Identifier) left, ((Literal) right).string(), equals, left.position,
@@ -358,6 +362,12 @@ final class Parser {
 
     private static boolean isCondition(Expr e) {
         return e.kind() == Expr.Kind.CONDITION || e.kind() == Expr.Kind.ANY;
+    }
+
+    /** Whether {@code bool} is known to be boolean-typed and {@code other} known to be a number or a string. */
+    private static boolean isBooleanAgainstValue(Expr bool, Expr other) {
+        return bool.kind() == Expr.Kind.CONDITION
+                && (other.kind() == Expr.Kind.NUMERIC || other.kind() == Expr.Kind.STRING);
     }
 
     private static boolean isStringLiteral(Expr e) {

@@ -31,17 +31,29 @@
  *       attempted, the value of the operation is false"), comparing with NULL is UNKNOWN. Strings and booleans
  *       compare only with {@code =} and {@code <>}: ordering them is a syntax error when a literal shows the type,
  *       FALSE otherwise. An identifier whose value is not a boolean is UNKNOWN as a condition.
+ *   <li><b>Booleans against numbers or strings.</b> {@code =} or {@code <>} between a side known to be boolean when
+ *       the selector is compiled (TRUE, FALSE, a comparison or other condition) and a side known to be a number or a
+ *       string (a literal, arithmetic) is a syntax error, e.g. {@code TRUE = 0}, {@code FALSE <> 'x'},
+ *       {@code (a > 1) = 1}: such a comparison can never select, and the conformance tests expect
+ *       InvalidSelectorException for it. When only the message shows the mismatch ({@code flag = 1} with a boolean
+ *       {@code flag}) it is FALSE, as above. A string literal against a number literal ({@code '1' = 1}) stays
+ *       FALSE, as the specification says of non-like types.
  *   <li><b>Arithmetic</b> follows Java's binary numeric promotion (3.8.1.1), widened: exact operands compute in
  *       {@code long} (wrapping like Java on overflow), mixed ones in {@code double}. A NULL or non-numeric operand
  *       gives NULL; so does an exact division by zero (Java would throw); an approximate one gives an infinity or
  *       NaN (IEEE 754, as Java).
- *   <li><b>BETWEEN, IN</b> evaluate exactly as the equivalences the specification gives ({@code a >= b AND a <= c};
- *       {@code a < b OR a > c}; {@code (x = 'a') OR ...}; {@code NOT (...)}), so a value of another type makes
- *       BETWEEN and NOT BETWEEN FALSE, IN FALSE and NOT IN TRUE. IN lists hold string literals only (a number is a
- *       syntax error).
- *   <li><b>LIKE</b> on NULL is UNKNOWN (3.8.1.1), and so is LIKE on a value that is not a String. An escape character
+ *   <li><b>BETWEEN</b> evaluates exactly as the equivalences the specification gives ({@code a >= b AND a <= c};
+ *       {@code a < b OR a > c}), so a value that is not a number makes BETWEEN and NOT BETWEEN FALSE.
+ *   <li><b>IN</b> is UNKNOWN on NULL (3.8.1.1) and also on a value that is not a String (3.8.1.1: the identifier
+ *       "must evaluate to a String or NULL"), so neither IN nor NOT IN selects a number or a boolean; on a String it
+ *       is the specification's {@code (x = 'a') OR ...} and its {@code NOT}. IN lists hold string literals only (a
+ *       number is a syntax error).
+ *   <li><b>LIKE</b> on NULL is UNKNOWN (3.8.1.1), and so is LIKE on a value that is not a String (3.8.1.1: the
+ *       identifier "must have a String value"), for LIKE and NOT LIKE alike. An escape character
  *       may only precede {@code _}, {@code %} or itself; anything else, or an escape at the end, is a syntax error
  *       (SQL-92's "invalid escape sequence"). ESCAPE takes exactly one character.
+ *   <li><b>IS [NOT] NULL</b> is never UNKNOWN: a property that is not set, or a header field that is null, IS NULL;
+ *       any value, whatever its type, IS NOT NULL.
  *   <li><b>Grammar strictness.</b> LIKE, IN and IS NULL take an identifier on the left (3.8.1.1 writes them with
  *       "identifier"); BETWEEN and arithmetic take numbers or identifiers; NULL is no literal outside IS NULL.
  *   <li><b>Keywords</b> are case-insensitive in ASCII only, identifiers case-sensitive (3.8.1.1).

@@ -163,7 +163,8 @@ class SelectorEvaluationTest {
         assertThat(eval("b <> 'true'", "b", true)).isFalse();
         assertThat(eval("i = 'x'", "i", 1)).isFalse();
         assertThat(eval("1 = 'x'")).isFalse();
-        assertThat(eval("TRUE = 1")).isFalse();
+        assertThat(eval("b = 1.5", "b", false)).isFalse();
+        assertThat(eval("b <> 0", "b", false)).as("known boolean only at evaluation: FALSE, not invalid").isFalse();
         assertThat(eval("c = 'x'", "c", 'x')).as("a Character is no property type").isFalse();
         assertThat(eval("c = c", "c", 'x')).isFalse();
         assertThat(eval("c IS NULL", "c", 'x')).isFalse();
@@ -300,11 +301,40 @@ class SelectorEvaluationTest {
         assertThat(eval(notIn)).isNull();
     }
 
+    /** JMS 3.1 section 3.8.1.1: the identifier of IN "must evaluate to a String or NULL"; anything else is UNKNOWN. */
     @Test
-    void shouldEvaluateInOnANonStringAsTheEquivalentDisjunction() {
-        // (c = 'UK') OR ... is FALSE for a number, so IN is FALSE and NOT IN is TRUE
-        assertThat(eval("c IN ('1', '2')", "c", 1)).isFalse();
-        assertThat(eval("c NOT IN ('1', '2')", "c", 1)).isTrue();
+    void shouldMakeInAndNotInUnknownOnANonString() {
+        for (Object value : new Object[] {1, 1L, 2.5, true, 'x'}) {
+            assertThat(eval("c IN ('1', '2')", "c", value)).as("IN on %s", value).isNull();
+            assertThat(eval("c NOT IN ('1', '2')", "c", value)).as("NOT IN on %s", value).isNull();
+            assertThat(matches("c NOT IN ('1', '2')", "c", value)).as("NOT IN selects no %s", value).isFalse();
+            assertThat(matches("NOT (c IN ('1', '2'))", "c", value)).isFalse();
+        }
+    }
+
+    /**
+     * JMS 3.1 section 3.8.1.1 type mismatches, one place: LIKE on a non-String is UNKNOWN, BETWEEN on a non-number is
+     * FALSE both ways (its equivalences), comparisons of non-like types FALSE, IS NULL true only without a value.
+     */
+    @Test
+    void shouldHandleEveryTypeMismatchOfSection3811() {
+        assertThat(eval("p LIKE 'x%'", "p", 1)).isNull();
+        assertThat(eval("p NOT LIKE 'x%'", "p", 1)).isNull();
+        assertThat(eval("p LIKE 'x%'", "p", true)).isNull();
+        assertThat(matches("p NOT LIKE 'x%'", "p", 2.5)).isFalse();
+        assertThat(eval("p BETWEEN 1 AND 3", "p", "2")).isFalse();
+        assertThat(eval("p NOT BETWEEN 1 AND 3", "p", "2")).isFalse();
+        assertThat(eval("p BETWEEN 1 AND 3", "p", true)).isFalse();
+        assertThat(eval("p IS NULL", "p", true)).isFalse();
+        assertThat(eval("p IS NULL", "p", "")).isFalse();
+        assertThat(eval("p IS NULL")).isTrue();
+        assertThat(eval("p IS NOT NULL", "p", 0)).isTrue();
+        assertThat(eval("p = 'x'", "p", 1)).isFalse();
+        assertThat(eval("p <> 'x'", "p", 1)).isFalse();
+        assertThat(eval("p > 1", "p", true)).isFalse();
+        assertThat(eval("p + 1 = 2", "p", "1")).as("arithmetic on a string is NULL").isNull();
+        assertThat(eval("p", "p", 1)).as("a number as a condition").isNull();
+        assertThat(eval("NOT p", "p", "TRUE")).as("a string as a condition").isNull();
     }
 
     @Test
@@ -317,7 +347,8 @@ class SelectorEvaluationTest {
         assertThat(eval("c IN (" + list + ")", "c", "v20")).isFalse();
         assertThat(eval("c NOT IN (" + list + ")", "c", "v20")).isTrue();
         assertThat(eval("c IN (" + list + ")")).isNull();
-        assertThat(eval("c IN (" + list + ")", "c", 17)).isFalse();
+        assertThat(eval("c IN (" + list + ")", "c", 17)).isNull();
+        assertThat(eval("c NOT IN (" + list + ")", "c", 17)).isNull();
     }
 
     // ---- LIKE ----

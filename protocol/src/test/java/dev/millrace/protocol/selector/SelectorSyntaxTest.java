@@ -152,6 +152,39 @@ class SelectorSyntaxTest {
         assertThat(e.token()).as(e.getMessage()).isEqualTo(token);
     }
 
+    /**
+     * JMS 3.1 section 3.8.1.1 (booleans compare only with booleans): {@code =} and {@code <>} between a side the
+     * compiler knows to be boolean and one it knows to be a number or a string are invalid selectors.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "TRUE = 0              | 7  | 0",
+        "FALSE = 0             | 8  | 0",
+        "TRUE <> 1             | 8  | 1",
+        "0 = TRUE              | 4  | TRUE",
+        "FALSE = 'x'           | 8  | 'x'",
+        "'x' <> TRUE           | 7  | TRUE",
+        "(a = 1) = 1           | 10 | 1",
+        "(a > 1) <> 2.5        | 11 | 2.5",
+        "TRUE = 1 + 2          | 0  | TRUE",
+        "(a = 1) = b + 1       | 8  | =",
+        "a = 1 AND FALSE = -1  | 18 | -1",
+    })
+    void shouldRefuseComparingABooleanWithANumberOrAString(String selector, int position, String token) {
+        SelectorSyntaxException e = error(selector);
+        assertThat(e.position()).as(e.getMessage()).isEqualTo(position);
+        assertThat(e.token()).as(e.getMessage()).isEqualTo(token);
+        assertThat(e.getMessage()).contains("a boolean compares only with a boolean");
+    }
+
+    @Test
+    void shouldAcceptComparingBooleansWithBooleansAndIdentifiers() {
+        assertThat(eval("TRUE = TRUE")).isTrue();
+        assertThat(eval("(a = 1) <> FALSE", "a", 1)).isTrue();
+        assertThat(eval("(a = 1) = b", "a", 1, "b", true)).isTrue();
+        assertThat(eval("flag = 1", "flag", true)).as("known only at evaluation: FALSE").isFalse();
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
         "a != 1          | 2  | !=",

@@ -25,6 +25,10 @@ import jakarta.jms.StreamMessage;
  * returns the count; a count below the buffer length ends the value; a count equal to it asks for another call, which
  * returns -1 when nothing is left. A null value returns -1, an empty array 0. Until a byte[] value is finished, every
  * other read throws {@link MessageFormatException}. {@link #readObject()} returns a whole byte[] value at once.
+ * Decision (StreamMessage.readBytes javadoc: "-1 if there is no more data because the end of the byte field has been
+ * reached"): once a call returned a count below the buffer length (the value read whole, an empty value too), the
+ * next {@code readBytes} returns -1 for the end of that value instead of reading on into the next one; a read of
+ * another kind goes straight on to the next value, so readers that stop at the short count work too.
  *
  * <p>{@code getBody} always throws {@link MessageFormatException} and {@code isBodyAssignableTo} is always false, as
  * JMS specifies for stream messages.
@@ -37,6 +41,8 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
     private int position;
     /** Bytes of the current byte[] value already returned by readBytes, or -1 when no byte[] read is in progress. */
     private int bytesRead = -1;
+    /** Whether the last readBytes ended a byte[] value with a short count: the next readBytes returns -1. */
+    private boolean bytesEndPending;
 
     private void add(Object value) throws JMSException {
         checkBodyWritable();
@@ -54,6 +60,7 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
         if (position >= values.size()) {
             throw new MessageEOFException("end of the StreamMessage: all " + values.size() + " values were read");
         }
+        bytesEndPending = false;
         return values.get(position);
     }
 
@@ -122,6 +129,10 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
 
     @Override
     public int readBytes(byte[] value) throws JMSException {
+        if (bytesEndPending) {
+            bytesEndPending = false;
+            return -1;
+        }
         if (bytesRead < 0) {
             Object v = current();
             if (v == null) {
@@ -134,6 +145,7 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
             }
             if (((byte[]) v).length == 0) {
                 position++;
+                bytesEndPending = true;
                 return 0;
             }
             bytesRead = 0;
@@ -149,6 +161,7 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
         bytesRead += count;
         if (count < value.length) {
             finishBytes();
+            bytesEndPending = true;
         }
         return count;
     }
@@ -236,6 +249,7 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
         setBodyReadOnly(true);
         position = 0;
         bytesRead = -1;
+        bytesEndPending = false;
     }
 
     @Override
@@ -244,6 +258,7 @@ public class MillraceStreamMessage extends MillraceMessage implements StreamMess
         values = new ArrayList<>();
         position = 0;
         bytesRead = -1;
+        bytesEndPending = false;
     }
 
     @Override

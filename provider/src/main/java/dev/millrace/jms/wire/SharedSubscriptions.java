@@ -46,7 +46,13 @@ import jakarta.jms.JMSException;
  *
  * <p>{@link #prepare} runs before a consumer joins:
  * <ol>
- *   <li>If the group has active members on another topic or with another selector: JMSException (JMS 3.1 8.3).
+ *   <li>If the subscription has an active consumer on another topic or with another selector: JMSException
+ *       (JMSRuntimeException from a JMSContext), as the createSharedConsumer and createSharedDurableConsumer javadoc
+ *       and JMS 3.1 8.3 say. Active consumers are this connection's open ones (known here at once) and the group's
+ *       members at the broker (other connections'): a member's selector is its rack id, its topic the one its
+ *       assignment or the group's share state names. A consumer's creation returns once its member shows in the
+ *       group ({@link #awaitMember}, up to the request timeout), so that from then on other connections see it too;
+ *       two connections creating consumers with different selectors at the same instant may both succeed.
  *   <li>If it has none but has state on another topic, the old subscription is deleted first (a durable one is
  *       replaced, as the specification says; a non-durable one is stale).
  *   <li>A new subscription starts at the end of the topic: the group is configured with
@@ -68,7 +74,14 @@ public final class SharedSubscriptions {
 
     private final Admin admin;
     private final ConnectionSettings settings;
-    private final Map<String, Integer> open = new ConcurrentHashMap<>();
+    /** How often {@link #awaitMember} looks at the group. */
+    private static final long MEMBER_CHECK_INTERVAL_MS = 10;
+
+    /** This connection's open consumers of a subscription, with the topic and selector they were created with. */
+    private record Use(int consumers, String topic, String selector) {
+    }
+
+    private final Map<String, Use> open = new ConcurrentHashMap<>();
 
     public SharedSubscriptions(Admin admin, ConnectionSettings settings) {
         this.admin = admin;
@@ -86,6 +99,10 @@ public final class SharedSubscriptions {
      * for none), creating it at the topic's end when new. See the class comment.
      */
     public void prepare(String group, String topic, String selector) throws JMSException {
+        Use own = open.get(group);
+        if (own != null && (!own.topic().equals(topic) || !Objects.equals(own.selector(), selector))) {
+            throw conflict(group, Set.of(own.topic()), own.selector(), topic, selector);
+        }
         Collection<ShareMemberDescription> members = members(group);
         String rack = MemberSelector.encodeSubscription(selector);
         for (ShareMemberDescription m : members) {
@@ -93,14 +110,18 @@ public final class SharedSubscriptions {
                     .collect(Collectors.toSet());
             boolean otherTopic = !topics.isEmpty() && !topics.equals(Set.of(topic));
             if (otherTopic || !Objects.equals(m.rackId().orElse(null), rack)) {
-                throw new IllegalStateException("shared subscription " + group + " has an active consumer on topic(s) "
-                        + topics + " with selector " + m.rackId().flatMap(MemberSelector::decode).orElse("(none)")
-                        + "; a consumer on " + topic + " with selector " + (selector == null ? "(none)" : selector)
-                        + " needs it to have no consumers");
+                throw conflict(group, topics, m.rackId().flatMap(MemberSelector::decode).orElse(null), topic,
+                        selector);
             }
         }
         Map<TopicPartition, SharePartitionOffsetInfo> state = state(group);
-        if (members.isEmpty() && state.keySet().stream().anyMatch(tp -> !tp.topic().equals(topic))) {
+        Set<String> stateTopics = state.keySet().stream().map(TopicPartition::topic).collect(Collectors.toSet());
+        if (!members.isEmpty() && stateTopics.stream().anyMatch(t -> !t.equals(topic))) {
+            // a member's assignment may still be empty; the state its consumer pinned names the topic
+            throw conflict(group, stateTopics, members.iterator().next().rackId().flatMap(MemberSelector::decode)
+                    .orElse(null), topic, selector);
+        }
+        if (members.isEmpty() && stateTopics.stream().anyMatch(t -> !t.equals(topic))) {
             delete(group);
             state = Map.of();
         }
@@ -108,9 +129,40 @@ public final class SharedSubscriptions {
         pinToEnd(group, topic, state);
     }
 
-    /** A consumer of this connection joined {@code group}. */
-    public void opened(String group) {
-        open.merge(group, 1, Integer::sum);
+    private static JMSException conflict(String group, Set<String> activeTopics, String activeSelector, String topic,
+                                         String selector) {
+        return new JMSException("shared subscription " + group + " has an active consumer on topic(s) " + activeTopics
+                + " with selector " + (activeSelector == null ? "(none)" : activeSelector) + "; a consumer on "
+                + topic + " with selector " + (selector == null ? "(none)" : selector)
+                + " needs the same topic and selector, or the subscription to have no active consumer");
+    }
+
+    /** A consumer of this connection joined {@code group}, on {@code topic} with {@code selector} (null for none). */
+    public void opened(String group, String topic, String selector) {
+        open.merge(group, new Use(1, topic, selector),
+                (a, b) -> new Use(a.consumers() + 1, a.topic(), a.selector()));
+    }
+
+    /**
+     * Waits until the share consumer with client id {@code clientId} is a member of {@code group} at the broker, so
+     * that other connections' {@link #prepare} see it; looks every {@value #MEMBER_CHECK_INTERVAL_MS} ms, up to the
+     * request timeout, and returns quietly when it does not show (the cross-connection check is then best effort).
+     * Blocks the calling thread.
+     */
+    public void awaitMember(String group, String clientId) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
+        try {
+            while (members(group).stream().noneMatch(m -> clientId.equals(m.clientId()))) {
+                if (System.nanoTime() >= deadline) {
+                    return;
+                }
+                Thread.sleep(MEMBER_CHECK_INTERVAL_MS);
+            }
+        } catch (JMSException e) {
+            // best effort: the consumer works without it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -118,7 +170,8 @@ public final class SharedSubscriptions {
      * the subscription is deleted unless another connection still uses it.
      */
     public void closed(String group, boolean durable) {
-        Integer left = open.computeIfPresent(group, (g, n) -> n <= 1 ? null : n - 1);
+        Use left = open.computeIfPresent(group,
+                (g, u) -> u.consumers() <= 1 ? null : new Use(u.consumers() - 1, u.topic(), u.selector()));
         if (left == null && !durable) {
             try {
                 delete(group);

@@ -130,13 +130,36 @@ class MillraceStreamMessageTest {
     }
 
     @Test
-    void shouldReturnZeroForEmptyArrayAndFailOnNonArray() throws JMSException {
+    void shouldReturnZeroForEmptyArrayThenMinusOneAndFailOnNonArray() throws JMSException {
         m.writeBytes(new byte[0]);
         m.writeInt(1);
         m.reset();
         assertThat(m.readBytes(new byte[4])).isZero();
+        assertThat(m.readBytes(new byte[4])).as("end of the empty field").isEqualTo(-1);
         assertThatThrownBy(() -> m.readBytes(new byte[4])).isInstanceOf(MessageFormatException.class);
         assertThat(m.readInt()).isEqualTo(1);
+    }
+
+    /** StreamMessage.readBytes javadoc: -1 once the end of the byte field has been reached, not the next field. */
+    @Test
+    void shouldReturnMinusOneAfterAFieldReadWholeBeforeTheNextByteField() throws JMSException {
+        m.writeBytes(new byte[] {1, 2, 3});
+        m.writeBytes(new byte[] {4});
+        m.writeObject(null);
+        m.writeString("end");
+        m.reset();
+        byte[] buf = new byte[2];
+        assertThat(m.readBytes(buf)).isEqualTo(2);
+        assertThat(m.readBytes(buf)).isEqualTo(1);
+        assertThat(buf[0]).isEqualTo((byte) 3);
+        assertThat(m.readBytes(buf)).as("end of the first field").isEqualTo(-1);
+        assertThat(m.readBytes(buf)).isEqualTo(1);
+        assertThat(m.readBytes(buf)).as("end of the second field").isEqualTo(-1);
+        assertThat(m.readBytes(buf)).as("a null field").isEqualTo(-1);
+        assertThat(m.readString()).isEqualTo("end");
+        m.reset();
+        assertThat(m.readBytes(new byte[8])).isEqualTo(3);
+        assertThat((byte[]) m.readObject()).as("another read goes straight on").containsExactly(4);
     }
 
     @Test
