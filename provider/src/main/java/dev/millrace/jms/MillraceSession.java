@@ -495,9 +495,16 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
     }
 
     @Override
+    /**
+     * Session message listeners (the ServerSession facility of application servers) are not supported: setting one
+     * fails. Clearing it ({@code null}, which {@link #getMessageListener} already returns) is allowed, because session
+     * pools such as pooled-jms clear it whenever a session returns to the pool.
+     */
     public void setMessageListener(MessageListener listener) throws JMSException {
         checkClosed();
-        throw new JMSException("session message listeners are for application servers; not supported");
+        if (listener != null) {
+            throw new JMSException("session message listeners are for application servers; not supported");
+        }
     }
 
     @Override

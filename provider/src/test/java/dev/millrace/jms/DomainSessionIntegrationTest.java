@@ -133,4 +133,19 @@ class DomainSessionIntegrationTest {
             ((TopicSession) s).createSubscriber(topic).close();
         }
     }
+
+    /**
+     * Session.setMessageListener javadoc: an optional facility for application servers, not supported here; clearing
+     * it must still work, since session pools (pooled-jms) clear it on every return of a session to the pool.
+     */
+    @Test
+    void shouldAllowClearingTheSessionMessageListenerButNotSettingOne() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session s = c.createSession();
+            s.setMessageListener(null);
+            assertThat(s.getMessageListener()).isNull();
+            assertThatThrownBy(() -> s.setMessageListener(m -> { })).isInstanceOf(jakarta.jms.JMSException.class)
+                    .hasMessageContaining("not supported");
+        }
+    }
 }
