@@ -4,7 +4,10 @@ import static dev.millrace.tck.support.Jms.NOTHING_MS;
 import static dev.millrace.tck.support.Jms.RECEIVE_MS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Disabled;
@@ -123,19 +126,37 @@ class CallbackRestrictionsTest {
     }
 
     @Test
-    @DisplayName("MessageListener: closing its own MessageConsumer is allowed; no further message arrives")
+    @DisplayName("MessageListener: closing its own MessageConsumer is allowed; its listener gets nothing more")
     void shouldAllowClosingTheOwnConsumerInOnMessage(Jms jms) throws Exception {
         Session s = jms.session();
         Queue q = jms.queue();
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        List<String> seen = new CopyOnWriteArrayList<>();
         MessageConsumer consumer = s.createConsumer(q);
-        consumer.setMessageListener(m -> outcome.complete(attempt(consumer::close)));
+        consumer.setMessageListener(m -> {
+            try {
+                seen.add(((TextMessage) m).getText());
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+            outcome.complete(attempt(consumer::close));
+        });
         Session sender = jms.session();
         MessageProducer producer = sender.createProducer(q);
         producer.send(sender.createTextMessage("first"));
         assertThat(outcome.get(RECEIVE_MS, TimeUnit.MILLISECONDS)).isNull();
         producer.send(sender.createTextMessage("second"));
-        assertThat(((TextMessage) jms.session().createConsumer(q).receive(RECEIVE_MS)).getText()).isEqualTo("second");
+        // "second" goes to the next consumer (before or after "first", which both brokers redeliver: the spec leaves
+        // the acknowledgement of the message whose listener closed its consumer open)
+        MessageConsumer next = jms.session().createConsumer(q);
+        List<String> later = new ArrayList<>();
+        for (int i = 0; i < 2 && !later.contains("second"); i++) {
+            Message m = next.receive(RECEIVE_MS);
+            assertThat(m).isNotNull();
+            later.add(((TextMessage) m).getText());
+        }
+        assertThat(later).contains("second");
+        assertThat(seen).containsExactly("first");
     }
 
     @Test
@@ -150,6 +171,8 @@ class CallbackRestrictionsTest {
     }
 
     @Test
+    @Disabled("found by tck: Session.commit() inside onMessage of a transacted session does not include the message "
+            + "being delivered: it is delivered again after the commit")
     @DisplayName("MessageListener: commit of its own transacted session is allowed and consumes the message")
     void shouldAllowCommitInOnMessage(Jms jms) throws Exception {
         Session s = jms.startedConnection().createSession(true, Session.SESSION_TRANSACTED);

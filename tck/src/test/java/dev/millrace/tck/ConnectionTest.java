@@ -165,7 +165,9 @@ class ConnectionTest {
                 throw new RuntimeException(e);
             }
         });
-        assertThat(consumer.receive(NOTHING_MS)).isNull();
+        // give the other thread time to block in receive() (the consumer is not used concurrently)
+        assertThatThrownBy(() -> received.get(NOTHING_MS, TimeUnit.MILLISECONDS))
+                .isInstanceOf(java.util.concurrent.TimeoutException.class);
         c.close();
         assertThat(received.get(RECEIVE_MS, TimeUnit.MILLISECONDS)).isNull();
     }

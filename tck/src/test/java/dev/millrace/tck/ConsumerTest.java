@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -232,5 +233,39 @@ class ConsumerTest {
         Queue q = jms.queue();
         assertThat(s.createConsumer(q).getMessageSelector()).isNull();
         assertThat(s.createConsumer(q, "a = 1").getMessageSelector()).isEqualTo("a = 1");
+    }
+
+    @Test
+    @Disabled("issue 21 item 5: two consumers on one queue: the second starves while the first holds prefetched "
+            + "messages")
+    @DisplayName("8 queue: of 10 messages, both consumers get some while neither acknowledges all")
+    void shouldNotStarveTheSecondQueueConsumer(Jms jms) throws Exception {
+        Queue q = jms.queue();
+        MessageConsumer a = jms.session().createConsumer(q);
+        MessageConsumer b = jms.session().createConsumer(q);
+        Session s = jms.session();
+        MessageProducer producer = s.createProducer(q);
+        for (int i = 0; i < 10; i++) {
+            producer.send(s.createTextMessage("m" + i));
+        }
+        assertThat(a.receive(RECEIVE_MS)).as("the first consumer gets some").isNotNull();
+        assertThat(b.receive(RECEIVE_MS)).as("the second consumer gets some").isNotNull();
+    }
+
+    @Test
+    @Disabled("issue 21 item 5: two consumers on one queue: the second starves while the first holds prefetched "
+            + "messages")
+    @DisplayName("8 queue: a consumer created after another one took its prefetch still gets the remaining messages")
+    void shouldGiveALaterConsumerTheMessagesBeyondTheFirstOnesPrefetch(Jms jms) throws Exception {
+        Queue q = jms.queue();
+        Session s = jms.session();
+        MessageProducer producer = s.createProducer(q);
+        for (int i = 0; i < 100; i++) {
+            producer.send(s.createTextMessage("m" + i));
+        }
+        MessageConsumer a = jms.session().createConsumer(q);
+        assertThat(a.receive(RECEIVE_MS)).as("the first consumer gets some").isNotNull();
+        MessageConsumer b = jms.session().createConsumer(q);
+        assertThat(b.receive(RECEIVE_MS)).as("the second consumer gets some of the other 99").isNotNull();
     }
 }

@@ -24,7 +24,6 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
-import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
@@ -200,18 +199,14 @@ class SubscriptionTest {
     @Test
     @Disabled("issue 21 item 5: two consumers on one shared subscription: the second starves while the first "
             + "holds prefetched messages")
-    @DisplayName("8.3.2 shared: a second consumer gets messages while the first holds its unreceived ones")
+    @DisplayName("8.3.2 shared: of 10 messages, both consumers get some while neither acknowledges all")
     void shouldNotStarveTheSecondSharedConsumer(Jms jms) throws Exception {
         Topic t = jms.topic();
         String name = jms.name("shared");
         MessageConsumer a = jms.session().createSharedConsumer(t, name);
         MessageConsumer b = jms.session().createSharedConsumer(t, name);
-        String[] texts = new String[100];
-        for (int i = 0; i < texts.length; i++) {
-            texts[i] = "m" + i;
-        }
-        publish(jms, t, texts);
-        assertThat(a.receive(RECEIVE_MS)).isNotNull();
+        publish(jms, t, "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9");
+        assertThat(a.receive(RECEIVE_MS)).as("the first consumer gets some").isNotNull();
         assertThat(b.receive(RECEIVE_MS)).as("the second consumer gets some").isNotNull();
     }
 
@@ -253,15 +248,15 @@ class SubscriptionTest {
     }
 
     @Test
-    @Disabled("issue 21 item 9: shared durable consumer with an active one's name but another topic does not throw")
+    @Disabled("issue 21 item 9: shared durable consumer with an active one's name but another topic does not throw "
+            + "(the check sees the active consumer's topic only once the broker assigned it partitions: racy)")
     @DisplayName("8.3.4 shared durable: a consumer on another topic while one is active throws JMSException")
     void shouldRefuseASharedDurableConsumerOnAnotherTopic(Jms jms) throws Exception {
         String name = jms.name("shareddurable");
         Session s = jms.session();
         s.createSharedDurableConsumer(jms.topic(), name);
         Topic other = jms.topic();
-        assertThatThrownBy(() -> jms.session().createSharedDurableConsumer(other, name))
-                .isInstanceOf(JMSException.class);
+        assertThatThrownBy(() -> s.createSharedDurableConsumer(other, name)).isInstanceOf(JMSException.class);
     }
 
     @Test
@@ -271,10 +266,9 @@ class SubscriptionTest {
     void shouldRefuseASharedDurableConsumerWithAnotherSelector(Jms jms) throws Exception {
         String name = jms.name("shareddurable");
         Topic t = jms.topic();
-        jms.session().createSharedDurableConsumer(t, name, "k = 1");
-        Session other = jms.session();
-        assertThatThrownBy(() -> other.createSharedDurableConsumer(t, name, "k = 2"))
-                .isInstanceOf(JMSException.class);
+        Session s = jms.session();
+        s.createSharedDurableConsumer(t, name, "k = 1");
+        assertThatThrownBy(() -> s.createSharedDurableConsumer(t, name, "k = 2")).isInstanceOf(JMSException.class);
     }
 
     @Test
@@ -326,19 +320,25 @@ class SubscriptionTest {
     }
 
     @Test
-    @Disabled("issue 21 item 5: two consumers on one queue: the second starves while the first holds prefetched "
-            + "messages")
-    @DisplayName("4 queue: a second consumer gets messages while the first holds its unreceived ones")
-    void shouldNotStarveTheSecondQueueConsumer(Jms jms) throws Exception {
-        Queue q = jms.queue();
-        MessageConsumer a = jms.session().createConsumer(q);
-        MessageConsumer b = jms.session().createConsumer(q);
+    @Disabled("issue 21 item 5: two consumers on one shared subscription: the second starves while the first "
+            + "holds prefetched messages")
+    @DisplayName("8.3.4 shared durable: a consumer created after another one took its prefetch gets the rest")
+    void shouldGiveALaterSharedConsumerTheMessagesBeyondTheFirstOnesPrefetch(Jms jms) throws Exception {
+        Topic t = jms.topic();
+        String name = jms.name("shareddurable");
         Session s = jms.session();
-        MessageProducer producer = s.createProducer(q);
-        for (int i = 0; i < 100; i++) {
-            producer.send(s.createTextMessage("m" + i));
+        s.createSharedDurableConsumer(t, name).close();
+        String[] texts = new String[100];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = "m" + i;
         }
-        assertThat(a.receive(RECEIVE_MS)).isNotNull();
-        assertThat(b.receive(RECEIVE_MS)).as("the second consumer gets some").isNotNull();
+        publish(jms, t, texts);
+        MessageConsumer a = s.createSharedDurableConsumer(t, name);
+        assertThat(a.receive(RECEIVE_MS)).as("the first consumer gets some").isNotNull();
+        MessageConsumer b = jms.session().createSharedDurableConsumer(t, name);
+        assertThat(b.receive(RECEIVE_MS)).as("the second consumer gets some of the other 99").isNotNull();
+        a.close();
+        b.close();
+        s.unsubscribe(name);
     }
 }
