@@ -158,11 +158,11 @@ class ProducerTest {
         MessageProducer producer = s.createProducer(q);
         producer.setDeliveryDelay(1500);
         assertThat(producer.getDeliveryDelay()).isEqualTo(1500);
+        MessageConsumer consumer = s.createConsumer(q);
         TextMessage m = s.createTextMessage("later");
         long before = System.currentTimeMillis();
         producer.send(m);
         assertThat(m.getJMSDeliveryTime()).isGreaterThanOrEqualTo(before + 1500);
-        MessageConsumer consumer = s.createConsumer(q);
         assertThat(consumer.receive(NOTHING_MS)).isNull();
         Message in = consumer.receive(RECEIVE_MS);
         assertThat(in).isNotNull();
@@ -191,7 +191,7 @@ class ProducerTest {
         var topic = jms.topic();
         MessageConsumer consumer = s.createConsumer(topic);
         MessageProducer producer = s.createProducer(topic);
-        producer.setDeliveryDelay(800);
+        producer.setDeliveryDelay(1500);
         TextMessage m = s.createTextMessage("later");
         producer.send(m);
         assertThat(consumer.receive(NOTHING_MS)).isNull();
@@ -204,8 +204,8 @@ class ProducerTest {
     void shouldDelayAJmsProducerSend(Jms jms) {
         JMSContext context = jms.context();
         Queue q = jms.queue();
-        context.createProducer().setDeliveryDelay(800).send(q, "later");
         var consumer = context.createConsumer(q);
+        context.createProducer().setDeliveryDelay(1500).send(q, "later");
         assertThat(consumer.receiveBody(String.class, NOTHING_MS)).isNull();
         assertThat(consumer.receiveBody(String.class, RECEIVE_MS)).isEqualTo("later");
     }
