@@ -37,6 +37,7 @@ import dev.millrace.jms.MillraceConnectionFactory;
  * {@code jms.body.type = text} (the marker of {@code protocol/.../jms/JmsRecordCodec.java}) and reaches JMS as a
  * TextMessage, the others as BytesMessages. The orders are written before the JMS consumer exists: a queue keeps
  * them. The Kafka consumer reads the events the JMS listener publishes, from where the topic ended when it started.
+ * Producer and consumer are used on the calling thread only; the listener runs on its session's delivery thread.
  *
  * <pre>
  *   java -jar samples/kafka-interop/target/millrace-sample-kafka-interop.jar [brokers]   (default: localhost:9092)

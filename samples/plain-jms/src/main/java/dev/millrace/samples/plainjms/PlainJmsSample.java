@@ -23,7 +23,8 @@ import jakarta.jms.Topic;
  *   java -jar samples/plain-jms/target/millrace-sample-plain-jms.jar [brokers]   (default: jndi.properties)
  * </pre>
  *
- * Exits with status 1 if any scenario did not get everything it expected within the timeout.
+ * Exits with status 1 if any scenario did not get everything it expected within the timeout. The scenarios run one
+ * after the other on the calling thread (listeners on their sessions' delivery threads).
  */
 public final class PlainJmsSample {
 

@@ -30,7 +30,8 @@ import jakarta.jms.TextMessage;
  *
  * <p>The program sends {@code threads x sendsPerThread} messages, each through its own borrowed connection, from
  * several threads at once, then receives them all through the pool and prints how many real connections the pool
- * opened.
+ * opened. The pool is thread-safe; {@link #run} uses a fixed pool of sender threads and receives on the calling
+ * thread.
  *
  * <pre>
  *   java -jar samples/pooled-jms/target/millrace-sample-pooled-jms.jar [brokers]   (default: localhost:9092)

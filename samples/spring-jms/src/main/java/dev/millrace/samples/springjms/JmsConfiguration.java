@@ -29,6 +29,8 @@ import dev.millrace.jms.MillraceConnectionFactory;
  *       of a message and the reply a listener returns commit together, or roll back together when the listener
  *       throws) and the concurrency of {@code orders.listener.concurrency}.</li>
  * </ul>
+ *
+ * <p>The beans are thread-safe; the listener runs on the containers' consumer threads.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableJms

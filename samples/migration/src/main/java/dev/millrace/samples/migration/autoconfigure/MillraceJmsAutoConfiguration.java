@@ -30,6 +30,7 @@ import jakarta.jms.ConnectionFactory;
  *
  * <p>Application code does not see this class: it is listed in
  * {@code META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports}, as a starter's would be.
+ * The factory it returns is thread-safe, as JMS connection factories are.
  */
 @AutoConfiguration(before = {ArtemisAutoConfiguration.class, JmsAutoConfiguration.class})
 @ConditionalOnClass({MillraceConnectionFactory.class, CachingConnectionFactory.class})
