@@ -406,9 +406,13 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
             if (m == null) {
                 return;
             }
-            boolean clientAcknowledge = session.getAcknowledgeMode() == jakarta.jms.Session.CLIENT_ACKNOWLEDGE;
+            int mode = session.getAcknowledgeMode();
+            // CLIENT_ACKNOWLEDGE and transacted: the message belongs to the session before onMessage, so that
+            // message.acknowledge() or Session.commit() called in it covers this message too; a listener that throws
+            // leaves it there, for the next acknowledge, commit or rollback
+            boolean clientAcknowledge = mode == jakarta.jms.Session.CLIENT_ACKNOWLEDGE
+                    || mode == jakarta.jms.Session.SESSION_TRANSACTED;
             if (clientAcknowledge) {
-                // before onMessage, so that message.acknowledge() in it covers this message too
                 session.afterDelivery(this, d);
             }
             boolean threw = false;

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -90,8 +89,6 @@ class AcknowledgeTest {
     }
 
     @Test
-    @Disabled("issue 21 item 1: CLIENT_ACKNOWLEDGE queue consumer stops receiving after ~prefetch messages "
-            + "until it acknowledges")
     @DisplayName("CLIENT_ACKNOWLEDGE: a consumer receives more than its prefetch without acknowledging")
     void shouldKeepDeliveringWithoutAcknowledge(Jms jms) throws Exception {
         Queue q = jms.queue();
@@ -154,7 +151,6 @@ class AcknowledgeTest {
     }
 
     @Test
-    @Disabled("issue 21 item 2: Session.recover() inside onMessage of an AUTO_ACKNOWLEDGE session never redelivers")
     @DisplayName("AUTO_ACKNOWLEDGE: recover() inside onMessage redelivers the current message")
     void shouldRedeliverWhenRecoveringInsideAListener(Jms jms) throws Exception {
         Queue q = jms.queue();

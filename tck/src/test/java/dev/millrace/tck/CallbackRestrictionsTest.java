@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,7 +79,6 @@ class CallbackRestrictionsTest {
     }
 
     @Test
-    @Disabled("issue 21 item 6: Session.close() inside its own MessageListener does not throw")
     @DisplayName("MessageListener: closing its own Session throws IllegalStateException")
     void shouldRefuseClosingTheOwnSessionInOnMessage(Jms jms) throws Exception {
         Session s = jms.session();
@@ -171,8 +169,6 @@ class CallbackRestrictionsTest {
     }
 
     @Test
-    @Disabled("found by tck: Session.commit() inside onMessage of a transacted session does not include the message "
-            + "being delivered: it is delivered again after the commit")
     @DisplayName("MessageListener: commit of its own transacted session is allowed and consumes the message")
     void shouldAllowCommitInOnMessage(Jms jms) throws Exception {
         Session s = jms.startedConnection().createSession(true, Session.SESSION_TRANSACTED);
@@ -247,7 +243,6 @@ class CallbackRestrictionsTest {
     }
 
     @Test
-    @Disabled("issue 21 item 6: JMSContext.stop() in a CompletionListener throws")
     @DisplayName("CompletionListener: stopping its own JMSContext is allowed")
     void shouldAllowStoppingTheOwnContextInOnCompletion(Jms jms) throws Exception {
         JMSContext context = jms.context();

@@ -4,7 +4,6 @@ import static dev.millrace.tck.support.Jms.RECEIVE_MS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -137,7 +136,6 @@ class ExceptionsTest {
     }
 
     @Test
-    @Disabled("issue 21 item 3: QueueSession does not throw IllegalStateException from topic-only methods")
     @DisplayName("QueueSession: createTopic, createTemporaryTopic, createDurableSubscriber, createDurableConsumer, "
             + "createSharedConsumer, unsubscribe throw IllegalStateException")
     void shouldRefuseTopicMethodsOnAQueueSession(Jms jms) throws Exception {
@@ -153,7 +151,6 @@ class ExceptionsTest {
     }
 
     @Test
-    @Disabled("issue 21 item 3: TopicSession does not throw IllegalStateException from queue-only methods")
     @DisplayName("TopicSession: createQueue, createTemporaryQueue, createBrowser throw IllegalStateException")
     void shouldRefuseQueueMethodsOnATopicSession(Jms jms) throws Exception {
         TopicSession s = topicSession(jms);

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -225,7 +224,6 @@ class MessageBodyTest {
     }
 
     @Test
-    @Disabled("issue 21 item 10: StreamMessage.readBytes after a whole byte[] field does not return -1")
     @DisplayName("3.11 StreamMessage.readBytes: a field shorter than the buffer, then -1, then the next field")
     void shouldEndAShortByteArrayFieldWithMinusOne(Jms jms) throws Exception {
         Session s = jms.session();

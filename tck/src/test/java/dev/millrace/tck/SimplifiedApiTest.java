@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -103,7 +102,6 @@ class SimplifiedApiTest {
     }
 
     @Test
-    @Disabled("issue 21 item 7: JMSContext.createContext(SESSION_TRANSACTED) refused")
     @DisplayName("2.8 JMSContext.createContext(SESSION_TRANSACTED): a transacted context on the same connection")
     void shouldCreateATransactedContextFromAContext(Jms jms) {
         JMSContext first = jms.context();
@@ -173,8 +171,6 @@ class SimplifiedApiTest {
     }
 
     @Test
-    @Disabled("issue 21 item 8: JMSConsumer.receiveBody of a bodiless Message returns instead of throwing "
-            + "MessageFormatRuntimeException")
     @DisplayName("2.8 receiveBody of a Message without a body throws MessageFormatRuntimeException")
     void shouldRefuseReceiveBodyOfABodilessMessage(Jms jms) {
         JMSContext context = jms.context();

@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -256,8 +255,6 @@ class SubscriptionTest {
     }
 
     @Test
-    @Disabled("issue 21 item 9: shared durable consumer with an active one's name but another selector does not "
-            + "throw")
     @DisplayName("8.3.4 shared durable: a consumer with another selector while one is active throws JMSException")
     void shouldRefuseASharedDurableConsumerWithAnotherSelector(Jms jms) throws Exception {
         String name = jms.name("shareddurable");
