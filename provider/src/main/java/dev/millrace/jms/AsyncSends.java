@@ -60,11 +60,10 @@ final class AsyncSends {
             Pending head;
             synchronized (pending) {
                 head = pending.peekFirst();
-                if (head == null || !head.done) {
+                if (head == null || !head.done || head.claimed) {
                     return;
                 }
-                pending.removeFirst();
-                pending.notifyAll();
+                head.claimed = true;
             }
             deliveryLock.lock();
             inListener = true;
@@ -73,6 +72,11 @@ final class AsyncSends {
             } finally {
                 inListener = false;
                 deliveryLock.unlock();
+                // only now: await (producer or session close, commit) returns after the callback, not before it
+                synchronized (pending) {
+                    pending.remove(head);
+                    pending.notifyAll();
+                }
             }
         }
     }
@@ -108,6 +112,8 @@ final class AsyncSends {
         private final CompletionListener listener;
         private volatile boolean done;
         private volatile Exception failure;
+        /** Whether a thread runs (or ran) its callback; under the deque's monitor. */
+        private boolean claimed;
 
         Pending(MillraceMessageProducer producer, Message message, CompletionListener listener) {
             this.producer = producer;
