@@ -167,6 +167,32 @@ class ShareSettleIntegrationTest {
     }
 
     /**
+     * Before the fix the broker walked such a range offset by offset holding the share-partition's monitor: the request
+     * never got an answer and every fetch of the partition stalled. In a thread of its own, so that this fails rather
+     * than hangs.
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldAnswerAtOnceWhenARangeReachesFarBeyondTheEndOffset() throws Exception {
+        createTopic("settle-wide");
+        produce("settle-wide", 3);
+        try (RawShareMember a = new RawShareMember(broker, "g", "member-a");
+             RawShareMember b = new RawShareMember(broker, "g", "member-b")) {
+            a.join("settle-wide");
+            assertThat(acquireAll(a, 3)).containsExactly(0L, 1L, 2L);
+
+            assertThat(settleOne("g", "member-a", "settle-wide", 0, Long.MAX_VALUE, ShareSettle.RETURN))
+                    .isEqualTo(Errors.INVALID_RECORD_STATE);
+            b.join("settle-wide");
+            assertThat(acquireAll(b, 3)).as("returned: available at once").containsExactly(0L, 1L, 2L);
+            assertThat(settleOne("g", "member-b", "settle-wide", 1, Long.MAX_VALUE, ShareSettle.ACCEPT))
+                    .isEqualTo(Errors.INVALID_RECORD_STATE);
+            assertThat(settleOne("g", "member-b", "settle-wide", 0, 0, ShareSettle.ACCEPT)).isEqualTo(Errors.NONE);
+            assertThat(browse("g", "settle-wide").startOffset()).isEqualTo(3);
+        }
+    }
+
+    /**
      * Before the fix a parked fetch of a member that had left acquired the next record for that member, locking it
      * to no one until the lock expired (30 s).
      */

@@ -141,6 +141,26 @@ class SharePartitionReturnTest {
                 new AcquiredBatch(4, 4, 1));
     }
 
+    /** Runs in a thread of its own, so that a loop over every offset of the range fails the test instead of hanging. */
+    @Test
+    @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldAnswerAtOnceWhenAReturnedRangeReachesFarBeyondTheEndOffset() {
+        log.append(3);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 2, 1 << 20); // 0, 1
+        partition.acquire("b", 1, 1 << 20); // 2
+
+        assertThat(partition.returnAcquired("a", 0, Long.MAX_VALUE)).isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.returnAcquired("b", 2, Long.MAX_VALUE - 1)).isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.returnAcquired("b", 1L << 40, 1L << 41)).isEqualTo(Errors.INVALID_RECORD_STATE);
+
+        assertThat(partition.acquire("c", 10, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 2, 1));
+        // offsets below the start offset are not visited one by one either
+        partition.acknowledge("c", ack(0, 2, AcknowledgeType.ACCEPT));
+        assertThat(partition.startOffset()).isEqualTo(3);
+        assertThat(partition.returnAcquired("c", 0, 2)).isEqualTo(Errors.INVALID_RECORD_STATE);
+    }
+
     @Test
     void shouldLeaveRecordsHeldForATransactionWhenReturned() {
         log.append(3);
