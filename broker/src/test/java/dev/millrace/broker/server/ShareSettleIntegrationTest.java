@@ -1,6 +1,7 @@
 package dev.millrace.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -33,8 +34,8 @@ import dev.millrace.protocol.ext.ShareSettle;
 /**
  * ShareSettle (key 30002) on the Kafka listener of a real broker, against records members acquired with raw
  * ShareGroupHeartbeat and ShareFetch requests ({@link RawShareMember}): each type applied, bad requests refused whole
- * with a message naming what was wrong, unknown partitions answered per partition; and a parked ShareFetch of a member
- * that left the group acquires nothing.
+ * with a message naming what was wrong, unknown partitions answered per partition, ranges reaching far past the
+ * end offset answered at once; and a parked ShareFetch of a member that left the group acquires nothing.
  */
 @Timeout(60)
 class ShareSettleIntegrationTest {
@@ -80,8 +81,8 @@ class ShareSettleIntegrationTest {
             assertThat(RawShareMember.acquired(got)).extracting(ShareFetchResponseData.AcquiredRecords::firstOffset,
                     ShareFetchResponseData.AcquiredRecords::lastOffset,
                     ShareFetchResponseData.AcquiredRecords::deliveryCount)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, 1L, (short) 2),
-                            org.assertj.core.groups.Tuple.tuple(3L, 3L, (short) 1));
+                    .containsExactly(tuple(1L, 1L, (short) 2),
+                            tuple(3L, 3L, (short) 1));
 
             // a still holds 2 after RENEW; 1 is b's now
             assertThat(settleOne("g", "member-a", "settled", 2, 2, ShareSettle.ACCEPT)).isEqualTo(Errors.NONE);
@@ -120,6 +121,12 @@ class ShareSettleIntegrationTest {
             assertThat(Errors.forCode(reversed.errorCode())).isEqualTo(Errors.INVALID_REQUEST);
             assertThat(reversed.errorMessage()).contains("1..0").contains("settle-bad-0");
             assertThat(reversed.partitions()).isEmpty();
+
+            ShareSettle.Response negative = settle(socket, new ShareSettle.Request("g", "member-a", List.of(
+                    new ShareSettle.PartitionBatches("settle-bad", 0, List.of(
+                            new ShareSettle.Batch(-1, 0, ShareSettle.ACCEPT))))));
+            assertThat(Errors.forCode(negative.errorCode())).isEqualTo(Errors.INVALID_REQUEST);
+            assertThat(negative.errorMessage()).contains("-1..0").contains("settle-bad-0");
 
             ShareSettle.Response noMember = settle(socket, new ShareSettle.Request("g", "", List.of()));
             assertThat(Errors.forCode(noMember.errorCode())).isEqualTo(Errors.INVALID_REQUEST);
@@ -205,6 +212,8 @@ class ShareSettleIntegrationTest {
             b.join("parked");
             long fetchesBefore = broker.apis().requestCount(ApiKeys.SHARE_FETCH);
             a.sendFetch(30_000); // nothing to acquire: it parks
+            // the fetch is being handled (it parks within the same call, before the leave below can arrive; were the
+            // leave first, the fetch would be refused up front and this test would not tell the fix apart)
             awaitRequestCount(ApiKeys.SHARE_FETCH, fetchesBefore + 1);
 
             ShareGroupHeartbeatResponseData left = a.leave();
@@ -220,7 +229,7 @@ class ShareSettleIntegrationTest {
             assertThat(RawShareMember.acquired(taken)).extracting(ShareFetchResponseData.AcquiredRecords::firstOffset,
                     ShareFetchResponseData.AcquiredRecords::lastOffset,
                     ShareFetchResponseData.AcquiredRecords::deliveryCount)
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple(0L, 0L, (short) 1));
+                    .containsExactly(tuple(0L, 0L, (short) 1));
         }
     }
 
