@@ -279,7 +279,10 @@ public final class SharePartition {
         Events events = new Events();
         boolean skipped = false;
         synchronized (this) {
-            for (long offset = firstOffset; offset <= lastOffset; offset++) {
+            long from = Math.max(firstOffset, startOffset);
+            long to = Math.min(lastOffset, endOffset - 1);
+            skipped = from != firstOffset || to != lastOffset; // offsets outside the window: none held
+            for (long offset = from; offset <= to; offset++) {
                 InFlightRecord record = inFlight.get(offset);
                 if (record == null || !record.isHeldBy(memberId) || record.isHeldForTransaction()) {
                     skipped = true;
@@ -1025,7 +1028,12 @@ public final class SharePartition {
         }
         boolean skipped = false;
         for (AcknowledgementBatch batch : batches) {
-            for (long offset = batch.firstOffset(); offset <= batch.lastOffset(); offset++) {
+            // offsets outside the window (below the start offset, at or above the end offset) have no entry: they are
+            // skipped as a whole, not visited one by one (a range up to Long.MAX_VALUE would hold the monitor forever)
+            long from = Math.max(batch.firstOffset(), startOffset);
+            long to = Math.min(batch.lastOffset(), endOffset - 1);
+            skipped |= from != batch.firstOffset() || to != batch.lastOffset();
+            for (long offset = from; offset <= to; offset++) {
                 AcknowledgeType type = AcknowledgeType.byId(batch.typeOf(offset));
                 InFlightRecord record = inFlight.get(offset);
                 if (record != null && record.isHeldBy(memberId) && record.isHeldForTransaction()) {

@@ -182,6 +182,31 @@ class SharePartitionTest {
         assertThat(timer.size()).isZero();
     }
 
+    /**
+     * A range up to Long.MAX_VALUE (ShareSettle and ShareAcknowledge take any) must not be walked offset by offset
+     * under the monitor; in a thread of its own, so that such a loop fails the test instead of hanging it.
+     */
+    @Test
+    @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldAnswerAtOnceWhenAnAcknowledgedRangeReachesFarBeyondTheEndOffset() {
+        log.append(3);
+        SharePartition partition = partition(ShareGroupConfig.defaults());
+        partition.acquire("a", 10, 1 << 20);
+
+        assertThat(partition.acknowledge("a", List.of(ack(1, Long.MAX_VALUE, AcknowledgeType.ACCEPT))))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.state(1)).contains(RecordState.ACKNOWLEDGED);
+        assertThat(partition.state(2)).contains(RecordState.ACKNOWLEDGED);
+        assertThat(partition.acknowledge("a", List.of(ack(0, 0, AcknowledgeType.ACCEPT)))).isEqualTo(Errors.NONE);
+        assertThat(partition.startOffset()).isEqualTo(3);
+        log.append(1);
+        partition.acquire("a", 10, 1 << 20); // 3
+        // from far below the start offset to far beyond the end offset
+        assertThat(partition.acknowledge("a", List.of(ack(0, 1L << 50, AcknowledgeType.RELEASE))))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.state(3)).contains(RecordState.AVAILABLE);
+    }
+
     @Test
     void shouldRedeliverReleasedRecordsWithAHigherDeliveryCount() {
         log.append(2);
