@@ -34,6 +34,9 @@ public final class ConnectionSettings implements Serializable {
     final short destinationReplicationFactor;
     final DestinationPolicies destinationPolicies;
     final boolean manageDestinationPolicies;
+    final boolean blockOnAcknowledge;
+    /** Every setting that shapes how destinations are created and configured, as one comparable string. */
+    final String destinationKey;
 
     ConnectionSettings(MillraceConnectionFactory f, String user, String password) {
         this.brokers = f.getBrokers();
@@ -57,6 +60,18 @@ public final class ConnectionSettings implements Serializable {
                 f.getMaxRedeliveryDelayMs(), f.getDeadLetterQueuePattern(), f.getExpiryQueuePattern(),
                 f.getDestinationPolicies());
         this.manageDestinationPolicies = f.isManageDestinationPolicies();
+        this.blockOnAcknowledge = f.isBlockOnAcknowledge();
+        this.destinationKey = String.join("|", String.valueOf(autoCreateDestinations),
+                String.valueOf(destinationPartitions), String.valueOf(destinationReplicationFactor),
+                String.valueOf(manageDestinationPolicies), String.valueOf(f.getMaxDeliveries()),
+                String.valueOf(f.getRedeliveryDelayMs()), String.valueOf(f.getMaxRedeliveryDelayMs()),
+                String.valueOf(f.getDeadLetterQueuePattern()), String.valueOf(f.getExpiryQueuePattern()),
+                String.valueOf(f.getDestinationPolicies()));
+    }
+
+    /** Equal for settings that create and configure destinations alike (see {@code SharedClients}). */
+    public String destinationKey() {
+        return destinationKey;
     }
 
     /** The redelivery and expiry policy of each destination. */
@@ -67,6 +82,11 @@ public final class ConnectionSettings implements Serializable {
     /** Whether consumers write their destination's policy to the broker. */
     public boolean manageDestinationPolicies() {
         return manageDestinationPolicies;
+    }
+
+    /** Whether CLIENT_ACKNOWLEDGE's acknowledge() waits for the broker. */
+    public boolean blockOnAcknowledge() {
+        return blockOnAcknowledge;
     }
 
     public String brokers() {

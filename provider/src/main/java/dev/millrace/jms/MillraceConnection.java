@@ -102,10 +102,10 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
                 .putLong(uuid.getLeastSignificantBits()).array();
         this.shared = SharedClients.acquire(settings);
         this.admin = shared.admin();
-        this.destinations = new Destinations(admin, settings);
-        this.queueGroups = new QueueGroups(admin, settings);
+        this.destinations = shared.destinations();
+        this.queueGroups = shared.queueGroups();
         this.sharedSubscriptions = new SharedSubscriptions(admin, settings);
-        this.destinationSetup = new DestinationSetup(admin, settings, destinations);
+        this.destinationSetup = shared.destinationSetup();
     }
 
     static MillraceConnection open(ConnectionSettings settings) throws JMSException {

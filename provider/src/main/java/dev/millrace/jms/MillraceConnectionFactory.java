@@ -71,6 +71,7 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private String expiryQueuePattern = "";
     private String destinationPolicies = "";
     private boolean manageDestinationPolicies = true;
+    private boolean blockOnAcknowledge = true;
 
     /** A factory for the broker at {@value #DEFAULT_BROKERS}. */
     public MillraceConnectionFactory() {
@@ -413,6 +414,21 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
      */
     public void setManageDestinationPolicies(boolean manageDestinationPolicies) {
         this.manageDestinationPolicies = manageDestinationPolicies;
+    }
+
+    public boolean isBlockOnAcknowledge() {
+        return blockOnAcknowledge;
+    }
+
+    /**
+     * Whether {@code acknowledge()} in CLIENT_ACKNOWLEDGE waits for the broker's answer (and throws when a message's
+     * lock expired first); default true: a message whose acknowledge() returned is never delivered again, even if the
+     * process dies right after. False: the acceptances leave at once and {@code acknowledge()} returns (as with the
+     * Artemis client's default {@code blockOnAcknowledge=false}); they still reach the broker before anything this
+     * consumer sends later, its close included, but a process killed right after may get them again.
+     */
+    public void setBlockOnAcknowledge(boolean blockOnAcknowledge) {
+        this.blockOnAcknowledge = blockOnAcknowledge;
     }
 
     // ---- by name

@@ -60,7 +60,8 @@ import jakarta.jms.TopicSubscriber;
  *       not wait for the broker's answer (as Artemis and ActiveMQ clients do by default): a consumer that dies just then may get the message again, flagged JMSRedelivered, which the
  *       specification allows. On a durable subscription the offset commit is awaited. DUPS_OK_ACKNOWLEDGE: queue
  *       acceptances go with the next fetch (after the prefetched batch), topic commits are not awaited.
- *       CLIENT_ACKNOWLEDGE: {@link #acknowledge()} acknowledges every message this session delivered and waits.
+ *       CLIENT_ACKNOWLEDGE: {@link #acknowledge()} acknowledges every message this session delivered (waiting for
+ *       the broker with the factory's {@code blockOnAcknowledge}).
  *   <li>{@link #recover()} delivers the unacknowledged messages again: topics rewind locally (JMSXDeliveryCount
  *       counted by the consumer), queues release them to the share group (counted by the broker).
  *   <li>A producer keeps one partition per destination for the session's life ({@link #partitionFor}), so one
@@ -375,8 +376,9 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
             pending = new ArrayList<>(unacknowledged);
             unacknowledged.clear();
         }
+        boolean block = connection.settings().blockOnAcknowledge();
         for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : byConsumer(pending).entrySet()) {
-            e.getKey().acknowledge(e.getValue(), true);
+            e.getKey().acknowledge(e.getValue(), block);
         }
     }
 

@@ -71,6 +71,39 @@ class QueueConsumerWindowIntegrationTest {
         }
     }
 
+    /**
+     * blockOnAcknowledge=false: acknowledge() does not wait for the broker, but its acceptances still reach the broker
+     * before the consumer's close releases what it holds, so nothing acknowledged comes back.
+     */
+    @Test
+    void shouldNotRedeliverWhatANonBlockingAcknowledgeCoveredAfterClose() throws Exception {
+        MillraceConnectionFactory factory = broker.factory();
+        factory.setBlockOnAcknowledge(false);
+        try (Connection c = factory.createConnection()) {
+            Session session = c.createSession(Session.CLIENT_ACKNOWLEDGE);
+            jakarta.jms.Queue queue = session.createQueue("window.non-blocking-ack");
+            send(session, queue, 50);
+            MessageConsumer consumer = session.createConsumer(queue);
+            c.start();
+            Message last = null;
+            for (int i = 0; i < 30; i++) {
+                last = consumer.receive(10_000);
+                assertThat(last).isNotNull();
+            }
+            last.acknowledge();
+            consumer.close();
+            MessageConsumer again = session.createConsumer(queue);
+            Set<String> rest = new HashSet<>();
+            Message m;
+            while ((m = again.receive(1000)) != null) {
+                rest.add(((TextMessage) m).getText());
+                m.acknowledge();
+            }
+            assertThat(rest).as("the 20 never acknowledged, none of the 30 acknowledged").hasSize(20)
+                    .doesNotContain("m0", "m29");
+        }
+    }
+
     @Test
     void shouldDeliverToAWaitingQueueConsumerWhileAnotherHoldsReadAheadMessages() throws Exception {
         assertNoStarvation(false, 2);

@@ -203,7 +203,8 @@ public final class Destinations {
 
     /**
      * Whether the broker lets applications create destinations on first use: its {@value #AUTO_CREATE} setting, read
-     * once per connection with DescribeConfigs of a broker. A broker that does not report it allows it.
+     * once per {@link SharedClients} entry (connections with the same settings) with DescribeConfigs of a broker. A
+     * broker that does not report it allows it.
      */
     private boolean brokerAllowsAutoCreate() throws JMSException {
         Boolean allowed = brokerAutoCreate;

@@ -22,7 +22,11 @@ import jakarta.jms.JMSException;
  * non-transacted sends (kafka-clients producers are thread-safe; each record carries its connection's id where JMS needs
  * it, for noLocal). Connections lease an entry when they open and release it when they close; the last release closes
  * the clients. Entries are keyed by every setting that shapes these clients (brokers, acks, linger, batch size, request
- * timeout, user), so connections of differently configured factories never share.
+ * timeout, user, and the destination settings), so connections of differently configured factories never share.
+ * The entry also holds what connections learn about destinations ({@link Destinations}: which exist;
+ * {@link DestinationSetup}: whose policy was written; {@link QueueGroups}: which queue groups were configured), so
+ * that a new connection does not ask the brokers again what an earlier one found out: a destination is set up once
+ * per entry, not once per connection.
  *
  * <p>What each part costs (threads): the admin client 1 and each producer 1 (created on a connection's first send of
  * that delivery mode) per entry; {@link #scheduler()} 1 per JVM; the share-group client's event loops
@@ -38,10 +42,10 @@ import jakarta.jms.JMSException;
 public final class SharedClients {
 
     private record Key(String brokers, String persistentAcks, String nonPersistentAcks, int lingerMs,
-                       int batchSizeBytes, int requestTimeoutMs, String user) {
+                       int batchSizeBytes, int requestTimeoutMs, String user, String destinationKey) {
         static Key of(ConnectionSettings s) {
             return new Key(s.brokers(), s.persistentAcks(), s.nonPersistentAcks(), s.lingerMs(), s.batchSizeBytes(),
-                    s.requestTimeoutMs(), s.user());
+                    s.requestTimeoutMs(), s.user(), s.destinationKey());
         }
     }
 
@@ -58,6 +62,9 @@ public final class SharedClients {
     private final Key key;
     private final ConnectionSettings settings;
     private final Admin admin;
+    private final Destinations destinations;
+    private final DestinationSetup destinationSetup;
+    private final QueueGroups queueGroups;
     private int references;
     private KafkaProducer<byte[], byte[]> persistentProducer;
     private KafkaProducer<byte[], byte[]> nonPersistentProducer;
@@ -71,6 +78,21 @@ public final class SharedClients {
         this.settings = settings;
         this.admin = KafkaClients.admin(settings, "millrace-shared-" + Integer.toHexString(System.identityHashCode(
                 this)));
+        this.destinations = new Destinations(admin, settings);
+        this.destinationSetup = new DestinationSetup(admin, settings, destinations);
+        this.queueGroups = new QueueGroups(admin, settings);
+    }
+
+    public Destinations destinations() {
+        return destinations;
+    }
+
+    public DestinationSetup destinationSetup() {
+        return destinationSetup;
+    }
+
+    public QueueGroups queueGroups() {
+        return queueGroups;
     }
 
     /** Leases the entry for {@code settings}, creating it on first use. Release it once with {@link #release}. */
