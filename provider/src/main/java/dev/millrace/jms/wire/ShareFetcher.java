@@ -196,7 +196,8 @@ public final class ShareFetcher implements Fetcher {
 
     @Override
     public Throwable failure() {
-        return failure;
+        Throwable f = failure;
+        return f != null ? f : membership.failure();
     }
 
     /** Accepts the records: they will not be delivered again. {@code sync} waits for the broker's answer. */
@@ -369,7 +370,8 @@ public final class ShareFetcher implements Fetcher {
 
         @Override
         public void onDisconnected(Throwable cause) {
-            failure = cause;
+            // retried by the membership; receive() keeps waiting, the connection's liveness check tells the
+            // ExceptionListener when the cluster stays unreachable
             controlChannel = null;
             fetchChannel = null;
             fetchInFlight = false;
@@ -462,6 +464,7 @@ public final class ShareFetcher implements Fetcher {
             loop.schedule(this::maybeFetch, ShareMembership.RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
             return;
         }
+        failure = null; // the broker answers again
         List<Delivery> fetched = new ArrayList<>();
         for (ShareFetchResponseData.ShareFetchableTopicResponse t : data.responses()) {
             for (ShareFetchResponseData.PartitionData pd : t.partitions()) {

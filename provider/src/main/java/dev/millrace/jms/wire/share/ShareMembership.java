@@ -104,7 +104,10 @@ public final class ShareMembership {
         return memberEpoch > 0 && control != null;
     }
 
-    /** The last failure to reach the group (cleared by the next successful heartbeat). Any thread. */
+    /**
+     * Why the broker last refused this member's heartbeat (cleared by the next accepted one), or null; a lost
+     * connection is not such a failure: it is retried. Any thread.
+     */
     public Throwable failure() {
         return failure;
     }
@@ -232,8 +235,7 @@ public final class ShareMembership {
         if (closed || reconnecting) {
             return;
         }
-        failure = cause;
-        reconnecting = true;
+        reconnecting = true; // not a failure to report: the connection's liveness check reports a lost cluster
         if (heartbeat != null) {
             heartbeat.cancel(false);
         }
