@@ -81,15 +81,34 @@ final class JmsBrokers {
 
     /**
      * The connection factory for a broker named {@code Millrace} or {@code Artemis} ({@link BrokerNode#name}) at
-     * {@code bootstrap} (host:port), as the class javadoc describes.
+     * {@code bootstrap} (host:port), as the class javadoc describes. System property
+     * {@code millrace.factory.options} ({@code name=value&name=value}, the options of {@code MillraceConnectionFactory})
+     * changes the Millrace factory's defaults, e.g. {@code blockOnAcknowledge=false}.
      */
     static ConnectionFactory factory(String name, String bootstrap) {
         return switch (name) {
-            case "Millrace" -> new MillraceConnectionFactory(bootstrap);
+            case "Millrace" -> millrace(bootstrap, System.getProperty("millrace.factory.options", ""));
             case "Artemis" -> new ActiveMQConnectionFactory("tcp://" + bootstrap + "?confirmationWindowSize=1048576");
             default -> throw new IllegalArgumentException("unknown broker '" + name
                     + "': expected Millrace or Artemis");
         };
+    }
+
+    static MillraceConnectionFactory millrace(String bootstrap, String options) {
+        MillraceConnectionFactory f = new MillraceConnectionFactory(bootstrap);
+        java.util.Map<String, String> set = new java.util.LinkedHashMap<>();
+        for (String option : options.split("&")) {
+            if (option.isBlank()) {
+                continue;
+            }
+            int eq = option.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("millrace.factory.options: '" + option + "' is not name=value");
+            }
+            set.put(option.substring(0, eq).trim(), option.substring(eq + 1).trim());
+        }
+        f.setProperties(set);
+        return f;
     }
 
     /** "Millrace" and/or "Artemis", in run order, with their connection factories. */
