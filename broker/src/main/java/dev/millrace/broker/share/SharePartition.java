@@ -279,6 +279,7 @@ public final class SharePartition {
         Events events = new Events();
         boolean skipped = false;
         synchronized (this) {
+            long now = time.hiResClockMs();
             long from = Math.max(firstOffset, startOffset);
             long to = Math.min(lastOffset, endOffset - 1);
             skipped = from != firstOffset || to != lastOffset; // offsets outside the window: none held
@@ -288,16 +289,10 @@ public final class SharePartition {
                     skipped = true;
                     continue;
                 }
-                changedAt(offset);
-                unlocked(record);
-                record.memberId = null;
+                // undo the acquisition's count, then release without backoff: the count is back below the limit it
+                // was at most at acquisition, so this archives nothing (unless the group's limit was lowered since)
                 record.deliveryCount = Math.max(0, record.deliveryCount - 1);
-                record.state = RecordState.AVAILABLE;
-                record.availableAtMs = 0;
-                long returned = offset;
-                unmatchedBelow.replaceAll((selector, below) -> Math.min(below, returned)); // may match one now
-                events.available = true;
-                events.changed = true;
+                releaseOrArchive(offset, record, now, false, events);
             }
             maybeAdvanceStart(events);
         }
