@@ -254,7 +254,9 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     /** The producer for this connection's non-transacted sends of {@code deliveryMode} (shared, see class doc). */
     KafkaProducer<byte[], byte[]> producer(int deliveryMode) {
-        sent = true;
+        if (!sent) {
+            sent = true; // a volatile write only once, not on every send
+        }
         return shared.producer(deliveryMode);
     }
 

@@ -66,8 +66,9 @@ public final class SharedClients {
     private final DestinationSetup destinationSetup;
     private final QueueGroups queueGroups;
     private int references;
-    private KafkaProducer<byte[], byte[]> persistentProducer;
-    private KafkaProducer<byte[], byte[]> nonPersistentProducer;
+    private final String clientId = "millrace-shared-" + Integer.toHexString(System.identityHashCode(this));
+    private volatile KafkaProducer<byte[], byte[]> persistentProducer;
+    private volatile KafkaProducer<byte[], byte[]> nonPersistentProducer;
     private final Object checkLock = new Object();
     private long lastCheckNanos;
     private JMSException lastCheckFailure;
@@ -76,8 +77,7 @@ public final class SharedClients {
     private SharedClients(Key key, ConnectionSettings settings) {
         this.key = key;
         this.settings = settings;
-        this.admin = KafkaClients.admin(settings, "millrace-shared-" + Integer.toHexString(System.identityHashCode(
-                this)));
+        this.admin = KafkaClients.admin(settings, clientId);
         this.destinations = new Destinations(admin, settings);
         this.destinationSetup = new DestinationSetup(admin, settings, destinations);
         this.queueGroups = new QueueGroups(admin, settings);
@@ -137,17 +137,25 @@ public final class SharedClients {
         return admin;
     }
 
-    /** The producer for non-transacted sends of {@code deliveryMode}, created on first use. */
-    public synchronized KafkaProducer<byte[], byte[]> producer(int deliveryMode) {
-        String id = "millrace-shared-" + Integer.toHexString(System.identityHashCode(this));
-        if (deliveryMode == DeliveryMode.PERSISTENT) {
+    /**
+     * The producer for non-transacted sends of {@code deliveryMode}, created on first use. Called on every send: once
+     * created, it is returned without locking.
+     */
+    public KafkaProducer<byte[], byte[]> producer(int deliveryMode) {
+        boolean persistent = deliveryMode == DeliveryMode.PERSISTENT;
+        KafkaProducer<byte[], byte[]> p = persistent ? persistentProducer : nonPersistentProducer;
+        return p != null ? p : createProducer(persistent);
+    }
+
+    private synchronized KafkaProducer<byte[], byte[]> createProducer(boolean persistent) {
+        if (persistent) {
             if (persistentProducer == null) {
-                persistentProducer = KafkaClients.producer(settings, id + "-p", settings.persistentAcks());
+                persistentProducer = KafkaClients.producer(settings, clientId + "-p", settings.persistentAcks());
             }
             return persistentProducer;
         }
         if (nonPersistentProducer == null) {
-            nonPersistentProducer = KafkaClients.producer(settings, id + "-np", settings.nonPersistentAcks());
+            nonPersistentProducer = KafkaClients.producer(settings, clientId + "-np", settings.nonPersistentAcks());
         }
         return nonPersistentProducer;
     }
