@@ -251,7 +251,7 @@ public final class ShareFetcher implements Fetcher {
                     batches.add(d.partition(), d.offset(), type);
                 }
             }
-            drainAcceptedLater(batches);
+            takePending(batches);
             sendSettle(batches).whenComplete((r, e) -> {
                 if (e != null) {
                     response.completeExceptionally(e);
@@ -296,14 +296,8 @@ public final class ShareFetcher implements Fetcher {
                 fetch.close(); // a parked fetch must not acquire for a member that is leaving
             }
             SettleBatches last = new SettleBatches(topic);
-            List<Delivery> unread = new ArrayList<>();
-            buffer.drainTo(unread);
-            for (Delivery d : unread) {
-                if (unhold(d.partition(), d.offset())) {
-                    last.add(d.partition(), d.offset(), ShareSettle.RETURN);
-                }
-            }
-            drainAcceptedLater(last);
+            returnUnread(last);
+            takePending(last);
             held.forEach((p, offsets) -> offsets.forEach(o -> last.add(p, o, ShareSettle.RELEASE)));
             held.clear();
             CompletableFuture<?> settled = last.isEmpty() || controlChannel == null
@@ -502,6 +496,7 @@ public final class ShareFetcher implements Fetcher {
         }
     }
 
+    /** Moves the application's queued acceptances into {@code into}. Loop. */
     private void drainAcceptedLater(SettleBatches into) {
         Delivery d;
         while ((d = acceptedLater.poll()) != null) {
@@ -509,15 +504,12 @@ public final class ShareFetcher implements Fetcher {
                 into.add(d.partition(), d.offset(), ShareSettle.ACCEPT);
             }
         }
-        if (into != pendingAsync && !pendingAsync.isEmpty()) {
-            for (ShareSettle.PartitionBatches pb : pendingAsync.drain()) {
-                pb.batches().forEach(b -> {
-                    for (long o = b.firstOffset(); o <= b.lastOffset(); o++) {
-                        into.add(pb.partition(), o, b.type());
-                    }
-                });
-            }
-        }
+    }
+
+    /** Everything waiting to be settled asynchronously (queued acceptances, pending gaps) joins {@code into}. Loop. */
+    private void takePending(SettleBatches into) {
+        drainAcceptedLater(into);
+        pendingAsync.moveTo(into);
     }
 
     /** Sends the pending asynchronous settlements now, one ShareSettle at a time (more collect meanwhile). */
@@ -526,9 +518,8 @@ public final class ShareFetcher implements Fetcher {
             return;
         }
         settleInFlight = true;
-        SettleBatches now = new SettleBatches(topic);
-        drainAcceptedLater(now);
-        sendSettle(now).whenComplete((r, e) -> {
+        drainAcceptedLater(pendingAsync);
+        sendSettle(pendingAsync).whenComplete((r, e) -> { // sendSettle takes the batches at once
             settleInFlight = false;
             maybeSettleAsync();
         });
@@ -551,6 +542,17 @@ public final class ShareFetcher implements Fetcher {
                     }
                     return r;
                 });
+    }
+
+    /** Empties the buffer into {@code into} as RETURNs: read ahead, never handed out. Loop. */
+    private void returnUnread(SettleBatches into) {
+        List<Delivery> unread = new ArrayList<>();
+        buffer.drainTo(unread);
+        for (Delivery d : unread) {
+            if (unhold(d.partition(), d.offset())) {
+                into.add(d.partition(), d.offset(), ShareSettle.RETURN);
+            }
+        }
     }
 
     private void hold(int partition, long offset) {
@@ -594,14 +596,8 @@ public final class ShareFetcher implements Fetcher {
                 scheduleIdleCheck();
                 return;
             }
-            List<Delivery> unread = new ArrayList<>();
-            buffer.drainTo(unread);
             SettleBatches back = new SettleBatches(topic);
-            for (Delivery d : unread) {
-                if (unhold(d.partition(), d.offset())) {
-                    back.add(d.partition(), d.offset(), ShareSettle.RETURN);
-                }
-            }
+            returnUnread(back);
             sendSettle(back);
         }, delayNanos, TimeUnit.NANOSECONDS);
     }

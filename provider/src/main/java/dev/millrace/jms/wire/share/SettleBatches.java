@@ -39,6 +39,14 @@ public final class SettleBatches {
         return size;
     }
 
+    /** Moves every settlement collected here into {@code into} (a later one of an offset wins there). */
+    public void moveTo(SettleBatches into) {
+        byPartition.forEach((partition, offsets) -> offsets.forEach((offset, type) -> into.add(partition, offset,
+                type)));
+        byPartition.clear();
+        size = 0;
+    }
+
     /** The collected settlements as ShareSettle partitions, and forgets them. */
     public List<ShareSettle.PartitionBatches> drain() {
         List<ShareSettle.PartitionBatches> out = new ArrayList<>();

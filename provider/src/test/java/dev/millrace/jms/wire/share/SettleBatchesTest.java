@@ -93,4 +93,24 @@ class SettleBatchesTest {
         assertThat(batches.drain()).containsExactly(new ShareSettle.PartitionBatches("q", 0,
                 List.of(batch(1, 1, ShareSettle.ACCEPT))));
     }
+
+    @Test
+    void shouldMoveEverySettlementIntoAnotherAndLeaveItselfEmptyWhenMoved() {
+        SettleBatches pending = new SettleBatches("q");
+        pending.add(0, 3, ShareSettle.GAP);
+        pending.add(1, 9, ShareSettle.ACCEPT);
+        SettleBatches into = new SettleBatches("q");
+        into.add(0, 2, ShareSettle.RETURN);
+        into.add(1, 9, ShareSettle.RELEASE);
+
+        pending.moveTo(into);
+
+        assertThat(pending.isEmpty()).isTrue();
+        assertThat(pending.drain()).isEmpty();
+        assertThat(into.size()).as("offset 9 of partition 1 once, the moved type winning").isEqualTo(3);
+        assertThat(into.drain()).containsExactly(
+                new ShareSettle.PartitionBatches("q", 0, List.of(batch(2, 2, ShareSettle.RETURN),
+                        batch(3, 3, ShareSettle.GAP))),
+                new ShareSettle.PartitionBatches("q", 1, List.of(batch(9, 9, ShareSettle.ACCEPT))));
+    }
 }
