@@ -25,7 +25,7 @@ import org.apache.kafka.common.requests.ShareRequestMetadata;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.JmsExceptions;
-import dev.millrace.jms.wire.net.BrokerChannel;
+import dev.millrace.protocol.net.BrokerChannel;
 import dev.millrace.jms.wire.net.ClientEventLoops;
 import dev.millrace.jms.wire.share.AcquiredRecords;
 import dev.millrace.jms.wire.share.SettleBatches;

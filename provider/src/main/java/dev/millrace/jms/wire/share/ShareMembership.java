@@ -14,7 +14,7 @@ import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 
 import dev.millrace.jms.ConnectionSettings;
-import dev.millrace.jms.wire.net.BrokerChannel;
+import dev.millrace.protocol.net.BrokerChannel;
 import io.netty.channel.EventLoop;
 import jakarta.jms.JMSException;
 

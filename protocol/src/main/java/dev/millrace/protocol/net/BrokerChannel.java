@@ -1,4 +1,4 @@
-package dev.millrace.jms.wire.net;
+package dev.millrace.protocol.net;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,7 +31,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 
 /**
  * One TCP connection to one broker speaking the Kafka protocol (kafka-clients' request and response classes) and
- * Millrace's extensions, on an event loop shared with other channels ({@link ClientEventLoops}): no thread of its own.
+ * Millrace's extensions, on an event loop the caller shares with other channels: no thread of its own. Used by the
+ * JMS provider and by brokers talking to each other (replica fetching, requests to the active controller).
  *
  * <pre>
  *   request frame:   int32 size | request header (v1/v2, kafka-clients) | body
