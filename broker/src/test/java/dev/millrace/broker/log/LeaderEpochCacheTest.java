@@ -1,0 +1,205 @@
+package dev.millrace.broker.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Assign rules, OffsetsForLeaderEpoch answers, truncation and the checkpoint file of {@link LeaderEpochCache}. */
+@Timeout(20)
+class LeaderEpochCacheTest {
+
+    @TempDir
+    Path tmp;
+
+    private File file() {
+        return tmp.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT).toFile();
+    }
+
+    private LeaderEpochCache cache(EpochEntry... entries) throws IOException {
+        LeaderEpochCache cache = LeaderEpochCache.open(file());
+        for (EpochEntry entry : entries) {
+            cache.assign(entry.epoch(), entry.startOffset());
+        }
+        return cache;
+    }
+
+    private static EpochEntry e(int epoch, long startOffset) {
+        return new EpochEntry(epoch, startOffset);
+    }
+
+    @Test
+    void shouldRecordTheFirstOffsetOfEachNewEpoch() throws IOException {
+        LeaderEpochCache cache = cache(e(0, 0), e(2, 10), e(5, 25));
+
+        assertThat(cache.entries()).containsExactly(e(0, 0), e(2, 10), e(5, 25));
+        assertThat(cache.latestEpoch()).isEqualTo(OptionalInt.of(5));
+        assertThat(cache.startOffsetOf(2)).isEqualTo(OptionalLong.of(10));
+        assertThat(cache.startOffsetOf(3)).isEmpty();
+    }
+
+    @Test
+    void shouldIgnoreAnEpochNotAboveTheLatestAndKeepTheEarlierStartOfTheSameEpoch() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(3, 10));
+
+        cache.assign(3, 20);
+        cache.assign(2, 30);
+
+        assertThat(cache.entries()).containsExactly(e(1, 0), e(3, 10));
+    }
+
+    @Test
+    void shouldReplaceEntriesWhoseStartIsNotBelowTheNewEntrysStart() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(2, 10), e(3, 20));
+
+        cache.assign(4, 20);
+        assertThat(cache.entries()).containsExactly(e(1, 0), e(2, 10), e(4, 20));
+
+        cache.assign(6, 5);
+        assertThat(cache.entries()).containsExactly(e(1, 0), e(6, 5));
+    }
+
+    @Test
+    void shouldRefuseNegativeEpochsAndOffsets() throws IOException {
+        LeaderEpochCache cache = cache();
+
+        assertThatThrownBy(() -> cache.assign(-1, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("epoch -1");
+        assertThatThrownBy(() -> cache.assign(0, -5)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("offset -5");
+    }
+
+    @Test
+    void shouldAnswerTheLatestEpochWithTheLogEnd() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(4, 10));
+
+        assertThat(cache.endOffsetFor(4, 37)).isEqualTo(new EpochEndOffset(4, 37));
+    }
+
+    @Test
+    void shouldAnswerAnOlderEpochWithTheStartOfTheNextEpoch() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(4, 10), e(6, 30));
+
+        assertThat(cache.endOffsetFor(1, 50)).isEqualTo(new EpochEndOffset(1, 10));
+        assertThat(cache.endOffsetFor(4, 50)).isEqualTo(new EpochEndOffset(4, 30));
+    }
+
+    @Test
+    void shouldAnswerAnUnknownEpochBetweenKnownOnesWithTheLargestEpochBelowIt() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(4, 10), e(6, 30));
+
+        assertThat(cache.endOffsetFor(2, 50)).isEqualTo(new EpochEndOffset(1, 10));
+        assertThat(cache.endOffsetFor(5, 50)).isEqualTo(new EpochEndOffset(4, 30));
+    }
+
+    @Test
+    void shouldAnswerUndefinedBelowTheFirstEpochAboveTheLatestAndWhenEmpty() throws IOException {
+        LeaderEpochCache cache = cache(e(3, 5), e(4, 10));
+
+        assertThat(cache.endOffsetFor(2, 50)).isEqualTo(EpochEndOffset.UNDEFINED);
+        assertThat(cache.endOffsetFor(-1, 50)).isEqualTo(EpochEndOffset.UNDEFINED);
+        assertThat(cache.endOffsetFor(7, 50)).isEqualTo(EpochEndOffset.UNDEFINED);
+        assertThat(cache().endOffsetFor(0, 50)).isEqualTo(new EpochEndOffset(-1, -1));
+        assertThat(EpochEndOffset.UNDEFINED.isUndefined()).isTrue();
+    }
+
+    @Test
+    void shouldDropEntriesStartingAtOrAfterTheNewEndWhenTruncatedFromTheEnd() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(2, 10), e(3, 20));
+
+        cache.truncateFromEnd(21);
+        assertThat(cache.entries()).containsExactly(e(1, 0), e(2, 10), e(3, 20));
+
+        cache.truncateFromEnd(20);
+        assertThat(cache.entries()).containsExactly(e(1, 0), e(2, 10));
+
+        cache.truncateFromEnd(0);
+        assertThat(cache.entries()).isEmpty();
+        assertThat(cache.latestEpoch()).isEmpty();
+    }
+
+    @Test
+    void shouldDropWhollyBelowEntriesAndMoveTheFirstKeptStartWhenTruncatedFromTheStart() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 0), e(2, 10), e(3, 20));
+
+        cache.truncateFromStart(15);
+        assertThat(cache.entries()).containsExactly(e(2, 15), e(3, 20));
+
+        cache.truncateFromStart(20);
+        assertThat(cache.entries()).containsExactly(e(3, 20));
+
+        cache.truncateFromStart(42);
+        assertThat(cache.entries()).containsExactly(e(3, 42));
+        assertThat(LeaderEpochCache.open(file()).entries()).containsExactly(e(3, 42));
+    }
+
+    @Test
+    void shouldKeepTheCacheWhenTheLogStartDoesNotMovePastItsFirstEntry() throws IOException {
+        LeaderEpochCache cache = cache(e(1, 10), e(2, 20));
+
+        cache.truncateFromStart(5);
+
+        assertThat(cache.entries()).containsExactly(e(1, 10), e(2, 20));
+    }
+
+    @Test
+    void shouldSurviveReopenThroughTheCheckpointFile() throws IOException {
+        cache(e(0, 0), e(2, 1500), e(5, 98000));
+
+        assertThat(Files.readAllLines(file().toPath())).containsExactly("0", "3", "0 0", "2 1500", "5 98000");
+        assertThat(LeaderEpochCache.open(file()).entries()).containsExactly(e(0, 0), e(2, 1500), e(5, 98000));
+        assertThat(tmp.resolve(LogFiles.LEADER_EPOCH_CHECKPOINT + ".tmp")).doesNotExist();
+    }
+
+    @Test
+    void shouldWriteAnEmptyCheckpointWhenCleared() throws IOException {
+        LeaderEpochCache cache = cache(e(0, 0), e(2, 15));
+
+        cache.clearAndFlush();
+
+        assertThat(cache.entries()).isEmpty();
+        assertThat(Files.readAllLines(file().toPath())).containsExactly("0", "0");
+        assertThat(LeaderEpochCache.open(file()).entries()).isEmpty();
+    }
+
+    @Test
+    void shouldRejectACheckpointThatIsNotInTheFormatNamingTheLine() throws IOException {
+        Files.writeString(file().toPath(), "0\n2\n3 10\n2 20\n", StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> LeaderEpochCache.open(file())).isInstanceOf(IOException.class)
+                .hasMessageContaining("line 4").hasMessageContaining(file().getName());
+
+        Files.writeString(file().toPath(), "0\n3\n1 0\n", StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> LeaderEpochCache.open(file())).isInstanceOf(IOException.class)
+                .hasMessageContaining("announces 3 entries");
+
+        Files.writeString(file().toPath(), "7\n0\n", StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> LeaderEpochCache.open(file())).isInstanceOf(IOException.class)
+                .hasMessageContaining("version 0");
+
+        Files.writeString(file().toPath(), "0\n1\n1 x\n", StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> LeaderEpochCache.open(file())).isInstanceOf(IOException.class)
+                .hasMessageContaining("line 3 is not a start offset");
+    }
+
+    @Test
+    void shouldListEntriesAsAnImmutableSnapshot() throws IOException {
+        LeaderEpochCache cache = cache(e(0, 0));
+        List<EpochEntry> before = cache.entries();
+
+        cache.assign(1, 5);
+
+        assertThat(before).containsExactly(e(0, 0));
+        assertThatThrownBy(() -> before.add(e(9, 9))).isInstanceOf(UnsupportedOperationException.class);
+    }
+}
