@@ -17,7 +17,9 @@ import java.io.IOException;
  * </pre>
  *
  * <p>Thread-safe. A flush that fails throws to the thread that ran it; waiters then try again
- * themselves, so each caller sees either durability or an exception.
+ * themselves, so each caller sees either durability or an exception. A flush that was running when
+ * the log was truncated ({@link #truncateTo}) does not count: it may have flushed up to an end that
+ * no longer exists, and offsets below that end may since have been rewritten and not flushed.
  */
 public final class GroupCommit {
 
@@ -32,36 +34,53 @@ public final class GroupCommit {
     private volatile long durableOffset;
     private boolean flushing;
     private long flushes;
+    /** Bumped by {@link #truncateTo}; a flush started under an older generation is not counted. */
+    private long generation;
 
     public GroupCommit(Flusher flusher, long durableOffset) {
         this.flusher = flusher;
         this.durableOffset = durableOffset;
     }
 
-    /** Blocks until every offset below {@code endOffset} is durable, flushing if no one else is. */
-    public void awaitDurable(long endOffset) throws IOException, InterruptedException {
+    /**
+     * Blocks until every offset below {@code endOffset} is durable, flushing if no one else is.
+     *
+     * @return true once durable; false if the log was truncated ({@link #truncateTo}) while waiting, in
+     *         which case the offsets waited for may no longer hold what the caller wrote
+     */
+    public boolean awaitDurable(long endOffset) throws IOException, InterruptedException {
+        long callGeneration;
         synchronized (this) {
-            while (durableOffset < endOffset && flushing) {
-                wait();
-            }
-            if (durableOffset >= endOffset) {
-                return;
-            }
-            flushing = true;
+            callGeneration = generation;
         }
-        long flushed = -1;
-        try {
-            flushed = flusher.flushAll();
-        } finally {
+        while (true) {
+            long startedIn;
             synchronized (this) {
-                flushing = false;
-                flushes++;
-                durableOffset = Math.max(durableOffset, flushed);
-                notifyAll();
+                while (durableOffset < endOffset && flushing && generation == callGeneration) {
+                    wait();
+                }
+                if (generation != callGeneration) {
+                    return false;
+                }
+                if (durableOffset >= endOffset) {
+                    return true;
+                }
+                flushing = true;
+                startedIn = generation;
             }
-        }
-        if (flushed < endOffset) {
-            awaitDurable(endOffset);
+            long flushed = -1;
+            try {
+                flushed = flusher.flushAll();
+            } finally {
+                synchronized (this) {
+                    flushing = false;
+                    flushes++;
+                    if (startedIn == generation) {
+                        durableOffset = Math.max(durableOffset, flushed);
+                    }
+                    notifyAll();
+                }
+            }
         }
     }
 
@@ -71,9 +90,14 @@ public final class GroupCommit {
         notifyAll();
     }
 
-    /** Lowers the durable offset after the log was truncated below it. */
+    /**
+     * Lowers the durable offset after the log was truncated below it, and discounts a flush in progress
+     * (the caller must have published the new log end first, so that later flushes see it).
+     */
     public synchronized void truncateTo(long offset) {
         durableOffset = Math.min(durableOffset, offset);
+        generation++;
+        notifyAll();
     }
 
     /** Lock-free, so appenders that need no flush can check cheaply. */
