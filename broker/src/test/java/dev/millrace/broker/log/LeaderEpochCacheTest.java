@@ -9,9 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -201,5 +206,115 @@ class LeaderEpochCacheTest {
 
         assertThat(before).containsExactly(e(0, 0));
         assertThatThrownBy(() -> before.add(e(9, 9))).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    // ---- the cache inside a PartitionLog ----
+
+    private final ManualTime time = new ManualTime(1_000_000L);
+
+    private File logDir() {
+        return tmp.resolve("p-0").toFile();
+    }
+
+    private PartitionLog openLog() throws IOException {
+        return PartitionLog.open(logDir(), new LogConfig(Map.of(LogConfig.SEGMENT_BYTES, "300")), time,
+                Scheduler.IMMEDIATE);
+    }
+
+    private static MemoryRecords fromLeader(long baseOffset, int epoch, int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = new SimpleRecord(1_000L + i, null, TestBatches.bytes("r" + (baseOffset + i)));
+        }
+        return MemoryRecords.withRecords(baseOffset, Compression.NONE, epoch, records);
+    }
+
+    /** Leader appends under epochs 0, 0, 3, 3, 7 (two records each), across several segments. */
+    private static void appendUnderEpochs(PartitionLog log) {
+        for (int epoch : new int[] {0, 0, 3, 3, 7}) {
+            log.appendAsLeader(TestBatches.batch(2, 1_000L), epoch);
+        }
+    }
+
+    @Test
+    void shouldAssignTheLeaderEpochAtTheFirstOffsetOfALeaderAppend() throws IOException {
+        try (PartitionLog log = openLog()) {
+            appendUnderEpochs(log);
+
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(0, 0), e(3, 4), e(7, 8));
+            assertThat(log.endOffsetForEpoch(0)).isEqualTo(new EpochEndOffset(0, 4));
+            assertThat(log.endOffsetForEpoch(5)).isEqualTo(new EpochEndOffset(3, 8));
+            assertThat(log.endOffsetForEpoch(7)).isEqualTo(new EpochEndOffset(7, 10));
+        }
+    }
+
+    @Test
+    void shouldBuildTheCacheFromTheEpochsOfFollowerBatches() throws IOException {
+        try (PartitionLog log = openLog()) {
+            log.appendAsFollower(fromLeader(0, 1, 2));
+            log.appendAsFollower(IdempotentAppendTest.concat(fromLeader(2, 1, 1), fromLeader(3, 4, 2)));
+            log.appendAsFollower(fromLeader(5, RecordBatch.NO_PARTITION_LEADER_EPOCH, 1));
+            log.appendAsFollower(fromLeader(6, 6, 1));
+
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(1, 0), e(4, 3), e(6, 6));
+        }
+    }
+
+    @Test
+    void shouldRebuildAMissingCheckpointFromTheBatches() throws IOException {
+        try (PartitionLog log = openLog()) {
+            appendUnderEpochs(log);
+            assertThat(log.numberOfSegments()).isGreaterThan(1);
+        }
+        File checkpoint = new File(logDir(), LogFiles.LEADER_EPOCH_CHECKPOINT);
+        Files.delete(checkpoint.toPath());
+
+        try (PartitionLog log = openLog()) {
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(0, 0), e(3, 4), e(7, 8));
+        }
+        assertThat(LeaderEpochCache.open(checkpoint).entries()).containsExactly(e(0, 0), e(3, 4), e(7, 8));
+    }
+
+    @Test
+    void shouldRebuildACorruptCheckpointFromTheBatches() throws IOException {
+        try (PartitionLog log = openLog()) {
+            appendUnderEpochs(log);
+        }
+        File checkpoint = new File(logDir(), LogFiles.LEADER_EPOCH_CHECKPOINT);
+        Files.writeString(checkpoint.toPath(), "0\n3\n0 0\n3 4\n", StandardCharsets.UTF_8);
+
+        try (PartitionLog log = openLog()) {
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(0, 0), e(3, 4), e(7, 8));
+        }
+    }
+
+    @Test
+    void shouldDropCheckpointedEpochsPastTheRecoveredLogEnd() throws IOException {
+        try (PartitionLog log = openLog()) {
+            appendUnderEpochs(log);
+        }
+        // what a crash between recording epoch 9 and writing its records leaves behind
+        new LeaderEpochCheckpointFile(new File(logDir(), LogFiles.LEADER_EPOCH_CHECKPOINT))
+                .write(List.of(e(0, 0), e(3, 4), e(7, 8), e(9, 10)));
+
+        try (PartitionLog log = openLog()) {
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(0, 0), e(3, 4), e(7, 8));
+            assertThat(log.endOffsetForEpoch(9)).isEqualTo(EpochEndOffset.UNDEFINED);
+        }
+    }
+
+    @Test
+    void shouldMoveTheFirstEpochWithTheLogStartOffset() throws IOException {
+        try (PartitionLog log = openLog()) {
+            appendUnderEpochs(log);
+
+            log.maybeIncrementLogStartOffset(5);
+
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(3, 5), e(7, 8));
+            assertThat(log.endOffsetForEpoch(0)).isEqualTo(EpochEndOffset.UNDEFINED);
+        }
+        try (PartitionLog log = openLog()) {
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(3, 5), e(7, 8));
+        }
     }
 }
