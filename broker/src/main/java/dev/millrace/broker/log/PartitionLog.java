@@ -73,6 +73,8 @@ public final class PartitionLog implements AutoCloseable {
     private final File dir;
     private final Time time;
     private final Object lock = new Object();
+    /** Orders checkpoint writes: taken by {@link #checkpoint()} (maintenance thread) and by truncations. */
+    private final Object checkpointLock = new Object();
     private final ConcurrentSkipListMap<Long, LogSegment> segments;
     private final GroupCommit groupCommit;
     private final OffsetCheckpointFile recoveryPointCheckpoint;
@@ -756,8 +758,7 @@ public final class PartitionLog implements AutoCloseable {
                 truncations.end();
             }
             try {
-                groupCommit.truncateTo(newEnd);
-                recoveryPointCheckpoint.write(groupCommit.durableOffset());
+                lowerRecoveryPoint(newEnd);
                 epochCache.truncateFromEnd(newEnd);
                 loadProducerState();
             } catch (IOException e) {
@@ -803,10 +804,9 @@ public final class PartitionLog implements AutoCloseable {
                 truncations.end();
             }
             try {
-                logStartOffsetCheckpoint.write(newStart);
-                groupCommit.truncateTo(newStart);
+                lowerRecoveryPoint(newStart);
                 groupCommit.markDurable(newStart);
-                recoveryPointCheckpoint.write(newStart);
+                checkpoint();
                 producerState.truncateFully();
                 publishFirstUnstableOffset();
                 epochCache.clearAndFlush();
@@ -886,13 +886,26 @@ public final class PartitionLog implements AutoCloseable {
         deleter.schedule(segment, config.fileDeleteDelayMs());
     }
 
-    /** Writes the recovery point and log start offset checkpoints. */
+    /**
+     * Writes the recovery point and log start offset checkpoints. Serialized with the checkpoint a
+     * truncation writes, so a periodic checkpoint cannot put back a recovery point above the cut.
+     */
     public void checkpoint() {
-        try {
+        synchronized (checkpointLock) {
+            try {
+                recoveryPointCheckpoint.write(groupCommit.durableOffset());
+                logStartOffsetCheckpoint.write(logStartOffset);
+            } catch (IOException e) {
+                throw takeOffline("writing checkpoints in " + dir, e);
+            }
+        }
+    }
+
+    /** Lowers the recovery point to {@code offset} (the log was cut there) and writes its checkpoint. */
+    private void lowerRecoveryPoint(long offset) throws IOException {
+        synchronized (checkpointLock) {
+            groupCommit.truncateTo(offset);
             recoveryPointCheckpoint.write(groupCommit.durableOffset());
-            logStartOffsetCheckpoint.write(logStartOffset);
-        } catch (IOException e) {
-            throw takeOffline("writing checkpoints in " + dir, e);
         }
     }
 
