@@ -180,6 +180,23 @@ public final class PartitionLog implements AutoCloseable {
         return epochCache;
     }
 
+    /**
+     * Records that {@code leaderEpoch} starts at the current log end, as a broker does when it becomes
+     * the leader: it can then answer {@link #endOffsetForEpoch} for the epochs before it at once, before
+     * it appends anything. Atomic with appends (taken under the log's lock); ignored if the epoch is not
+     * above the latest.
+     */
+    public void assignLeaderEpochAtLogEnd(int leaderEpoch) {
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("Leader epoch " + leaderEpoch + " of " + dir.getName()
+                    + " must be 0 or more");
+        }
+        synchronized (lock) {
+            checkWritable();
+            assignEpoch(leaderEpoch, logEnd.offset());
+        }
+    }
+
     /** Where {@code epoch} ends in this log ({@link LeaderEpochCache#endOffsetFor}) against the current log end. */
     public EpochEndOffset endOffsetForEpoch(int epoch) {
         return epochCache.endOffsetFor(epoch, logEnd.offset());

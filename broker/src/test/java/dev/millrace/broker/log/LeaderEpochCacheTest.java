@@ -249,6 +249,22 @@ class LeaderEpochCacheTest {
     }
 
     @Test
+    void shouldLetANewLeaderRecordItsEpochAtTheLogEndBeforeAppending() throws IOException {
+        try (PartitionLog log = openLog()) {
+            appendUnderEpochs(log);
+
+            log.assignLeaderEpochAtLogEnd(8);
+
+            assertThat(log.endOffsetForEpoch(7)).isEqualTo(new EpochEndOffset(7, 10));
+            assertThat(log.endOffsetForEpoch(8)).isEqualTo(new EpochEndOffset(8, 10));
+            log.appendAsLeader(TestBatches.batch(1, 1_000L), 8);
+            assertThat(log.leaderEpochCache().entries()).endsWith(e(7, 8), e(8, 10));
+            assertThatThrownBy(() -> log.assignLeaderEpochAtLogEnd(-1)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("-1");
+        }
+    }
+
+    @Test
     void shouldBuildTheCacheFromTheEpochsOfFollowerBatches() throws IOException {
         try (PartitionLog log = openLog()) {
             log.appendAsFollower(fromLeader(0, 1, 2));
