@@ -1,6 +1,8 @@
 package dev.millrace.broker.log;
 
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Lets concurrent appenders share fsyncs. An appender that needs its data durable calls {@link
@@ -19,7 +21,9 @@ import java.io.IOException;
  * <p>Thread-safe. A flush that fails throws to the thread that ran it; waiters then try again
  * themselves, so each caller sees either durability or an exception. A flush that was running when
  * the log was truncated ({@link #truncateTo}) does not count: it may have flushed up to an end that
- * no longer exists, and offsets below that end may since have been rewritten and not flushed.
+ * no longer exists, and offsets below that end may since have been rewritten and not flushed. A
+ * caller waiting for offsets that a truncation cut is released with {@code false}; one whose offsets
+ * all lie below the cut keeps waiting for a flush that started after it.
  */
 public final class GroupCommit {
 
@@ -36,6 +40,18 @@ public final class GroupCommit {
     private long flushes;
     /** Bumped by {@link #truncateTo}; a flush started under an older generation is not counted. */
     private long generation;
+    /** The callers blocked in {@link #awaitDurable}, so that a truncation can tell those it cut. */
+    private final Set<Waiter> waiters = new HashSet<>();
+
+    /** One blocked caller; {@code cut} is set when a truncation removed offsets it waits for. */
+    private static final class Waiter {
+        final long endOffset;
+        boolean cut;
+
+        Waiter(long endOffset) {
+            this.endOffset = endOffset;
+        }
+    }
 
     public GroupCommit(Flusher flusher, long durableOffset) {
         this.flusher = flusher;
@@ -45,21 +61,35 @@ public final class GroupCommit {
     /**
      * Blocks until every offset below {@code endOffset} is durable, flushing if no one else is.
      *
-     * @return true once durable; false if the log was truncated ({@link #truncateTo}) while waiting, in
-     *         which case the offsets waited for may no longer hold what the caller wrote
+     * @return true once durable; false if the log was truncated ({@link #truncateTo}) below
+     *         {@code endOffset} while waiting: the offsets waited for may no longer hold what the caller wrote
      */
     public boolean awaitDurable(long endOffset) throws IOException, InterruptedException {
-        long callGeneration;
+        Waiter waiter = new Waiter(endOffset);
         synchronized (this) {
-            callGeneration = generation;
+            if (durableOffset >= endOffset) {
+                return true;
+            }
+            waiters.add(waiter);
         }
+        try {
+            return awaitDurable(waiter);
+        } finally {
+            synchronized (this) {
+                waiters.remove(waiter);
+            }
+        }
+    }
+
+    private boolean awaitDurable(Waiter waiter) throws IOException, InterruptedException {
+        long endOffset = waiter.endOffset;
         while (true) {
             long startedIn;
             synchronized (this) {
-                while (durableOffset < endOffset && flushing && generation == callGeneration) {
+                while (durableOffset < endOffset && flushing && !waiter.cut) {
                     wait();
                 }
-                if (generation != callGeneration) {
+                if (waiter.cut) {
                     return false;
                 }
                 if (durableOffset >= endOffset) {
@@ -97,6 +127,11 @@ public final class GroupCommit {
     public synchronized void truncateTo(long offset) {
         durableOffset = Math.min(durableOffset, offset);
         generation++;
+        for (Waiter waiter : waiters) {
+            if (waiter.endOffset > offset) {
+                waiter.cut = true;
+            }
+        }
         notifyAll();
     }
 

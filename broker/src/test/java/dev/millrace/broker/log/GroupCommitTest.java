@@ -115,6 +115,25 @@ class GroupCommitTest {
     }
 
     @Test
+    void shouldKeepAWaiterWhoseOffsetsLieBelowTheCutAndFlushAgain() throws Exception {
+        GroupCommit[] holder = new GroupCommit[1];
+        AtomicInteger calls = new AtomicInteger();
+        GroupCommit commit = new GroupCommit(() -> {
+            if (calls.incrementAndGet() == 1) {
+                holder[0].truncateTo(20);   // cut above the waiter's offsets while the first flush runs
+                return 30;
+            }
+            return 25;
+        }, 5);
+        holder[0] = commit;
+
+        assertThat(commit.awaitDurable(10)).isTrue();
+
+        assertThat(calls.get()).isEqualTo(2);
+        assertThat(commit.durableOffset()).isEqualTo(25);
+    }
+
+    @Test
     void shouldReportDurabilityToAWaiterWhenNoTruncationIntervened() throws Exception {
         GroupCommit commit = new GroupCommit(() -> 8, 0);
 
