@@ -76,7 +76,7 @@ final class LeaderEpochCheckpointFile {
             throw new IOException("Leader epoch checkpoint " + file + " ends before line 2 (the number of entries)");
         }
         int count = (int) parseNumber(lines.get(1).trim(), 1, "the number of entries", Integer.MAX_VALUE);
-        if (count < 0 || lines.size() < 2 + count) {
+        if (lines.size() < 2 + count) {
             throw new IOException("Leader epoch checkpoint " + file + " announces " + count + " entries but holds "
                     + Math.max(0, lines.size() - 2) + " entry lines");
         }

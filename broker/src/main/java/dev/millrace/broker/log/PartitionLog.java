@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * <p>Leader epochs: a {@link LeaderEpochCache} (checkpoint {@code leader-epoch-checkpoint}) records
  * the first offset of each leader epoch. {@link #appendAsLeader} assigns its epoch at the append's
  * first offset, {@link #appendAsFollower} each batch's {@code partitionLeaderEpoch} at its base offset,
- * both before the records are written. Replication asks {@link #endOffsetForEpoch} where an epoch
+ * both before the records are written; a new leader records its epoch at once with
+ * {@link #assignLeaderEpochAtLogEnd}. Replication asks {@link #endOffsetForEpoch} where an epoch
  * ends, and cuts a diverged follower with {@link #truncateTo} (or empties it with
  * {@link #truncateFullyAndStartAt}); the cache, indexes, recovery point, producer state and
  * transactions follow the cut.

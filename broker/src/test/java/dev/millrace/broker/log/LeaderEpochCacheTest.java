@@ -320,6 +320,25 @@ class LeaderEpochCacheTest {
     }
 
     @Test
+    void shouldDropTheEpochOfATornTailThatRecoveryCut() throws IOException {
+        PartitionLog crashed = openLog();
+        appendUnderEpochs(crashed);                     // the last batch, offsets 8-9, is the only one of epoch 7
+        crashed.closeAsIfCrashed();
+        File[] logs = logDir().listFiles((d, name) -> name.endsWith(LogFiles.LOG_SUFFIX));
+        java.util.Arrays.sort(logs);
+        File last = logs[logs.length - 1];
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(last, "rw")) {
+            file.setLength(file.length() - 5);          // tear the last batch
+        }
+
+        try (PartitionLog log = openLog()) {
+            assertThat(log.logEndOffset()).isEqualTo(8);
+            assertThat(log.leaderEpochCache().entries()).containsExactly(e(0, 0), e(3, 4));
+            assertThat(log.endOffsetForEpoch(3)).isEqualTo(new EpochEndOffset(3, 8));
+        }
+    }
+
+    @Test
     void shouldMoveTheFirstEpochWithTheLogStartOffset() throws IOException {
         try (PartitionLog log = openLog()) {
             appendUnderEpochs(log);
