@@ -64,7 +64,9 @@ class ClusterCommandIntegrationTest {
         }
         assertThat(ports).allSatisfy(port -> assertThat(NodeProcess.accepts(port)).as("port %d", port).isFalse());
         assertThat(Files.readString(tmp.resolve("parent.err"))).contains("node 1 stopped", "node 2 stopped");
-        assertThat(Files.readString(tmp.resolve("c").resolve("node-2.log"))).contains("Millrace broker 2 listening on");
+        assertThat(Files.readString(tmp.resolve("c").resolve("node-2.log")))
+                .as("a clean stop, logged at the level the parent's -D option gives its nodes")
+                .contains("Broker 2 stopped");
     }
 
     @Test
@@ -87,14 +89,21 @@ class ClusterCommandIntegrationTest {
         }
     }
 
+    @Test
+    void shouldNameTheNodeThatDidNotComeUpWithTheTailOfItsLog() throws Exception {
+        parent = clusterProcess(freeBasePort(), "--set", "min.insync.replicas=0");
+        assertThat(parent.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(parent.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(tmp.resolve("parent.err")))
+                .contains("millrace cluster: node 1 exited with status 2 before listening on 127.0.0.1:")
+                .contains("node-1.log; its last lines:")
+                .contains("min.insync.replicas: must be greater than or equal to 1 (was 0)");
+    }
+
     /** Starts the parent and reads its output up to the bootstrap line; records the nodes' pids and ports. */
     private String startCluster() throws IOException {
         int basePort = freeBasePort();
-        parent = new ProcessBuilder(NodeProcess.javaBinary(), "-Xmx128m", "-Dsofa.middleware.log.disable=true",
-                "-cp", System.getProperty("java.class.path"), Millrace.class.getName(), "cluster",
-                "--nodes", String.valueOf(NODES), "--data-dir", tmp.resolve("c").toString(),
-                "--base-port", String.valueOf(basePort), "--node-heap", "256m", "--stop-timeout-seconds", "60")
-                .redirectError(tmp.resolve("parent.err").toFile()).start();
+        parent = clusterProcess(basePort);
         BufferedReader out = new BufferedReader(new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8));
         String line;
         while ((line = out.readLine()) != null) {
@@ -111,6 +120,17 @@ class ClusterCommandIntegrationTest {
         }
         throw new AssertionError("millrace cluster ended without a bootstrap line: "
                 + Files.readString(tmp.resolve("parent.err")));
+    }
+
+    private Process clusterProcess(int basePort, String... extraArgs) throws IOException {
+        List<String> command = new ArrayList<>(List.of(NodeProcess.javaBinary(), "-Xmx128m",
+                "-Dsofa.middleware.log.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+                "-cp", System.getProperty("java.class.path"),
+                Millrace.class.getName(), "cluster", "--nodes", String.valueOf(NODES),
+                "--data-dir", tmp.resolve("c").toString(), "--base-port", String.valueOf(basePort),
+                "--node-heap", "256m", "--stop-timeout-seconds", "60"));
+        command.addAll(List.of(extraArgs));
+        return new ProcessBuilder(command).redirectError(tmp.resolve("parent.err").toFile()).start();
     }
 
     /** A base port P whose P, P+1, P+100, P+101 are all free now. */
