@@ -80,4 +80,63 @@ public sealed interface MetadataRecord {
      */
     record ProducerIdsRecord(int brokerId, long nextProducerId) implements MetadataRecord {
     }
+
+    /**
+     * The cluster's id. Set once, by the first active controller that has one configured
+     * ({@link ControllerConfig#initialClusterId()}); brokers registering with another id are refused.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 6, version 0):
+     *   +--------------------------+
+     *   | clusterId (string)       |
+     *   +--------------------------+
+     * </pre>
+     */
+    record ClusterIdRecord(String clusterId) implements MetadataRecord {
+        public ClusterIdRecord {
+            Objects.requireNonNull(clusterId, "clusterId");
+        }
+    }
+
+    /**
+     * A broker registered (or registered again, as a new incarnation). The registration starts
+     * {@link BrokerState#FENCED}; it replaces any earlier registration of the same broker id. The
+     * broker epoch is chosen by the active controller so that it grows with every registration of
+     * the cluster, across controller failover (see {@link ClusterControlManager}).
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 7, version 0):
+     *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
+     *   | brokerId (int32) | incarnationId (uuid)  | brokerEpoch (int64)| host (string) | port (int32) | rack (nullable string) |
+     *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
+     * </pre>
+     *
+     * @param rack the broker's rack ({@code broker.rack}), or null
+     */
+    record BrokerRegistrationRecord(int brokerId, Uuid incarnationId, long brokerEpoch, String host, int port,
+                                    String rack) implements MetadataRecord {
+        public BrokerRegistrationRecord {
+            Objects.requireNonNull(incarnationId, "incarnationId");
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
+    /**
+     * A registered broker changes state. Replay refuses a record whose epoch is not the broker's
+     * current registration's epoch (a stale record means the leader computed it against an image it
+     * did not have, which a correct controller never does).
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 8, version 0, 13 bytes):
+     *   +------------------+---------------------+--------------+
+     *   | brokerId (int32) | brokerEpoch (int64) | state (int8) |
+     *   +------------------+---------------------+--------------+
+     *   state: 0 FENCED, 1 UNFENCED, 2 CONTROLLED_SHUTDOWN
+     * </pre>
+     */
+    record BrokerStateRecord(int brokerId, long brokerEpoch, BrokerState state) implements MetadataRecord {
+        public BrokerStateRecord {
+            Objects.requireNonNull(state, "state");
+        }
+    }
 }

@@ -12,6 +12,9 @@ import java.util.List;
 
 import org.apache.kafka.common.Uuid;
 
+import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
+import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
@@ -42,6 +45,12 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   3 REMOVE_TOPIC  topicId: uuid
  *   4 CONFIG        topic: string, name: string, value: nullable string
  *   5 PRODUCER_IDS  brokerId: int32, nextProducerId: int64
+ *   6 CLUSTER_ID    clusterId: string
+ *   7 BROKER_REGISTRATION
+ *                   brokerId: int32, incarnationId: uuid, brokerEpoch: int64, host: string, port: int32,
+ *                   rack: nullable string
+ *   8 BROKER_STATE  brokerId: int32, brokerEpoch: int64, state: int8 (0 FENCED, 1 UNFENCED,
+ *                   2 CONTROLLED_SHUTDOWN)
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
@@ -64,6 +73,9 @@ public final class MetadataRecordSerde {
     static final byte TYPE_REMOVE_TOPIC = 3;
     static final byte TYPE_CONFIG = 4;
     static final byte TYPE_PRODUCER_IDS = 5;
+    static final byte TYPE_CLUSTER_ID = 6;
+    static final byte TYPE_BROKER_REGISTRATION = 7;
+    static final byte TYPE_BROKER_STATE = 8;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -153,6 +165,22 @@ public final class MetadataRecordSerde {
             body.writeInt(r.brokerId());
             body.writeLong(r.nextProducerId());
             return TYPE_PRODUCER_IDS;
+        } else if (record instanceof ClusterIdRecord r) {
+            writeString(body, r.clusterId());
+            return TYPE_CLUSTER_ID;
+        } else if (record instanceof BrokerRegistrationRecord r) {
+            body.writeInt(r.brokerId());
+            writeUuid(body, r.incarnationId());
+            body.writeLong(r.brokerEpoch());
+            writeString(body, r.host());
+            body.writeInt(r.port());
+            writeString(body, r.rack());
+            return TYPE_BROKER_REGISTRATION;
+        } else if (record instanceof BrokerStateRecord r) {
+            body.writeInt(r.brokerId());
+            body.writeLong(r.brokerEpoch());
+            body.writeByte(r.state().id());
+            return TYPE_BROKER_STATE;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -208,6 +236,13 @@ public final class MetadataRecordSerde {
                         readNullableString(body, "value"));
             case TYPE_PRODUCER_IDS:
                 return new ProducerIdsRecord(body.getInt(), body.getLong());
+            case TYPE_CLUSTER_ID:
+                return new ClusterIdRecord(readString(body, "clusterId"));
+            case TYPE_BROKER_REGISTRATION:
+                return new BrokerRegistrationRecord(body.getInt(), readUuid(body), body.getLong(),
+                        readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
+            case TYPE_BROKER_STATE:
+                return new BrokerStateRecord(body.getInt(), body.getLong(), BrokerState.forId(body.get()));
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -57,10 +58,13 @@ class RaftControllerClusterIntegrationTest {
     }
 
     private ControllerConfig config(int nodeId) {
-        List<String> voters = ports.stream().map(port -> LOOPBACK + ":" + port).toList();
+        Map<Integer, String> voters = new LinkedHashMap<>();
+        for (int i = 0; i < VOTERS; i++) {
+            voters.put(i, LOOPBACK + ":" + ports.get(i));
+        }
         return ControllerConfig.singleVoter(nodeId, tempDir.resolve("node-" + nodeId), LOOPBACK, ports.get(nodeId))
                 .withVoters(voters)
-                .withBrokerIds(List.of(0, 1, 2))
+                .withInitialClusterId(ControllerTestSupport.CLUSTER_ID)
                 .withElectionTimeout(Duration.ofMillis(500));
     }
 
@@ -91,12 +95,19 @@ class RaftControllerClusterIntegrationTest {
         return active.get(0);
     }
 
+    private static void registerBrokers(RaftController leader) throws Exception {
+        for (int id = 0; id < 3; id++) {
+            ControllerTestSupport.registerUnfenced(leader, id);
+        }
+    }
+
     @Test
     @Timeout(60)
     void shouldReplicateTopicsCreatedOnTheLeaderToEveryVoter() throws Exception {
         List<RaftController> voters = startAll();
         RaftController leader = awaitLeader(voters);
         RaftController follower = voters.stream().filter(c -> c != leader).findFirst().orElseThrow();
+        registerBrokers(leader);
 
         Map<String, ApiError> created = await(leader.createTopics(
                 List.of(new NewTopic("replicated", 3, (short) 3, Map.of("retention.ms", "1000"))), false));
@@ -120,6 +131,7 @@ class RaftControllerClusterIntegrationTest {
     void shouldElectANewLeaderWithMetadataIntactWhenTheLeaderStops() throws Exception {
         List<RaftController> voters = startAll();
         RaftController oldLeader = awaitLeader(voters);
+        registerBrokers(oldLeader);
         await(oldLeader.createTopics(List.of(new NewTopic("before", 2, (short) 2, Map.of())), false));
         MetadataImage committed = oldLeader.image();
 
