@@ -43,6 +43,7 @@ class RaftControllerClusterIntegrationTest {
     private final List<Integer> ports = new ArrayList<>();
     private final List<RaftController> controllers = new ArrayList<>();
     private final ExecutorService starter = Executors.newFixedThreadPool(VOTERS);
+    private final ManualTime time = new ManualTime(1_000_000);
 
     @BeforeEach
     void pickPorts() throws Exception {
@@ -72,7 +73,7 @@ class RaftControllerClusterIntegrationTest {
     private List<RaftController> startAll() throws Exception {
         List<Future<RaftController>> starting = new ArrayList<>();
         for (int i = 0; i < VOTERS; i++) {
-            RaftController controller = new RaftController(config(i));
+            RaftController controller = new RaftController(config(i), time);
             controllers.add(controller);
             starting.add(starter.submit(() -> {
                 controller.start();
@@ -164,5 +165,43 @@ class RaftControllerClusterIntegrationTest {
                 .hasMessageContaining("no controller leader was elected within 1000 ms")
                 .hasMessageContaining(LOOPBACK + ":" + ports.get(1));
         assertThat(alone.isActive()).isFalse();
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldKeepBrokersAndStartTheirSessionsAfreshWhenTheActiveControllerStops() throws Exception {
+        List<RaftController> voters = startAll();
+        RaftController oldLeader = awaitLeader(voters);
+        registerBrokers(oldLeader);
+        await(oldLeader.createTopics(List.of(new NewTopic("t", 3, (short) 3, Map.of())), false));
+        MetadataImage committed = oldLeader.image();
+        long sessionMs = oldLeader.config().brokerSessionTimeout().toMillis();
+        time.advance(sessionMs - 1);
+
+        oldLeader.close();
+        List<RaftController> survivors = voters.stream().filter(c -> c != oldLeader).toList();
+        RaftController newLeader = awaitLeader(survivors);
+
+        assertThat(newLeader.activeControllerId()).contains(newLeader.config().nodeId());
+        assertThat(newLeader.image().clusterId()).isEqualTo(ControllerTestSupport.CLUSTER_ID);
+        assertThat(newLeader.image().brokers()).isEqualTo(committed.brokers());
+        assertThat(newLeader.image().unfencedBrokerIds()).containsExactly(0, 1, 2);
+        time.advance(2);
+        assertThat(await(newLeader.runPeriodicChecks())).as("every session started afresh").isEmpty();
+
+        time.advance(sessionMs - 1);
+        for (int id = 1; id <= 2; id++) {
+            await(newLeader.brokerHeartbeat(new Controller.BrokerHeartbeat(id, committed.brokers().get(id).epoch(),
+                    newLeader.image().appliedIndex(), false, false)));
+        }
+        time.advance(2);
+        assertThat(await(newLeader.runPeriodicChecks())).containsExactly(0);
+
+        MetadataImage.PartitionImage led = newLeader.image().topic("t").orElseThrow().partitions().get(0);
+        assertThat(led.leader()).isIn(1, 2);
+        assertThat(led.isr()).containsExactlyInAnyOrder(1, 2);
+        RaftController otherSurvivor = survivors.stream().filter(c -> c != newLeader).findFirst().orElseThrow();
+        assertThat(awaitImage(otherSurvivor, i -> !i.isUnfenced(0)).brokers().get(0).state())
+                .isEqualTo(BrokerState.FENCED);
     }
 }
