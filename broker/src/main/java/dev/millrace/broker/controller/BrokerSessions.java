@@ -14,12 +14,19 @@ import dev.millrace.broker.controller.MetadataImage.BrokerImage;
  * broker's session afresh and asks fenced brokers to catch up with the whole image it starts with,
  * so a failover never fences a live broker and never unfences one that has not seen its registration.
  *
+ * <p>Two clocks per broker: the session (when it expires, {@link #expired}), which a new term starts
+ * afresh, and when this controller last actually heard from the broker ({@link #hasLiveSession}), which
+ * decides whether a new incarnation of the same broker id is refused as a duplicate. A new term has
+ * heard from nobody yet, so a broker restarted together with the controller (embedded mode) may register
+ * its new incarnation at once, while a broker that heartbeats to this controller keeps its id.
+ *
  * <p>Not thread-safe: used only on the controller's event thread.
  */
 final class BrokerSessions {
 
     private final long sessionTimeoutMs;
     private final Map<Integer, Long> lastContactMs = new HashMap<>();
+    private final Map<Integer, Long> heardFromMs = new HashMap<>();
     private final Map<Integer, Long> catchUpIndex = new HashMap<>();
     private long term = -1;
 
@@ -34,6 +41,7 @@ final class BrokerSessions {
         }
         term = leaderTerm;
         lastContactMs.clear();
+        heardFromMs.clear();
         catchUpIndex.clear();
         for (int id : image.brokers().keySet()) {
             lastContactMs.put(id, nowMs);
@@ -41,14 +49,19 @@ final class BrokerSessions {
         }
     }
 
+    /** The broker was heard from (registration or heartbeat) at {@code nowMs}. */
     void touch(int brokerId, long nowMs) {
         lastContactMs.put(brokerId, nowMs);
+        heardFromMs.put(brokerId, nowMs);
     }
 
-    /** Whether the broker was heard from within the session timeout. */
-    boolean isAlive(int brokerId, long nowMs) {
-        Long last = lastContactMs.get(brokerId);
-        return last != null && nowMs - last <= sessionTimeoutMs;
+    /** Whether this controller heard from the broker, in this term, within the session timeout. */
+    boolean hasLiveSession(int brokerId, long nowMs) {
+        return within(heardFromMs.get(brokerId), nowMs);
+    }
+
+    private boolean within(Long lastMs, long nowMs) {
+        return lastMs != null && nowMs - lastMs <= sessionTimeoutMs;
     }
 
     /** The registration of {@code brokerId} was applied at {@code index}. */
@@ -65,7 +78,7 @@ final class BrokerSessions {
     List<BrokerImage> expired(MetadataImage image, long nowMs) {
         List<BrokerImage> expired = new ArrayList<>();
         for (BrokerImage broker : image.brokers().values()) {
-            if (broker.state() != BrokerState.FENCED && !isAlive(broker.id(), nowMs)) {
+            if (broker.state() != BrokerState.FENCED && !within(lastContactMs.get(broker.id()), nowMs)) {
                 expired.add(broker);
             }
         }

@@ -54,7 +54,8 @@ final class ClusterControlManager {
      * @return the broker epoch of the registration
      * @throws InconsistentClusterIdException when the broker belongs to another cluster (or the cluster
      *         has no id yet)
-     * @throws DuplicateBrokerRegistrationException when another incarnation of the id is alive
+     * @throws DuplicateBrokerRegistrationException when another incarnation of the id is alive (this
+     *         controller heard from it within the session timeout, see {@link BrokerSessions})
      */
     ControllerResult<Long> handleRegisterBroker(MetadataImage image, BrokerRegistration registration,
                                                 BrokerSessions sessions, long nowMs) {
@@ -68,16 +69,16 @@ final class ClusterControlManager {
                     + registration.clusterId() + " but this cluster's id is " + image.clusterId());
         }
         if (id < 0 || registration.incarnationId() == null || registration.host() == null
-                || registration.host().isBlank() || registration.port() < 1 || registration.port() > 65535) {
+                || registration.host().isBlank() || registration.port() < 0 || registration.port() > 65535) {
             throw new InvalidRequestException("Broker registration needs a broker id of at least 0, an incarnation "
-                    + "id, a host and a port in 1..65535; got " + registration);
+                    + "id, a host and a port in 0..65535 (0: not bound yet); got " + registration);
         }
         BrokerImage existing = image.brokers().get(id);
         if (existing != null && existing.incarnationId().equals(registration.incarnationId())) {
             sessions.touch(id, nowMs);
             return new ControllerResult<>(List.of(), existing.epoch());
         }
-        if (existing != null && sessions.isAlive(id, nowMs)) {
+        if (existing != null && sessions.hasLiveSession(id, nowMs)) {
             throw new DuplicateBrokerRegistrationException("Broker " + id + " is already registered by incarnation "
                     + existing.incarnationId() + " (epoch " + existing.epoch() + ") whose session is alive; "
                     + "incarnation " + registration.incarnationId() + " may register once it has expired");

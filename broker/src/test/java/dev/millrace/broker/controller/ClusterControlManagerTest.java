@@ -266,4 +266,19 @@ class ClusterControlManagerTest {
                 nowMs + SESSION_MS + 1)));
         assertThat(later).containsExactly(1);
     }
+
+    @Test
+    @Timeout(10)
+    void shouldLetANewIncarnationRegisterInANewTermBeforeTheOldOneWasHeardFrom() {
+        register(1, new Uuid(5, 1));
+        heartbeat(1);
+
+        sessions.resetIfNewTerm(8, image, nowMs);
+        long epoch = register(1, new Uuid(6, 1));
+
+        assertThat(image.brokers().get(1).incarnationId()).isEqualTo(new Uuid(6, 1));
+        assertThat(image.brokers().get(1).epoch()).isEqualTo(epoch);
+        assertThatThrownBy(() -> register(1, new Uuid(7, 1))).as("the new incarnation was heard from")
+                .isInstanceOf(DuplicateBrokerRegistrationException.class);
+    }
 }
