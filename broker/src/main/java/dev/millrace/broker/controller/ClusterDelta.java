@@ -79,7 +79,8 @@ final class ClusterDelta {
     void putPartition(Uuid topicId, PartitionImage partition) {
         partitions.put(key(topicId, partition.partition()), partition);
         records.add(new PartitionRecord(topicId, partition.partition(), partition.replicas(), partition.isr(),
-                partition.leader(), partition.leaderEpoch(), partition.partitionEpoch()));
+                partition.leader(), partition.leaderEpoch(), partition.partitionEpoch(), partition.addingReplicas(),
+                partition.removingReplicas()));
     }
 
     /** Visits every partition of every topic in its current state, topics by name, partitions by number. */

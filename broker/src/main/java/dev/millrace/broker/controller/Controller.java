@@ -109,6 +109,24 @@ public interface Controller extends AutoCloseable {
      */
     CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean preferred, Set<TopicPartition> partitions);
 
+    /**
+     * Moves partitions to target replicas ({@link Optional#empty()} cancels a reassignment in progress),
+     * Kafka's AlterPartitionReassignments: the new replicas are added, and the old ones leave once every
+     * target replica is in the ISR (the leaders' ISR changes complete it).
+     *
+     * @return per partition: NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT (naming an
+     *         unregistered broker), NO_REASSIGNMENT_IN_PROGRESS
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> reassignments);
+
+    /** The partitions with a reassignment in progress. */
+    CompletableFuture<Map<TopicPartition, OngoingReassignment>> listPartitionReassignments();
+
+    /** A reassignment in progress: the replicas (target, then removing), the adding and the removing ones. */
+    record OngoingReassignment(List<Integer> replicas, List<Integer> addingReplicas, List<Integer> removingReplicas) {
+    }
+
     /** A broker registering. @param rack the broker's rack, or null */
     record BrokerRegistration(int brokerId, String clusterId, Uuid incarnationId, String host, int port,
                               String rack) {

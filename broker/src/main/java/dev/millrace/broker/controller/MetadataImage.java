@@ -64,10 +64,36 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
 
     /**
      * A partition's replica assignment and leadership. {@code leaderEpoch} grows with every leader
-     * change; {@code partitionEpoch} with every change to the partition's record.
+     * change; {@code partitionEpoch} with every change to the partition's record. During a
+     * reassignment {@code replicas} is the target followed by {@code removingReplicas}, and
+     * {@code addingReplicas} are the target replicas that are new; both are empty otherwise.
      */
     public record PartitionImage(int partition, List<Integer> replicas, List<Integer> isr, int leader,
-                                 int leaderEpoch, int partitionEpoch) {
+                                 int leaderEpoch, int partitionEpoch, List<Integer> addingReplicas,
+                                 List<Integer> removingReplicas) {
+
+        public PartitionImage {
+            replicas = List.copyOf(replicas);
+            isr = List.copyOf(isr);
+            addingReplicas = List.copyOf(addingReplicas);
+            removingReplicas = List.copyOf(removingReplicas);
+        }
+
+        /** A partition with no reassignment in progress. */
+        public PartitionImage(int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch,
+                              int partitionEpoch) {
+            this(partition, replicas, isr, leader, leaderEpoch, partitionEpoch, List.of(), List.of());
+        }
+
+        /** Whether a reassignment is in progress. */
+        public boolean isReassigning() {
+            return !addingReplicas.isEmpty() || !removingReplicas.isEmpty();
+        }
+
+        /** The replicas the partition will have once its reassignment completes (its replicas when none runs). */
+        public List<Integer> targetReplicas() {
+            return replicas.stream().filter(r -> !removingReplicas.contains(r)).toList();
+        }
     }
 
     /**

@@ -163,9 +163,16 @@ final class MetadataImageBuilder {
             throw new IllegalStateException("Cannot replay " + record + ": leader " + record.leader()
                     + " is not in the ISR " + record.isr());
         }
+        if (!record.replicas().containsAll(record.addingReplicas())
+                || !record.replicas().containsAll(record.removingReplicas())
+                || record.addingReplicas().stream().anyMatch(record.removingReplicas()::contains)) {
+            throw new IllegalStateException("Cannot replay " + record + ": adding and removing replicas must be "
+                    + "disjoint subsets of the replicas");
+        }
         TopicChange topic = change(topicName(record.topicId(), record));
         topic.partitions.put(record.partition(), new PartitionImage(record.partition(), record.replicas(),
-                record.isr(), record.leader(), record.leaderEpoch(), record.partitionEpoch()));
+                record.isr(), record.leader(), record.leaderEpoch(), record.partitionEpoch(),
+                record.addingReplicas(), record.removingReplicas()));
     }
 
     private void replay(RemoveTopicRecord record) {

@@ -24,17 +24,32 @@ public sealed interface MetadataRecord {
     }
 
     /**
-     * The whole state of one partition: a new partition, or a replacement of an existing one (the
-     * replication layer will write these on leader and ISR changes, raising the epochs).
+     * The whole state of one partition: a new partition, or a replacement of an existing one (leader
+     * and ISR changes, reassignment steps), raising the epochs.
+     *
+     * <p>During a reassignment {@code replicas} holds the target replicas followed by the ones being
+     * removed; {@code addingReplicas} are target replicas not yet in the ISR-complete set,
+     * {@code removingReplicas} the old replicas that leave when it completes (Kafka's model). Both are
+     * empty when no reassignment is in progress; the record is then written at version 0, else at
+     * version 1 (see {@link MetadataRecordSerde}).
      *
      * @param leader the broker id of the leader, or -1 when the partition has none
      */
     record PartitionRecord(Uuid topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
-                           int leaderEpoch, int partitionEpoch) implements MetadataRecord {
+                           int leaderEpoch, int partitionEpoch, List<Integer> addingReplicas,
+                           List<Integer> removingReplicas) implements MetadataRecord {
         public PartitionRecord {
             Objects.requireNonNull(topicId, "topicId");
             replicas = List.copyOf(replicas);
             isr = List.copyOf(isr);
+            addingReplicas = List.copyOf(addingReplicas);
+            removingReplicas = List.copyOf(removingReplicas);
+        }
+
+        /** A partition with no reassignment in progress. */
+        public PartitionRecord(Uuid topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
+                               int leaderEpoch, int partitionEpoch) {
+            this(topicId, partition, replicas, isr, leader, leaderEpoch, partitionEpoch, List.of(), List.of());
         }
     }
 

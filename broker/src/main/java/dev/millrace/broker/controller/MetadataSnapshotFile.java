@@ -135,7 +135,7 @@ final class MetadataSnapshotFile {
             }
             for (PartitionImage p : topic.partitions().values()) {
                 records.add(new PartitionRecord(topic.topicId(), p.partition(), p.replicas(), p.isr(), p.leader(),
-                        p.leaderEpoch(), p.partitionEpoch()));
+                        p.leaderEpoch(), p.partitionEpoch(), p.addingReplicas(), p.removingReplicas()));
             }
         }
         if (image.nextProducerId() > 0) {

@@ -76,6 +76,7 @@ public final class RaftController implements Controller {
     private final ConfigControlManager configControl;
     private final ProducerIdControlManager producerIdControl = new ProducerIdControlManager();
     private final ReplicationControlManager replicationControl;
+    private final ReassignmentControlManager reassignmentControl = new ReassignmentControlManager();
     private final ClusterControlManager clusterControl;
     private final BrokerSessions sessions;
     private final Time time;
@@ -306,6 +307,24 @@ public final class RaftController implements Controller {
                     Map<TopicPartition, ApiError> response = replicationControl.electLeaders(delta, preferred, request);
                     return new ControllerResult<>(delta.records(), response);
                 }, RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> reassignments) {
+        Map<TopicPartition, Optional<List<Integer>>> request = new LinkedHashMap<>(reassignments);
+        return submitEvent("AlterPartitionReassignments", request.keySet().toString(), false, image -> {
+            ClusterDelta delta = new ClusterDelta(image);
+            Map<TopicPartition, ApiError> response = reassignmentControl.alterReassignments(delta, request);
+            return new ControllerResult<>(delta.records(), response);
+        }, RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartition, OngoingReassignment>> listPartitionReassignments() {
+        return submitEvent("ListPartitionReassignments", "every partition", false,
+                image -> new ControllerResult<>(List.of(), ReassignmentControlManager.ongoing(image)),
+                RaftController::failWith);
     }
 
     private static <T> void failWith(CompletableFuture<T> response, Errors error, String message) {

@@ -35,6 +35,8 @@ import dev.millrace.broker.controller.MetadataImage.TopicImage;
  *   <li>With {@code uncleanLeaderElection}, a partition left with no usable ISR member elects any
  *       unfenced replica instead of -1, and the ISR becomes just that replica: records only the old
  *       ISR had are lost, which is why it is off by default.</li>
+ *   <li>An ISR change that puts every target replica of a reassignment in the ISR completes the
+ *       reassignment ({@link ReassignmentControlManager}).</li>
  *   <li>A broker in controlled shutdown hands over the leaderships that another unfenced ISR member
  *       can take and leaves ISRs that keep another member; it keeps leading the others.</li>
  * </ul>
@@ -130,6 +132,7 @@ final class ReplicationControlManager {
             }
             PartitionImage next = change(p, p.leader(), List.copyOf(change.newIsr()), false);
             delta.putPartition(change.topicId(), next);
+            next = ReassignmentControlManager.maybeComplete(delta, change.topicId(), next);
             response.put(key, new AlterPartitionResult(Errors.NONE, next));
         }
         return response;
@@ -217,7 +220,7 @@ final class ReplicationControlManager {
     }
 
     /** The first of {@code replicas} (in replica order) that is in {@code candidates} and usable. */
-    private static Optional<Integer> firstUsable(ClusterDelta delta, List<Integer> replicas, List<Integer> candidates) {
+    static Optional<Integer> firstUsable(ClusterDelta delta, List<Integer> replicas, List<Integer> candidates) {
         for (int replica : replicas) {
             if (candidates.contains(replica) && delta.isUsable(replica)) {
                 return Optional.of(replica);
@@ -226,9 +229,11 @@ final class ReplicationControlManager {
         return Optional.empty();
     }
 
-    private static PartitionImage change(PartitionImage p, int leader, List<Integer> isr, boolean leaderChange) {
+    /** The partition with a new leader and ISR, its reassignment state kept, and the epochs raised. */
+    static PartitionImage change(PartitionImage p, int leader, List<Integer> isr, boolean leaderChange) {
         return new PartitionImage(p.partition(), p.replicas(), List.copyOf(isr), leader,
-                leaderChange ? p.leaderEpoch() + 1 : p.leaderEpoch(), p.partitionEpoch() + 1);
+                leaderChange ? p.leaderEpoch() + 1 : p.leaderEpoch(), p.partitionEpoch() + 1, p.addingReplicas(),
+                p.removingReplicas());
     }
 
     private static List<Integer> without(List<Integer> members, int brokerId) {

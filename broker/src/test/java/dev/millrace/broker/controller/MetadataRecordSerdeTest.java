@@ -32,6 +32,7 @@ class MetadataRecordSerdeTest {
             new RemoveTopicRecord(ID),
             new ProducerIdsRecord(3, 2000),
             new ProducerIdsRecord(-1, Long.MAX_VALUE),
+            new PartitionRecord(ID, 1, List.of(1, 4, 2), List.of(1, 2), 1, 0, 3, List.of(4), List.of(2)),
             new ClusterIdRecord("cluster-é"),
             new BrokerRegistrationRecord(3, ID, 77, "10.0.0.3", 9092, "rack-a"),
             new BrokerRegistrationRecord(4, ID, Long.MAX_VALUE, "h", 1, null),
@@ -197,5 +198,22 @@ class MetadataRecordSerdeTest {
         assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(registration)))
                 .isInstanceOf(MetadataCodecException.class)
                 .hasMessageContaining("type 7").hasMessageContaining("host is null");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWritePartitionsAtVersionZeroUnlessReassigningAndRefuseAnUnknownVersion() {
+        byte[] plain = MetadataRecordSerde.encode(List.of(new PartitionRecord(ID, 0, List.of(1), List.of(1), 1, 0, 0)));
+        byte[] moving = MetadataRecordSerde.encode(List.of(new PartitionRecord(ID, 0, List.of(2, 1), List.of(1), 1, 0, 1,
+                List.of(2), List.of(1))));
+        byte[] future = moving.clone();
+        future[6] = 2;
+
+        assertThat(plain[6]).as("version of a partition without reassignment").isEqualTo((byte) 0);
+        assertThat(moving[6]).as("version of a reassigning partition").isEqualTo((byte) 1);
+        assertThat(moving.length - plain.length).as("two more lists").isEqualTo(4 + 4 + 4 + 4 + 4);
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(future)))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("unknown version 2, expected 0 to 1");
     }
 }

@@ -37,6 +37,7 @@ class MetadataSnapshotFileTest {
                 new ConfigRecord("a", "retention.ms", "60000"),
                 new PartitionRecord(a, 0, List.of(1, 2), List.of(1, 2), 1, 0, 0),
                 new PartitionRecord(a, 1, List.of(2, 1), List.of(2), 2, 3, 5),
+                new PartitionRecord(a, 2, List.of(3, 1), List.of(1), 1, 0, 1, List.of(3), List.of(1)),
                 new TopicRecord("b", b),
                 new PartitionRecord(b, 0, List.of(1), List.of(1), 1, 0, 0),
                 new ClusterIdRecord("cluster"),
