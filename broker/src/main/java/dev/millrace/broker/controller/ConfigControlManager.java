@@ -95,7 +95,7 @@ final class ConfigControlManager {
             return invalid.get();
         }
         if (!topic.partitions().isEmpty()) {
-            int replicationFactor = topic.partitions().values().iterator().next().replicas().size();
+            int replicationFactor = topic.partitions().values().iterator().next().targetReplicas().size();
             invalid = checkMinInsyncReplicas(topic.name(), target, replicationFactor);
             if (invalid.isPresent()) {
                 return invalid.get();

@@ -192,7 +192,7 @@ final class TopicControlManager {
                     + MAX_NEW_PARTITIONS_PER_TOPIC + " partitions one request may create");
         }
         PartitionImage first = topic.partitions().get(0);
-        int replicationFactor = first == null ? defaultReplicationFactor : first.replicas().size();
+        int replicationFactor = first == null ? defaultReplicationFactor : first.targetReplicas().size();
         List<List<Integer>> assignments;
         try {
             assignments = placer.place(current, totalCount - current, replicationFactor);
