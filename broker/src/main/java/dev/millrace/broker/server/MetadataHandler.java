@@ -20,7 +20,7 @@ import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
-import dev.millrace.broker.controller.MetadataRecord.BrokerState;
+import dev.millrace.broker.controller.BrokerState;
 
 /**
  * Metadata: the unfenced brokers of the cluster, the cluster id, the active controller (where
