@@ -171,7 +171,7 @@ public final class BrokerServer implements AutoCloseable {
                 controllerClient, () -> controller.image().appliedIndex());
         lifecycle.start().get(2L * config.brokerSessionTimeoutMs() + 60_000, TimeUnit.MILLISECONDS);
         int voters = config.quorumVoters().size();
-        InternalTopics.ensureAll(controller, config.nodeId(), (short) Math.min(3, voters),
+        InternalTopics.ensureAll(controller, partitions, config.nodeId(), (short) Math.min(3, voters),
                 config.offsetsTopicNumPartitions(), config.transactionStateLogNumPartitions(),
                 config.delayTopicNumPartitions(), config.offsetsTopicNumPartitions(), 120_000);
         timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),

@@ -48,13 +48,15 @@ final class InternalTopics {
      *
      * <p>Only the node whose voter is the active controller creates them, as one request, retrying
      * while fewer brokers than {@code replicationFactor} are unfenced (a cluster starting node by node);
-     * every other node waits until the metadata shows them. So a cluster's internal topics are created
+     * every other node waits until the metadata shows them. Returns once this node's replicas of them
+     * have their logs open, so that the coordinators can load them. So a cluster's internal topics are created
      * once, with their full replication factor, never with fewer replicas because a node was early.
      *
      * @param replicationFactor min(3, number of voters): 1 for the embedded single node
      * @throws java.util.concurrent.TimeoutException when they do not all exist within {@code timeoutMs}
      */
-    static void ensureAll(Controller controller, int nodeId, short replicationFactor, int offsetsPartitions,
+    static void ensureAll(Controller controller, PartitionManager local, int nodeId, short replicationFactor,
+                          int offsetsPartitions,
                           int transactionPartitions, int delayPartitions, int sharePartitions, long timeoutMs)
             throws Exception {
         Map<String, String> compacted = Map.of(LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
@@ -72,7 +74,7 @@ final class InternalTopics {
         String lastProblem = "none yet";
         while (true) {
             List<NewTopic> missing = wanted.stream().filter(t -> controller.image().topic(t.name()).isEmpty()).toList();
-            if (missing.isEmpty()) {
+            if (missing.isEmpty() && wanted.stream().allMatch(t -> openHere(controller, local, nodeId, t.name()))) {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
@@ -95,6 +97,12 @@ final class InternalTopics {
             }
             Thread.sleep(100);
         }
+    }
+
+    private static boolean openHere(Controller controller, PartitionManager local, int nodeId, String topic) {
+        return controller.image().topic(topic).map(t -> t.partitions().values().stream()
+                .filter(p -> p.replicas().contains(nodeId))
+                .allMatch(p -> local.partition(new TopicPartition(topic, p.partition())).isPresent())).orElse(false);
     }
 
     /** {@code __consumer_offsets} as the group coordinator sees it: the local logs of its partitions. */
