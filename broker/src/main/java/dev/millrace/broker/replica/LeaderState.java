@@ -123,6 +123,12 @@ public final class LeaderState {
         return progress == null ? -1 : progress.logEndOffset;
     }
 
+    /** When the follower last caught up with the leader's log end (for tests and tools); -1 for no such follower. */
+    public synchronized long followerLastCaughtUpTimeMs(int replicaId) {
+        FollowerProgress progress = followers.get(replicaId);
+        return progress == null ? -1 : progress.lastCaughtUpTimeMs;
+    }
+
     /**
      * If {@code replicaId} is an assigned replica outside the ISR whose log end has reached the high watermark and
      * this epoch's start, and no change is in flight: marks the expansion in flight and returns the ISR to propose.

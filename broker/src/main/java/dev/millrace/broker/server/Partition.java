@@ -107,6 +107,11 @@ public final class Partition implements FollowerPartition {
         return s == null ? -1 : s.leader();
     }
 
+    /** The leader's state while this broker leads the partition (for tests and tools). */
+    public Optional<LeaderState> leaderState() {
+        return Optional.ofNullable(leader);
+    }
+
     public boolean isLeader() {
         return leader != null;
     }
