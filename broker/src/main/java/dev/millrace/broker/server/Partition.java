@@ -219,7 +219,8 @@ public final class Partition implements FollowerPartition {
         try {
             LeaderState l = checkLeader();
             info = log.appendAsLeader(records, l.leaderEpoch(), origin);
-            hwMoved = l.maybeIncrementHighWatermark(log.logEndOffset());
+            // with the leader alone in the ISR the HW is the log end: the caller's append wake-up covers it
+            hwMoved = l.maybeIncrementHighWatermark(log.logEndOffset()) && !l.isrIsLeaderOnly();
         } finally {
             lock.readLock().unlock();
         }
