@@ -14,6 +14,9 @@ import java.util.OptionalInt;
  */
 public interface EpochLog {
 
+    /** The log's first offset. */
+    long logStartOffset();
+
     /** The latest epoch in the cache; empty when the log holds no epoch (an empty log, or one written before epochs). */
     OptionalInt latestEpoch();
 

@@ -15,7 +15,8 @@ package dev.millrace.broker.replica;
  *   <li>The leader has no epoch at or below E (undefined): nothing beyond the follower's high watermark is known to
  *       be shared, so it keeps only what it knew to be committed (the pre-epoch rule).</li>
  * </ul>
- * A round that cuts nothing also ends the truncation.
+ * A round that cuts nothing also ends the truncation. A cut below the log start empties the log, which starts again
+ * at the cut.
  *
  * <p>Stateless and thread-safe; runs under the partition's write lock ({@link FollowerPartition#truncate}).
  */
@@ -47,7 +48,9 @@ public final class FollowerTruncation {
      */
     public static boolean apply(EpochLog own, long ownLogEndOffset, long ownHighWatermark, EpochEnd leaderAnswer) {
         Cut cut = decide(own, ownLogEndOffset, ownHighWatermark, leaderAnswer);
-        if (cut.offset() < ownLogEndOffset) {
+        if (cut.offset() < own.logStartOffset()) {
+            own.truncateFullyAndStartAt(Math.max(0, cut.offset())); // nothing of this log is shared
+        } else if (cut.offset() < ownLogEndOffset) {
             own.truncateTo(cut.offset());
         }
         return cut.done();

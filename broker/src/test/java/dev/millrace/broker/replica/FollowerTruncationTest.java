@@ -24,6 +24,11 @@ class FollowerTruncationTest {
         }
 
         @Override
+        public long logStartOffset() {
+            return 0;
+        }
+
+        @Override
         public OptionalInt latestEpoch() {
             return starts.isEmpty() ? OptionalInt.empty() : OptionalInt.of(starts.lastKey());
         }
