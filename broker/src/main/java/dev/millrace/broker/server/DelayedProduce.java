@@ -12,8 +12,10 @@ import dev.millrace.delay.TimerTask;
 
 /**
  * An {@code acks=all} produce whose batches are in the leader's log and wait for the ISR: each partition is done when
- * the high watermark reaches the end of its batches ({@code requiredOffset}), fails with
- * NOT_ENOUGH_REPLICAS_AFTER_APPEND when the committed ISR falls below {@code min.insync.replicas} first, and with
+ * the high watermark reaches the end of its batches ({@code requiredOffset}) with the committed ISR still at
+ * {@code min.insync.replicas} or more; it fails with NOT_ENOUGH_REPLICAS_AFTER_APPEND when the committed ISR is below
+ * {@code min.insync.replicas} at a check (as Kafka, also when the high watermark got there: the records are then on
+ * fewer replicas than the topic asks for), and with
  * NOT_LEADER_OR_FOLLOWER when this broker loses the leadership (or the epoch changes) while it waits. The request's
  * timeout answers the partitions still waiting with REQUEST_TIMED_OUT. Completes exactly once.
  *
@@ -67,17 +69,14 @@ final class DelayedProduce extends TimerTask {
             fail(w, Errors.NOT_LEADER_OR_FOLLOWER, partition.notLeader().getMessage());
             return true;
         }
-        if (partition.highWatermark() >= w.requiredOffset()) {
-            return true;
-        }
         int minIsr = partition.log().config().minInsyncReplicas();
         if (partition.isrSize() < minIsr) {
             fail(w, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, new NotEnoughReplicasAfterAppendException("The ISR of "
                     + partition.topicPartition() + " shrank to " + partition.isr() + ", below min.insync.replicas "
-                    + minIsr + ", before offset " + (w.requiredOffset() - 1) + " was replicated").getMessage());
+                    + minIsr + ", while offset " + (w.requiredOffset() - 1) + " waited for it").getMessage());
             return true;
         }
-        return false;
+        return partition.highWatermark() >= w.requiredOffset();
     }
 
     private static void fail(Waiting w, Errors error, String message) {

@@ -149,6 +149,34 @@ class ReplicationIntegrationTest {
     }
 
     @Test
+    void shouldAnswerNotEnoughReplicasAfterAppendWhenTheIsrShrinksBelowMinInsyncWhileWaiting() throws Exception {
+        start(Map.of("min.insync.replicas", "2"), ALL, 2, 3);
+        CompletableFuture<PartitionProduceResponse> produced = cluster.produce(1, ACKS_ALL, 30_000, "waiting");
+        await(() -> leaderEnd() == 1);
+        assertThat(produced).isNotDone();
+
+        cluster.time().advance(LAG_MS + 1);
+        cluster.partitionManager(1).maybeShrinkIsr();
+
+        assertThat(cluster.state().isr()).containsExactly(1);
+        PartitionProduceResponse response = get(produced);
+        assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        assertThat(response.errorMessage()).contains("below min.insync.replicas 2");
+    }
+
+    @Test
+    void shouldAnswerNotLeaderOrFollowerToAWaitingProduceWhenTheLeadershipMoves() throws Exception {
+        start(Map.of(), ALL, 3);
+        CompletableFuture<PartitionProduceResponse> produced = cluster.produce(1, ACKS_ALL, 30_000, "waiting");
+        await(() -> cluster.partition(2).logEndOffset() == 1);
+        assertThat(produced).isNotDone();
+
+        cluster.publish(new PartitionImage(0, ALL, List.of(1, 2), 2, 1, 1));
+
+        assertThat(Errors.forCode(get(produced).errorCode())).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+    }
+
+    @Test
     void shouldShrinkAStoppedFollowerOutAfterTheLagTimeAndAddItBackOnceCaughtUp() throws Exception {
         start(Map.of(), ALL);
         get(cluster.produce(1, ACKS_ALL, 10_000, "before"));
