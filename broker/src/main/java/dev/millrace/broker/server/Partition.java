@@ -242,9 +242,11 @@ public final class Partition implements FollowerPartition {
         boolean hwMoved;
         Optional<List<Integer>> expansion;
         LeaderState l;
+        PartitionImage based;
         lock.readLock().lock();
         try {
             l = checkLeader();
+            based = state;
             if (!l.onFollowerFetch(replicaId, fetchOffset, leaderLogEndOffset, context.time().milliseconds())) {
                 throw new NotLeaderOrFollowerException("Broker " + replicaId + " is not a replica of "
                         + topicPartition + " (replicas " + state.replicas() + ")");
@@ -257,20 +259,33 @@ public final class Partition implements FollowerPartition {
         if (hwMoved) {
             context.onChange().accept(topicPartition);
         }
-        expansion.ifPresent(isr -> alterIsr(l, isr));
+        expansion.ifPresent(isr -> alterIsr(l, based, isr));
     }
 
     /** The leader's periodic check: proposes removing followers that lag more than {@code lagTimeMaxMs}. */
     void maybeShrinkIsr(long lagTimeMaxMs) {
-        LeaderState l = leader;
-        if (l == null) {
-            return;
+        LeaderState l;
+        PartitionImage based;
+        Optional<List<Integer>> shrink;
+        lock.readLock().lock();
+        try {
+            l = leader;
+            if (l == null) {
+                return;
+            }
+            based = state;
+            shrink = l.proposeShrink(context.time().milliseconds(), lagTimeMaxMs);
+        } finally {
+            lock.readLock().unlock();
         }
-        l.proposeShrink(context.time().milliseconds(), lagTimeMaxMs).ifPresent(isr -> alterIsr(l, isr));
+        shrink.ifPresent(isr -> alterIsr(l, based, isr));
     }
 
-    private void alterIsr(LeaderState l, List<Integer> newIsr) {
-        PartitionImage based = state;
+    /**
+     * Sends an ISR change to the controller. {@code based} is the state the change was computed from (read under the
+     * lock with the proposal, so its partition epoch matches the ISR the proposal changed).
+     */
+    private void alterIsr(LeaderState l, PartitionImage based, List<Integer> newIsr) {
         logger.info("{}: proposing ISR {} (was {}) in leader epoch {}", topicPartition, newIsr, based.isr(),
                 l.leaderEpoch());
         context.isrUpdater().alterIsr(topicPartition, topicId, l.leaderEpoch(), newIsr, based.partitionEpoch())
