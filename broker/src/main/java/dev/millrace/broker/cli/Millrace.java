@@ -21,18 +21,29 @@ import dev.millrace.broker.server.BrokerServer;
  * defaults (see {@link BrokerConfig}); {@code --port}, {@code --data-dir} and {@code --config FILE}
  * override them, and {@code --set name=value} any single setting. Invalid settings are reported
  * together, by name, and the process exits with status 2. SIGTERM (and Ctrl-C) stop the broker
- * cleanly.
+ * cleanly. {@code millrace cluster} starts several such servers as child processes on loopback
+ * ({@link ClusterCommand}).
+ *
+ * <p>The hidden server option {@code --exit-with-parent <pid>} makes the broker stop cleanly (as on
+ * SIGTERM) and the process exit with status 0 once process {@code pid} has exited; {@code millrace cluster}
+ * and the test harnesses pass their own pid, so that their nodes do not outlive them when they are
+ * killed with SIGKILL. If that process is not running at start, the server refuses to start (status 2).
  */
 @Command(name = "millrace", mixinStandardHelpOptions = true, version = "Millrace 0.1.0-SNAPSHOT",
         description = "Millrace: a JMS platform on a Kafka-compatible log broker.",
-        subcommands = {Millrace.Server.class})
+        subcommands = {Millrace.Server.class, ClusterCommand.class})
 public final class Millrace {
 
     public static void main(String[] args) {
         int status = new CommandLine(new Millrace()).execute(args);
         if (status != 0) {
-            System.exit(status);
+            exit(status);
         }
+    }
+
+    /** The one place the command line ends the JVM; shutdown hooks (the broker's clean stop) run first. */
+    static void exit(int status) {
+        System.exit(status);
     }
 
     /** Runs one broker until the process is told to stop. */
@@ -55,6 +66,10 @@ public final class Millrace {
         @Option(names = "--list-settings", description = "Print every setting with its default and exit.")
         boolean listSettings;
 
+        @Option(names = "--exit-with-parent", hidden = true, paramLabel = "PID",
+                description = "Stop cleanly and exit when process PID exits (used by 'millrace cluster').")
+        Long exitWithParent;
+
         @Override
         public Integer call() throws Exception {
             if (listSettings) {
@@ -75,6 +90,15 @@ public final class Millrace {
                 System.err.println(e.getMessage());
                 return 2;
             }
+            int nodeId = config.nodeId();
+            if (exitWithParent != null && !ParentWatch.whenExited(exitWithParent, () -> {
+                System.err.println("Millrace broker " + nodeId + ": parent process " + exitWithParent
+                        + " exited; stopping");
+                exit(0);
+            })) {
+                System.err.println("--exit-with-parent: process " + exitWithParent + " is not running");
+                return 2;
+            }
             BrokerServer broker = new BrokerServer(config, Time.SYSTEM);
             CountDownLatch stopped = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -82,7 +106,9 @@ public final class Millrace {
                 stopped.countDown();
             }, "millrace-shutdown"));
             broker.start();
-            System.out.println("Millrace broker " + config.nodeId() + " listening on " + broker.boundAddress());
+            System.out.println("Millrace broker " + nodeId + " listening on " + broker.boundAddress()
+                    + ", metadata voter on " + config.controllerHost() + ":" + config.controllerPort()
+                    + (config.isClusterMode() ? " (voters " + config.quorumVoters() + ")" : " (embedded)"));
             stopped.await();
             return 0;
         }

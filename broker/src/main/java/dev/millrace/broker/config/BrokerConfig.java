@@ -3,6 +3,7 @@ package dev.millrace.broker.config;
 import java.io.File;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.share.ShareGroupConfig;
@@ -19,6 +20,10 @@ import jakarta.validation.constraints.Pattern;
  * <p>Defaults give the embedded single node the README starts: a listener on localhost:9092, data
  * under {@code ./data}, a single-voter metadata quorum on localhost:9093. Topic-level defaults use
  * Kafka's broker names ({@code log.segment.bytes}, ...) and apply to topics that do not set their own.
+ *
+ * <p>Cluster settings ({@code controller.quorum.voters}, {@code broker.rack}, {@code min.insync.replicas},
+ * {@code replica.*}, {@code broker.session.timeout.ms}, ...) use Kafka's names. Their defaults keep the
+ * embedded single node; the loader cross-checks them ({@link ClusterSettings}).
  *
  * <p>Instances are filled once by the loader and not changed afterwards; safe to share after that.
  */
@@ -52,15 +57,67 @@ public final class BrokerConfig {
     String dataDir = "data";
 
     @Setting(name = "controller.host", doc = "IP address the embedded metadata quorum voter binds; with the port "
-            + "it identifies the voter, so it must not change across restarts.")
+            + "it identifies the voter, so it must not change across restarts. When controller.quorum.voters is set, "
+            + "this node's entry there gives the address; leave this unset or give the same host.")
     @NotBlank
     String controllerHost = "127.0.0.1";
 
     @Setting(name = "controller.port", doc = "Port of the embedded metadata quorum voter (SOFAJRaft); it must not "
-            + "change across restarts, since it is part of the quorum membership.")
+            + "change across restarts, since it is part of the quorum membership. When controller.quorum.voters is "
+            + "set, this node's entry there gives the port; leave this unset or give the same port.")
     @Min(1)
     @Max(65535)
     int controllerPort = 9093;
+
+    @Setting(name = "controller.quorum.voters", doc = "The metadata quorum's voters, id@host:port[,id@host:port...], "
+            + "the same list on every node; each voter listens on its own entry's address. Empty (the default) "
+            + "means embedded mode: this node is the only voter, on controller.host:controller.port. When set, "
+            + "node.id must be one of the ids (brokers that are not voters are not supported yet). "
+            + "Work in progress: the multi-voter controller is being built (issue 22).")
+    String controllerQuorumVoters = "";
+
+    @Setting(name = "broker.rack", doc = "This broker's rack; the controller spreads a partition's replicas over "
+            + "racks when brokers set it. Empty means no rack.")
+    String brokerRack = "";
+
+    @Setting(name = "min.insync.replicas", doc = "Default min.insync.replicas of topics: with fewer replicas in the "
+            + "ISR, acks=all produces fail with NOT_ENOUGH_REPLICAS.")
+    @Min(1)
+    int minInsyncReplicas = 1;
+
+    @Setting(name = "replica.lag.time.max.ms", doc = "A follower that has not caught up with the leader's log end "
+            + "for this long leaves the ISR; it rejoins when it catches up.")
+    @Min(1)
+    long replicaLagTimeMaxMs = 30_000;
+
+    @Setting(name = "replica.fetch.wait.max.ms", doc = "Longest time a follower's fetch waits at the leader for new "
+            + "records; less than replica.lag.time.max.ms, so that a caught-up follower is not dropped from the ISR.")
+    @Min(0)
+    int replicaFetchWaitMaxMs = 500;
+
+    @Setting(name = "broker.session.timeout.ms", doc = "A broker that sends the controller no heartbeat for this long "
+            + "is fenced: it leads no partitions and leaves every ISR.")
+    @Min(1)
+    int brokerSessionTimeoutMs = 9000;
+
+    @Setting(name = "broker.heartbeat.interval.ms", doc = "How often a broker heartbeats to the controller; less "
+            + "than broker.session.timeout.ms.")
+    @Min(1)
+    int brokerHeartbeatIntervalMs = 2000;
+
+    @Setting(name = "unclean.leader.election.enable", doc = "Default unclean.leader.election.enable of topics: "
+            + "whether a replica outside the ISR may become leader when no ISR member is alive, at the price of "
+            + "losing acknowledged records.")
+    boolean uncleanLeaderElectionEnable = false;
+
+    @Setting(name = "leader.imbalance.check.interval.seconds", doc = "How often the controller checks whether "
+            + "partitions are led by their preferred replica.")
+    @Min(1)
+    long leaderImbalanceCheckIntervalSeconds = 300;
+
+    @Setting(name = "auto.leader.rebalance.enable", doc = "Move leadership back to the preferred replica when it is "
+            + "in the ISR, at each leader.imbalance.check.interval.seconds.")
+    boolean autoLeaderRebalanceEnable = true;
 
     @Setting(name = "num.partitions", doc = "Partitions of a topic created without a count (or auto-created).")
     @Min(1)
@@ -240,6 +297,63 @@ public final class BrokerConfig {
 
     public int controllerPort() {
         return controllerPort;
+    }
+
+    /** The voters' setting as given, empty in embedded mode. */
+    public String controllerQuorumVotersSetting() {
+        return controllerQuorumVoters;
+    }
+
+    /** True when {@code controller.quorum.voters} is set: this node is one voter of a multi-node quorum. */
+    public boolean isClusterMode() {
+        return !controllerQuorumVoters.isBlank();
+    }
+
+    /**
+     * The metadata quorum's voters: the parsed {@code controller.quorum.voters}, or in embedded mode the
+     * single entry {@code node.id@controller.host:controller.port}. This node's voter listens on
+     * {@code quorumVoters().address(nodeId())}, which is also {@link #controllerHost()}:{@link #controllerPort()}.
+     */
+    public QuorumVoters quorumVoters() {
+        return isClusterMode() ? QuorumVoters.parse(controllerQuorumVoters)
+                : QuorumVoters.single(nodeId, controllerHost, controllerPort);
+    }
+
+    /** The rack of {@code broker.rack}, empty when none is set. */
+    public Optional<String> brokerRack() {
+        return brokerRack.isBlank() ? Optional.empty() : Optional.of(brokerRack.trim());
+    }
+
+    public int minInsyncReplicas() {
+        return minInsyncReplicas;
+    }
+
+    public long replicaLagTimeMaxMs() {
+        return replicaLagTimeMaxMs;
+    }
+
+    public int replicaFetchWaitMaxMs() {
+        return replicaFetchWaitMaxMs;
+    }
+
+    public int brokerSessionTimeoutMs() {
+        return brokerSessionTimeoutMs;
+    }
+
+    public int brokerHeartbeatIntervalMs() {
+        return brokerHeartbeatIntervalMs;
+    }
+
+    public boolean uncleanLeaderElectionEnable() {
+        return uncleanLeaderElectionEnable;
+    }
+
+    public long leaderImbalanceCheckIntervalSeconds() {
+        return leaderImbalanceCheckIntervalSeconds;
+    }
+
+    public boolean autoLeaderRebalanceEnable() {
+        return autoLeaderRebalanceEnable;
     }
 
     public int numPartitions() {

@@ -7,6 +7,7 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,8 @@ import org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator
  * Reads broker settings from a properties file and overrides (the command line's), over the defaults
  * in {@link BrokerConfig}, and validates them with Hibernate Validator. Every problem is collected
  * and reported together, each by its setting name: unknown settings (with the known names), values
- * of the wrong type, and constraint violations with the value given.
+ * of the wrong type, constraint violations with the value given, and the cross-checks of the cluster
+ * settings ({@link ClusterSettings}: the voters list, node.id among the voters, the voter address).
  *
  * <p>Stateless; thread-safe.
  */
@@ -48,12 +50,14 @@ public final class BrokerConfigLoader {
     public static BrokerConfig fromMap(Map<String, String> values) {
         BrokerConfig config = new BrokerConfig();
         List<String> problems = new ArrayList<>();
+        Set<String> given = new HashSet<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
             Field field = FIELDS.get(e.getKey().trim());
             if (field == null) {
                 problems.add("unknown setting '" + e.getKey() + "'; known settings: " + String.join(", ", FIELDS.keySet()));
                 continue;
             }
+            given.add(e.getKey().trim());
             try {
                 field.set(config, convert(field.getType(), e.getValue().trim()));
             } catch (IllegalArgumentException ex) {
@@ -63,6 +67,7 @@ public final class BrokerConfigLoader {
             }
         }
         problems.addAll(validate(config));
+        problems.addAll(ClusterSettings.checkAndResolve(config, given));
         if (!problems.isEmpty()) {
             throw new ConfigurationException(problems);
         }

@@ -1,6 +1,8 @@
 package dev.millrace.broker.log;
 
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Lets concurrent appenders share fsyncs. An appender that needs its data durable calls {@link
@@ -17,7 +19,11 @@ import java.io.IOException;
  * </pre>
  *
  * <p>Thread-safe. A flush that fails throws to the thread that ran it; waiters then try again
- * themselves, so each caller sees either durability or an exception.
+ * themselves, so each caller sees either durability or an exception. A flush that was running when
+ * the log was truncated ({@link #truncateTo}) does not count: it may have flushed up to an end that
+ * no longer exists, and offsets below that end may since have been rewritten and not flushed. A
+ * caller waiting for offsets that a truncation cut is released with {@code false}; one whose offsets
+ * all lie below the cut keeps waiting for a flush that started after it.
  */
 public final class GroupCommit {
 
@@ -32,36 +38,79 @@ public final class GroupCommit {
     private volatile long durableOffset;
     private boolean flushing;
     private long flushes;
+    /** Bumped by {@link #truncateTo}; a flush started under an older generation is not counted. */
+    private long generation;
+    /** The callers blocked in {@link #awaitDurable}, so that a truncation can tell those it cut. */
+    private final Set<Waiter> waiters = new HashSet<>();
+
+    /** One blocked caller; {@code cut} is set when a truncation removed offsets it waits for. */
+    private static final class Waiter {
+        final long endOffset;
+        boolean cut;
+
+        Waiter(long endOffset) {
+            this.endOffset = endOffset;
+        }
+    }
 
     public GroupCommit(Flusher flusher, long durableOffset) {
         this.flusher = flusher;
         this.durableOffset = durableOffset;
     }
 
-    /** Blocks until every offset below {@code endOffset} is durable, flushing if no one else is. */
-    public void awaitDurable(long endOffset) throws IOException, InterruptedException {
+    /**
+     * Blocks until every offset below {@code endOffset} is durable, flushing if no one else is.
+     *
+     * @return true once durable; false if the log was truncated ({@link #truncateTo}) below
+     *         {@code endOffset} while waiting: the offsets waited for may no longer hold what the caller wrote
+     */
+    public boolean awaitDurable(long endOffset) throws IOException, InterruptedException {
+        Waiter waiter = new Waiter(endOffset);
         synchronized (this) {
-            while (durableOffset < endOffset && flushing) {
-                wait();
-            }
             if (durableOffset >= endOffset) {
-                return;
+                return true;
             }
-            flushing = true;
+            waiters.add(waiter);
         }
-        long flushed = -1;
         try {
-            flushed = flusher.flushAll();
+            return awaitDurable(waiter);
         } finally {
             synchronized (this) {
-                flushing = false;
-                flushes++;
-                durableOffset = Math.max(durableOffset, flushed);
-                notifyAll();
+                waiters.remove(waiter);
             }
         }
-        if (flushed < endOffset) {
-            awaitDurable(endOffset);
+    }
+
+    private boolean awaitDurable(Waiter waiter) throws IOException, InterruptedException {
+        long endOffset = waiter.endOffset;
+        while (true) {
+            long startedIn;
+            synchronized (this) {
+                while (durableOffset < endOffset && flushing && !waiter.cut) {
+                    wait();
+                }
+                if (waiter.cut) {
+                    return false;
+                }
+                if (durableOffset >= endOffset) {
+                    return true;
+                }
+                flushing = true;
+                startedIn = generation;
+            }
+            long flushed = -1;
+            try {
+                flushed = flusher.flushAll();
+            } finally {
+                synchronized (this) {
+                    flushing = false;
+                    flushes++;
+                    if (startedIn == generation) {
+                        durableOffset = Math.max(durableOffset, flushed);
+                    }
+                    notifyAll();
+                }
+            }
         }
     }
 
@@ -71,9 +120,19 @@ public final class GroupCommit {
         notifyAll();
     }
 
-    /** Lowers the durable offset after the log was truncated below it. */
+    /**
+     * Lowers the durable offset after the log was truncated below it, and discounts a flush in progress
+     * (the caller must have published the new log end first, so that later flushes see it).
+     */
     public synchronized void truncateTo(long offset) {
         durableOffset = Math.min(durableOffset, offset);
+        generation++;
+        for (Waiter waiter : waiters) {
+            if (waiter.endOffset > offset) {
+                waiter.cut = true;
+            }
+        }
+        notifyAll();
     }
 
     /** Lock-free, so appenders that need no flush can check cheaply. */

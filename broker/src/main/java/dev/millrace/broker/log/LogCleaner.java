@@ -82,6 +82,7 @@ public final class LogCleaner {
         if (!config.compact()) {
             return Result.SKIPPED;
         }
+        long truncationsAtStart = partitionLog.truncationCount();
         List<LogSegment> cleanable = stableSegments(partitionLog, partitionLog.inactiveSegments());
         if (cleanable.isEmpty()) {
             return Result.SKIPPED;
@@ -110,7 +111,7 @@ public final class LogCleaner {
             for (LogSegment old : group) {
                 bytesBefore += old.size();
             }
-            if (partitionLog.replaceSegments(group, cleaned)) {
+            if (partitionLog.replaceSegments(group, cleaned, truncationsAtStart)) {
                 bytesAfter += cleaned.size();
                 groups++;
             }

@@ -15,10 +15,11 @@ import java.io.File;
  *    recovery-point.checkpoint         everything below this offset was fsynced (OffsetCheckpointFile)
  *    log-start-offset.checkpoint       first offset readers may ask for     (OffsetCheckpointFile)
  *    clean-shutdown                    present only from a clean close to the next open
- *    leader-epoch-checkpoint           reserved: leader epoch -> start offset (replication)
+ *    leader-epoch-checkpoint           first offset of each leader epoch (LeaderEpochCache, LeaderEpochCheckpointFile)
  *    00000000000000052119.snapshot     producer state as of that offset (ProducerStateSnapshotFile)
  *    00000000000000052119.txnindex     aborted transactions with their marker in that segment (TransactionIndex)
- *    *.deleted                         segment files waiting file.delete.delay.ms before removal
+ *    *.deleted                         segment files waiting file.delete.delay.ms before removal (SegmentDeleter)
+ *    *.tmp                             a checkpoint being written (temp file, fsync, rename); removed at open
  *    *.cleaned, *.swap                 compaction output being written / being swapped in (LogCleaner)
  * </pre>
  *

@@ -275,6 +275,43 @@ final class LogSegment implements Closeable {
         return truncated;
     }
 
+    /**
+     * Removes every batch whose last offset is at or after {@code offset}: a batch holding
+     * {@code offset} goes whole, since batches are written and replicated whole. Cuts the file and the
+     * three indexes and restores the in-memory index state (bytes since the last index entry, the
+     * largest timestamp) from the batches that remain after the last offset-index entry.
+     *
+     * @return the base offset of the first batch removed (where appends may continue), or -1 if no
+     *         batch of this segment reaches {@code offset}
+     */
+    long truncateTo(long offset) throws IOException {
+        LogOffsetPosition cut = translateOffset(offset, size());
+        if (cut == null) {
+            return -1;
+        }
+        long cutBase = cut.offset;
+        records.truncateTo(cut.position);
+        offsetIndex.truncateTo(cutBase);
+        timeIndex.truncateTo(cutBase);
+        txnIndex.truncateTo(cutBase);
+        TimeIndex.Entry lastTime = timeIndex.lastEntry();
+        maxTimestampSoFar = lastTime.timestamp();
+        offsetOfMaxTimestampSoFar = lastTime.offset();
+        int bytes = 0;
+        for (FileChannelRecordBatch batch : records.batchesFrom(offsetIndex.lastEntry().position())) {
+            bytes += batch.sizeInBytes();
+            if (batch.maxTimestamp() > maxTimestampSoFar) {
+                maxTimestampSoFar = batch.maxTimestamp();
+                offsetOfMaxTimestampSoFar = batch.lastOffset();
+            }
+        }
+        bytesSinceLastIndexEntry = bytes;
+        if (size() == 0) {
+            rollingBasedTimestamp = RecordBatch.NO_TIMESTAMP;
+        }
+        return cutBase;
+    }
+
     /** Checks both indexes against the segment file; throws {@link CorruptIndexException} if either is damaged. */
     void sanityCheckIndexes() {
         offsetIndex.sanityCheck(size());

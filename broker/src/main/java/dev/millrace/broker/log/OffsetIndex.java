@@ -50,6 +50,11 @@ final class OffsetIndex extends AbstractIndex {
         appendEntry(offset - baseOffset, position);
     }
 
+    /** Removes the entries whose offset is at or above {@code offset} (their batches were truncated away). */
+    synchronized void truncateTo(long offset) {
+        truncateToEntries(largestSlotBelow(offset - baseOffset, true) + 1);
+    }
+
     /** The last entry whose offset is at or below {@code targetOffset}, or (baseOffset, 0) when none is. */
     synchronized Entry lookup(long targetOffset) {
         int slot = largestSlotBelow(targetOffset - baseOffset, false);

@@ -2,6 +2,7 @@ package dev.millrace.broker.log;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.function.BiPredicate;
 
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.FileRecords.TimestampAndOffset;
@@ -45,13 +47,25 @@ import org.slf4j.LoggerFactory;
  * rolls and at clean close; at open the newest valid one is loaded and the batches after it are
  * replayed from the log. Appends without a producer id never touch the producer state.
  *
- * <p>Reads return a file-backed slice bounded by the published log end, so they never see a
- * half-written batch, and may run on any thread concurrently with the appender.
+ * <p>Leader epochs: a {@link LeaderEpochCache} (checkpoint {@code leader-epoch-checkpoint}) records
+ * the first offset of each leader epoch. {@link #appendAsLeader} assigns its epoch at the append's
+ * first offset, {@link #appendAsFollower} each batch's {@code partitionLeaderEpoch} at its base offset,
+ * both before the records are written; a new leader records its epoch at once with
+ * {@link #assignLeaderEpochAtLogEnd}. Replication asks {@link #endOffsetForEpoch} where an epoch
+ * ends, and cuts a diverged follower with {@link #truncateTo} (or empties it with
+ * {@link #truncateFullyAndStartAt}); the cache, indexes, recovery point, producer state and
+ * transactions follow the cut.
  *
- * <p>Threading: appends, rolls, retention, segment replacement and close serialize on one lock;
- * reads take no lock. A segment removed from the log is renamed {@code .deleted} and closed only
- * after {@code file.delete.delay.ms}, so a read that already holds it finishes. An I/O error while
- * writing takes the log offline: every later call throws {@link KafkaStorageException}.
+ * <p>Reads return a file-backed slice bounded by the published log end, so they never see a
+ * half-written batch, and may run on any thread concurrently with the appender. A read that races a
+ * truncation is run again (or waits for the truncation to finish; {@link TruncationGuard}), so it
+ * answers from the log before or after the cut, never a mix, and may return fewer records than it
+ * would have.
+ *
+ * <p>Threading: appends, rolls, retention, truncation, segment replacement and close serialize on one
+ * lock; reads take no lock. A segment removed from the log is renamed {@code .deleted} and closed only
+ * after {@code file.delete.delay.ms} ({@link SegmentDeleter}), so a read that already holds it finishes.
+ * An I/O error while writing takes the log offline: every later call throws {@link KafkaStorageException}.
  */
 public final class PartitionLog implements AutoCloseable {
 
@@ -59,14 +73,16 @@ public final class PartitionLog implements AutoCloseable {
 
     private final File dir;
     private final Time time;
-    private final Scheduler scheduler;
     private final Object lock = new Object();
+    /** Orders checkpoint writes: taken by {@link #checkpoint()} (maintenance thread) and by truncations. */
+    private final Object checkpointLock = new Object();
     private final ConcurrentSkipListMap<Long, LogSegment> segments;
     private final GroupCommit groupCommit;
     private final OffsetCheckpointFile recoveryPointCheckpoint;
     private final OffsetCheckpointFile logStartOffsetCheckpoint;
-    private final List<LogSegment> pendingDeletes = new ArrayList<>();
+    private final SegmentDeleter deleter;
     private final ProducerStateManager producerState;
+    private final LeaderEpochCache epochCache;
     private volatile LogConfig config;
     private volatile LogOffsetMetadata logEnd;
     private volatile long logStartOffset;
@@ -77,12 +93,15 @@ public final class PartitionLog implements AutoCloseable {
     /** First offset of the oldest open transaction, or -1; published after each append under the lock. */
     private volatile long firstUnstableOffset = -1;
     private volatile Throwable offlineCause;
+    /** Lets lock-free reads and the cleaner notice that a truncation raced them. */
+    private final TruncationGuard truncations = new TruncationGuard(lock);
 
-    private PartitionLog(File dir, LogConfig config, Time time, Scheduler scheduler, LogLoader.LoadedLog loaded) {
+    private PartitionLog(File dir, LogConfig config, Time time, Scheduler scheduler, LogLoader.LoadedLog loaded,
+                         LeaderEpochCache epochCache) {
         this.dir = dir;
         this.config = config;
         this.time = time;
-        this.scheduler = scheduler;
+        this.deleter = new SegmentDeleter(scheduler);
         this.segments = loaded.segments();
         this.logStartOffset = loaded.logStartOffset();
         this.logEnd = loaded.logEnd();
@@ -91,6 +110,7 @@ public final class PartitionLog implements AutoCloseable {
         this.groupCommit = new GroupCommit(this::flushAll, loaded.recoveryPoint());
         this.lastFlushMs = time.milliseconds();
         this.producerState = new ProducerStateManager(dir);
+        this.epochCache = epochCache;
     }
 
     /**
@@ -98,9 +118,22 @@ public final class PartitionLog implements AutoCloseable {
      * recovery point on are validated and a torn or corrupt tail is truncated (see {@link LogLoader}).
      * The producer state is then loaded from the newest valid snapshot at or below the log end and
      * brought up to the log end by replaying the batches after it (from the log start without one).
+     * The leader epoch cache is read from its checkpoint, or rebuilt from the batches when that is
+     * missing or unreadable, and cut to the recovered log ({@link LeaderEpochCache#load}).
      */
     public static PartitionLog open(File dir, LogConfig config, Time time, Scheduler scheduler) throws IOException {
-        PartitionLog partitionLog = new PartitionLog(dir, config, time, scheduler, LogLoader.load(dir, config, time));
+        LogLoader.LoadedLog loaded = LogLoader.load(dir, config, time);
+        LeaderEpochCache epochCache;
+        try {
+            epochCache = LeaderEpochCache.load(dir, loaded.segments().values(), loaded.logStartOffset(),
+                    loaded.logEnd().offset());
+        } catch (IOException | RuntimeException e) {
+            for (LogSegment segment : loaded.segments().values()) {
+                segment.closeHandles();
+            }
+            throw e;
+        }
+        PartitionLog partitionLog = new PartitionLog(dir, config, time, scheduler, loaded, epochCache);
         try {
             partitionLog.loadProducerState();
         } catch (IOException | RuntimeException e) {
@@ -141,6 +174,33 @@ public final class PartitionLog implements AutoCloseable {
             log.info("Replayed offsets {}..{} of {} into the producer state ({} idempotent batches, {} producers)",
                     from, end - 1, dir.getName(), replayed, producerState.producerCount());
         }
+    }
+
+    /** The leader-epoch history of this log (thread-safe to read; changed only by this log). */
+    public LeaderEpochCache leaderEpochCache() {
+        return epochCache;
+    }
+
+    /**
+     * Records that {@code leaderEpoch} starts at the current log end, as a broker does when it becomes
+     * the leader: it can then answer {@link #endOffsetForEpoch} for the epochs before it at once, before
+     * it appends anything. Atomic with appends (taken under the log's lock); ignored if the epoch is not
+     * above the latest.
+     */
+    public void assignLeaderEpochAtLogEnd(int leaderEpoch) {
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("Leader epoch " + leaderEpoch + " of " + dir.getName()
+                    + " must be 0 or more");
+        }
+        synchronized (lock) {
+            checkWritable();
+            assignEpoch(leaderEpoch, logEnd.offset());
+        }
+    }
+
+    /** Where {@code epoch} ends in this log ({@link LeaderEpochCache#endOffsetFor}) against the current log end. */
+    public EpochEndOffset endOffsetForEpoch(int epoch) {
+        return epochCache.endOffsetFor(epoch, logEnd.offset());
     }
 
     /** The idempotent-producer state; only for use under the log's lock or in tests. */
@@ -235,6 +295,7 @@ public final class PartitionLog implements AutoCloseable {
             } else {
                 info = BatchValidator.assignOffsets(valid, logEnd.offset(), leaderEpoch, time.milliseconds(),
                         cfg.timestampType());
+                assignEpoch(leaderEpoch, info.firstOffset());
                 write(info, records, cfg);
                 if (valid.hasProducerIds()) {
                     applyProducerState(valid.batches());
@@ -260,6 +321,9 @@ public final class PartitionLog implements AutoCloseable {
             if (valid.hasProducerIds()) {
                 producerState.checkFollowerAppend(valid.batches());
             }
+            for (RecordBatch batch : valid.batches()) {
+                assignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
+            }
             write(info, records, cfg);
             if (valid.hasProducerIds()) {
                 applyProducerState(valid.batches());
@@ -267,6 +331,18 @@ public final class PartitionLog implements AutoCloseable {
         }
         maybeAwaitFlush(info.lastOffset() + 1, cfg);
         return info;
+    }
+
+    /** Records that {@code epoch} (if set) starts at {@code offset}, before the records are written; under the lock. */
+    private void assignEpoch(int epoch, long offset) {
+        if (epoch < 0) {
+            return;
+        }
+        try {
+            epochCache.assign(epoch, offset);
+        } catch (UncheckedIOException e) {
+            throw takeOffline("recording leader epoch " + epoch + " at offset " + offset, e.getCause());
+        }
     }
 
     /** Applies written batches to the producer state and indexes the transactions they aborted. */
@@ -318,7 +394,7 @@ public final class PartitionLog implements AutoCloseable {
     public List<AbortedTxn> collectAbortedTransactions(long fetchOffset, long upperBound) {
         List<AbortedTxn> out = new ArrayList<>();
         Long from = segments.floorKey(fetchOffset);
-        for (LogSegment segment : segments.tailMap(from == null ? segments.firstKey() : from).values()) {
+        for (LogSegment segment : segments.tailMap(from == null ? Long.MIN_VALUE : from).values()) {
             if (segment.txnIndex().collect(fetchOffset, upperBound, out)) {
                 break;
             }
@@ -387,7 +463,10 @@ public final class PartitionLog implements AutoCloseable {
 
     private void awaitDurable(long endOffset) {
         try {
-            groupCommit.awaitDurable(endOffset);
+            if (!groupCommit.awaitDurable(endOffset)) {
+                throw new NotLeaderOrFollowerException("The log " + dir.getName() + " was truncated to offset "
+                        + logEnd.offset() + " while waiting for offsets below " + endOffset + " to become durable");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptException(e);
@@ -401,7 +480,7 @@ public final class PartitionLog implements AutoCloseable {
         checkOnline();
         LogOffsetMetadata end = logEnd;
         Long from = segments.floorKey(groupCommit.durableOffset());
-        Map<Long, LogSegment> toFlush = segments.subMap(from == null ? segments.firstKey() : from, true,
+        Map<Long, LogSegment> toFlush = segments.subMap(from == null ? Long.MIN_VALUE : from, true,
                 end.segmentBaseOffset(), true);
         for (LogSegment segment : toFlush.values()) {
             try {
@@ -454,6 +533,10 @@ public final class PartitionLog implements AutoCloseable {
      * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end
      */
     public FetchDataInfo read(long startOffset, int maxBytes, boolean minOneBatch) {
+        return truncations.read(() -> readOnce(startOffset, maxBytes, minOneBatch));
+    }
+
+    private FetchDataInfo readOnce(long startOffset, int maxBytes, boolean minOneBatch) {
         checkOnline();
         LogOffsetMetadata end = logEnd;
         long start = logStartOffset;
@@ -482,7 +565,11 @@ public final class PartitionLog implements AutoCloseable {
      * {@code maxOffset} (exclusive): a read-committed fetch passes the last stable offset.
      */
     public FetchDataInfo read(long startOffset, int maxBytes, boolean minOneBatch, long maxOffset) {
-        FetchDataInfo info = read(startOffset, maxBytes, minOneBatch);
+        return truncations.read(() -> readOnce(startOffset, maxBytes, minOneBatch, maxOffset));
+    }
+
+    private FetchDataInfo readOnce(long startOffset, int maxBytes, boolean minOneBatch, long maxOffset) {
+        FetchDataInfo info = readOnce(startOffset, maxBytes, minOneBatch);
         if (startOffset >= maxOffset) {
             return new FetchDataInfo(info.fetchOffsetMetadata(), MemoryRecords.EMPTY);
         }
@@ -501,6 +588,10 @@ public final class PartitionLog implements AutoCloseable {
 
     /** The first record at or after the log start whose timestamp is at least {@code timestamp}. */
     public Optional<TimestampAndOffset> offsetForTimestamp(long timestamp) {
+        return truncations.read(() -> offsetForTimestampOnce(timestamp));
+    }
+
+    private Optional<TimestampAndOffset> offsetForTimestampOnce(long timestamp) {
         checkOnline();
         long start = logStartOffset;
         for (LogSegment segment : segments.values()) {
@@ -582,10 +673,13 @@ public final class PartitionLog implements AutoCloseable {
                 if (newStart != logStartOffset) {
                     logStartOffset = newStart;
                     logStartOffsetCheckpoint.write(newStart);
+                    epochCache.truncateFromStart(newStart);
                 }
                 producerState.onLogStartOffsetIncremented(logStartOffset);
             } catch (IOException e) {
                 throw takeOffline("deleting segments of " + dir + " for " + reason, e);
+            } catch (UncheckedIOException e) {
+                throw takeOffline("moving the leader epochs of " + dir + " to the log start", e.getCause());
             }
             log.info("Deleted {} segment(s) of {} for {}; log start offset is now {}", doomed.size(), dir.getName(),
                     reason, logStartOffset);
@@ -610,10 +704,136 @@ public final class PartitionLog implements AutoCloseable {
                 logStartOffset = newStart;
                 try {
                     logStartOffsetCheckpoint.write(newStart);
+                    epochCache.truncateFromStart(newStart);
                 } catch (IOException e) {
                     throw takeOffline("writing " + logStartOffsetCheckpoint.file(), e);
+                } catch (UncheckedIOException e) {
+                    throw takeOffline("moving the leader epochs to the log start " + newStart, e.getCause());
                 }
             }
+        }
+    }
+
+    /**
+     * Removes every record at or after {@code offset}, as a follower does when its log diverged from the
+     * leader's. A batch that holds {@code offset} goes whole, so the log end becomes {@code offset} or,
+     * when {@code offset} falls inside a batch, that batch's base offset. Does nothing if {@code offset}
+     * is at or past the log end.
+     *
+     * <ul>
+     *   <li>Segments above the one holding {@code offset} are removed (renamed {@code .deleted}, closed
+     *       after {@code file.delete.delay.ms}); that one is cut with its offset, time and transaction
+     *       indexes and becomes the active segment.</li>
+     *   <li>The recovery point (and its checkpoint) and the group commit's durable offset are lowered to
+     *       the new end; a flush or a durability wait in progress does not count for the cut offsets (an
+     *       appender still waiting gets {@link NotLeaderOrFollowerException}).</li>
+     *   <li>The producer state is rebuilt from the newest snapshot at or below the new end (snapshots
+     *       above it are deleted) plus the batches after it, so it reflects only what remains: an
+     *       idempotent producer may send a truncated batch again with the same sequence, and a
+     *       transaction whose marker was cut is open again, one whose data was cut is gone.</li>
+     *   <li>The leader epoch cache drops the epochs that start at or after the new end.</li>
+     * </ul>
+     *
+     * Reads running meanwhile are retried or see the log as it was; one that already returned a slice of
+     * the cut file may find fewer bytes than it was told when it sends them.
+     *
+     * @throws IllegalArgumentException if {@code offset} is below the log start offset
+     * @throws KafkaStorageException    the log is offline or closed, or an I/O error took it offline
+     */
+    public void truncateTo(long offset) {
+        synchronized (lock) {
+            checkWritable();
+            if (offset < logStartOffset) {
+                throw new IllegalArgumentException("Cannot truncate " + dir.getName() + " to offset " + offset
+                        + ": it is below the log start offset " + logStartOffset + " (log end " + logEnd.offset()
+                        + "); use truncateFullyAndStartAt");
+            }
+            long oldEnd = logEnd.offset();
+            if (offset >= oldEnd) {
+                return;
+            }
+            long newEnd;
+            int removed;
+            truncations.begin();
+            try {
+                LogSegment keep = segments.floorEntry(offset).getValue();
+                boolean wasActive = keep == segments.lastEntry().getValue();
+                List<LogSegment> later = new ArrayList<>(segments.tailMap(keep.baseOffset(), false).values());
+                for (LogSegment segment : later) {
+                    segments.remove(segment.baseOffset());
+                    scheduleDelete(segment);
+                }
+                removed = later.size();
+                long cut = keep.truncateTo(offset);
+                newEnd = cut >= 0 ? Math.min(offset, cut) : offset;
+                if (!wasActive) {
+                    keep.onBecomeActive();
+                }
+                logEnd = new LogOffsetMetadata(newEnd, keep.baseOffset(), keep.size());
+            } catch (IOException e) {
+                throw takeOffline("truncating " + dir + " to offset " + offset, e);
+            } finally {
+                truncations.end();
+            }
+            try {
+                lowerRecoveryPoint(newEnd);
+                epochCache.truncateFromEnd(newEnd);
+                loadProducerState();
+            } catch (IOException e) {
+                throw takeOffline("rebuilding the state of " + dir + " after truncating it to " + newEnd, e);
+            } catch (UncheckedIOException e) {
+                throw takeOffline("truncating the leader epochs of " + dir + " to " + newEnd, e.getCause());
+            }
+            log.info("Truncated {} from log end {} to {} ({} later segment(s) removed)", dir.getName(), oldEnd,
+                    newEnd, removed);
+        }
+    }
+
+    /**
+     * Deletes every segment and starts an empty log at {@code newStart} (log start = log end =
+     * {@code newStart}), as a follower does when the offset it must fetch from is below the leader's log
+     * start. The producer state, its snapshots and the leader epoch cache are cleared; the recovery point
+     * becomes {@code newStart}.
+     *
+     * @throws IllegalArgumentException if {@code newStart} is negative
+     * @throws KafkaStorageException    the log is offline or closed, or an I/O error took it offline
+     */
+    public void truncateFullyAndStartAt(long newStart) {
+        if (newStart < 0) {
+            throw new IllegalArgumentException("Cannot start " + dir.getName() + " at negative offset " + newStart);
+        }
+        synchronized (lock) {
+            checkWritable();
+            long oldStart = logStartOffset;
+            long oldEnd = logEnd.offset();
+            truncations.begin();
+            try {
+                List<LogSegment> old = new ArrayList<>(segments.values());
+                for (LogSegment segment : old) {
+                    segments.remove(segment.baseOffset());
+                    scheduleDelete(segment);
+                }
+                segments.put(newStart, LogSegment.open(dir, newStart, config, time, false));
+                logStartOffset = newStart;
+                logEnd = new LogOffsetMetadata(newStart, newStart, 0);
+            } catch (IOException e) {
+                throw takeOffline("emptying " + dir + " to start at offset " + newStart, e);
+            } finally {
+                truncations.end();
+            }
+            try {
+                lowerRecoveryPoint(newStart);
+                groupCommit.markDurable(newStart);
+                checkpoint();
+                producerState.truncateFully();
+                publishFirstUnstableOffset();
+                epochCache.clearAndFlush();
+            } catch (IOException e) {
+                throw takeOffline("resetting the state of " + dir + " to start at " + newStart, e);
+            } catch (UncheckedIOException e) {
+                throw takeOffline("clearing the leader epochs of " + dir, e.getCause());
+            }
+            log.info("Emptied {} (offsets {}..{}) to start at offset {}", dir.getName(), oldStart, oldEnd, newStart);
         }
     }
 
@@ -623,6 +843,16 @@ public final class PartitionLog implements AutoCloseable {
             List<LogSegment> all = new ArrayList<>(segments.values());
             return all.subList(0, all.size() - 1);
         }
+    }
+
+    /** The segment appends go to (for tests). */
+    LogSegment activeSegment() {
+        return segments.lastEntry().getValue();
+    }
+
+    /** Changes with every truncation (the cleaner compares it before swapping a segment in). */
+    long truncationCount() {
+        return truncations.count();
     }
 
     /** The base offset of the segment after {@code segment}. */
@@ -640,11 +870,19 @@ public final class PartitionLog implements AutoCloseable {
      * {@code .cleaned} to {@code .swap}, old segments to {@code .deleted}, {@code .swap} to live names;
      * {@link LogLoader} completes a swap interrupted at any step.
      *
-     * @return false (and the cleaned segment deleted) if one of the old segments is already gone
+     * @return false (and the cleaned segment deleted) if one of the old segments is already gone, or the
+     *         log was truncated since {@code truncationsAtStart} (the cleaner's view of the keys is stale)
      */
-    boolean replaceSegments(List<LogSegment> oldSegments, LogSegment cleaned) throws IOException {
+    boolean replaceSegments(List<LogSegment> oldSegments, LogSegment cleaned, long truncationsAtStart)
+            throws IOException {
         synchronized (lock) {
             checkWritable();
+            if (truncations.count() != truncationsAtStart) {
+                log.info("Dropping compacted segment {}: {} was truncated while it was being cleaned", cleaned.file(),
+                        dir.getName());
+                cleaned.closeAndDelete();
+                return false;
+            }
             for (LogSegment old : oldSegments) {
                 if (segments.get(old.baseOffset()) != old) {
                     cleaned.closeAndDelete();
@@ -663,33 +901,29 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     private void scheduleDelete(LogSegment segment) throws IOException {
-        segment.changeFileSuffixes("", LogFiles.DELETED_SUFFIX);
-        synchronized (pendingDeletes) {
-            pendingDeletes.add(segment);
-        }
-        scheduler.schedule("delete-" + segment.file().getName(), () -> deleteNow(segment), config.fileDeleteDelayMs());
+        deleter.schedule(segment, config.fileDeleteDelayMs());
     }
 
-    private void deleteNow(LogSegment segment) {
-        synchronized (pendingDeletes) {
-            if (!pendingDeletes.remove(segment)) {
-                return;
+    /**
+     * Writes the recovery point and log start offset checkpoints. Serialized with the checkpoint a
+     * truncation writes, so a periodic checkpoint cannot put back a recovery point above the cut.
+     */
+    public void checkpoint() {
+        synchronized (checkpointLock) {
+            try {
+                recoveryPointCheckpoint.write(groupCommit.durableOffset());
+                logStartOffsetCheckpoint.write(logStartOffset);
+            } catch (IOException e) {
+                throw takeOffline("writing checkpoints in " + dir, e);
             }
         }
-        try {
-            segment.closeAndDelete();
-        } catch (IOException e) {
-            log.warn("Could not delete {}: {}", segment.file(), e.toString());
-        }
     }
 
-    /** Writes the recovery point and log start offset checkpoints. */
-    public void checkpoint() {
-        try {
+    /** Lowers the recovery point to {@code offset} (the log was cut there) and writes its checkpoint. */
+    private void lowerRecoveryPoint(long offset) throws IOException {
+        synchronized (checkpointLock) {
+            groupCommit.truncateTo(offset);
             recoveryPointCheckpoint.write(groupCommit.durableOffset());
-            logStartOffsetCheckpoint.write(logStartOffset);
-        } catch (IOException e) {
-            throw takeOffline("writing checkpoints in " + dir, e);
         }
     }
 
@@ -723,17 +957,9 @@ public final class PartitionLog implements AutoCloseable {
                 throw new KafkaStorageException("Could not close the log in " + dir + " cleanly", e);
             } finally {
                 closed = true;
-                deletePendingNow();
+                deleter.deleteAllNow();
             }
         }
-    }
-
-    private void deletePendingNow() {
-        List<LogSegment> pending;
-        synchronized (pendingDeletes) {
-            pending = new ArrayList<>(pendingDeletes);
-        }
-        pending.forEach(this::deleteNow);
     }
 
     /** Closes the file handles as a killed process would: nothing flushed, no checkpoint, no marker. */

@@ -352,6 +352,15 @@ final class ProducerStateManager {
         return logStartOffset;
     }
 
+    /** Forgets every producer and deletes every snapshot: the log was emptied and starts afresh. */
+    void truncateFully() throws IOException {
+        producers.clear();
+        openTransactions.clear();
+        for (long offset : snapshotOffsets()) {
+            deleteSnapshot(offset, "the log was emptied");
+        }
+    }
+
     /** Forgets producers whose last batch is below the new log start, and snapshots below it. */
     void onLogStartOffsetIncremented(long logStartOffset) throws IOException {
         producers.values().removeIf(entry -> entry.lastOffset() < logStartOffset && entry.currentTxnFirstOffset() < 0);

@@ -53,6 +53,15 @@ final class TimeIndex extends AbstractIndex {
         appendEntry(timestamp, (int) (offset - baseOffset));
     }
 
+    /** Removes the entries whose offset is at or above {@code offset} (their batches were truncated away). */
+    synchronized void truncateTo(long offset) {
+        int keep = entries();
+        while (keep > 0 && entryAt(keep - 1).offset() >= offset) {
+            keep--;
+        }
+        truncateToEntries(keep);
+    }
+
     /** True when one slot is left: the segment must roll so its final entry still fits. */
     boolean isNearlyFull() {
         return entries() >= maxEntries() - 1;

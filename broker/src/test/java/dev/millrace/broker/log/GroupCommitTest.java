@@ -96,4 +96,51 @@ class GroupCommitTest {
         commit.awaitDurable(5);
         assertThat(commit.durableOffset()).isEqualTo(5);
     }
+
+    @Test
+    void shouldNotCountAFlushThatATruncationOvertookAndTellTheWaiter() throws Exception {
+        GroupCommit[] holder = new GroupCommit[1];
+        AtomicInteger calls = new AtomicInteger();
+        GroupCommit commit = new GroupCommit(() -> {
+            calls.incrementAndGet();
+            holder[0].truncateTo(3);   // the log is cut to 3 while this flush of offsets below 10 runs
+            return 10;
+        }, 5);
+        holder[0] = commit;
+
+        assertThat(commit.awaitDurable(10)).isFalse();
+
+        assertThat(commit.durableOffset()).isEqualTo(3);
+        assertThat(calls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldKeepAWaiterWhoseOffsetsLieBelowTheCutAndFlushAgain() throws Exception {
+        GroupCommit[] holder = new GroupCommit[1];
+        AtomicInteger calls = new AtomicInteger();
+        GroupCommit commit = new GroupCommit(() -> {
+            if (calls.incrementAndGet() == 1) {
+                holder[0].truncateTo(20);   // cut above the waiter's offsets while the first flush runs
+                return 30;
+            }
+            return 25;
+        }, 5);
+        holder[0] = commit;
+
+        assertThat(commit.awaitDurable(10)).isTrue();
+
+        assertThat(calls.get()).isEqualTo(2);
+        assertThat(commit.durableOffset()).isEqualTo(25);
+    }
+
+    @Test
+    void shouldReportDurabilityToAWaiterWhenNoTruncationIntervened() throws Exception {
+        GroupCommit commit = new GroupCommit(() -> 8, 0);
+
+        assertThat(commit.awaitDurable(8)).isTrue();
+        commit.truncateTo(4);
+        assertThat(commit.durableOffset()).isEqualTo(4);
+        assertThat(commit.awaitDurable(8)).isTrue();
+        assertThat(commit.durableOffset()).isEqualTo(8);
+    }
 }

@@ -44,6 +44,41 @@ class LogCleanerTest {
     }
 
     @Test
+    void shouldDropACleanedSegmentWhenTheLogWasTruncatedDuringThePass() throws IOException {
+        List<Runnable> deferredDeletes = new java.util.ArrayList<>();
+        log = PartitionLog.open(tmp.resolve("c-0").toFile(), new LogConfig(COMPACTED), time,
+                (name, task, delayMs) -> deferredDeletes.add(task));
+        String filler = "x".repeat(60);
+        log.appendAsLeader(keyed("a", "old", time.milliseconds()), 0);                      // 0
+        for (int i = 0; i < 7; i++) {
+            log.appendAsLeader(keyed("f" + i, filler, time.milliseconds()), 0);
+        }
+        log.roll();
+        long newValueOffset = log.appendAsLeader(keyed("a", "new", time.milliseconds()), 0).firstOffset();
+        for (int i = 7; i < 14; i++) {
+            log.appendAsLeader(keyed("f" + i, filler, time.milliseconds()), 0);
+        }
+        log.roll();
+        log.appendAsLeader(keyed("z", "active", time.milliseconds()), 0);
+        java.util.concurrent.atomic.AtomicBoolean truncated = new java.util.concurrent.atomic.AtomicBoolean();
+
+        // the cleaner has mapped "a" to its new value when the new value is cut away (a follower truncating)
+        cleaner.clean(log, () -> {
+            if (truncated.compareAndSet(false, true)) {
+                log.truncateTo(newValueOffset);
+            }
+            return false;
+        });
+
+        assertThat(truncated).isTrue();
+        List<TestBatches.Read> remaining = TestBatches.readAll(log, 0, 1 << 16);
+        assertThat(remaining).hasSize(8);
+        assertThat(remaining.get(0).key()).isEqualTo("a");
+        assertThat(remaining.get(0).value()).isEqualTo("old");
+        deferredDeletes.forEach(Runnable::run);
+    }
+
+    @Test
     void shouldKeepTheLatestValueOfEveryKeyAtItsOriginalOffsetAcrossManySegments() throws IOException {
         open();
         Random random = new Random(42);

@@ -1,0 +1,94 @@
+package dev.millrace.broker.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Checks of the cluster settings against each other, beyond what one setting's constraint can say, and
+ * the one place that derives this node's voter address from {@code controller.quorum.voters}.
+ *
+ * <p>When the voters are set (cluster mode):
+ * <ul>
+ *   <li>the list must parse ({@link QuorumVoters#parse});
+ *   <li>{@code node.id} must be one of the voters: a node outside the list would join as a broker only, which
+ *       is not built yet;
+ *   <li>this node's voter listens on its own entry's address, so {@code controller.host} and
+ *       {@code controller.port}, when given explicitly, must equal that entry; afterwards they hold it, so
+ *       code that reads {@link BrokerConfig#controllerHost()}/{@link BrokerConfig#controllerPort()} and
+ *       DescribeConfigs see the address the voter really uses.
+ * </ul>
+ * In both modes the Kafka listener's {@code port} must differ from the voter's port,
+ * {@code replica.fetch.wait.max.ms} must be below {@code replica.lag.time.max.ms} and
+ * {@code broker.heartbeat.interval.ms} below {@code broker.session.timeout.ms}.
+ *
+ * <p>Stateless; called by {@link BrokerConfigLoader} on a config that is still being built (one thread).
+ */
+final class ClusterSettings {
+
+    private ClusterSettings() {
+    }
+
+    /**
+     * Checks {@code config}, whose settings named in {@code given} were set explicitly (file or command
+     * line), and in cluster mode sets its controller address to this node's entry.
+     *
+     * @return the problems found, each naming its settings; empty when none
+     */
+    static List<String> checkAndResolve(BrokerConfig config, Set<String> given) {
+        List<String> problems = new ArrayList<>();
+        if (config.isClusterMode()) {
+            checkVoters(config, given, problems);
+        } else if (config.port != 0 && config.port == config.controllerPort) {
+            problems.add("port: " + config.port + " is also controller.port; the Kafka listener and the metadata "
+                    + "quorum voter need different ports");
+        }
+        if (config.replicaFetchWaitMaxMs >= config.replicaLagTimeMaxMs) {
+            problems.add("replica.fetch.wait.max.ms: " + config.replicaFetchWaitMaxMs + " must be less than "
+                    + "replica.lag.time.max.ms (" + config.replicaLagTimeMaxMs + "), or caught-up followers would "
+                    + "leave the ISR");
+        }
+        if (config.brokerHeartbeatIntervalMs >= config.brokerSessionTimeoutMs) {
+            problems.add("broker.heartbeat.interval.ms: " + config.brokerHeartbeatIntervalMs + " must be less than "
+                    + "broker.session.timeout.ms (" + config.brokerSessionTimeoutMs + "), or live brokers would be "
+                    + "fenced");
+        }
+        return problems;
+    }
+
+    private static void checkVoters(BrokerConfig config, Set<String> given, List<String> problems) {
+        QuorumVoters voters;
+        try {
+            voters = QuorumVoters.parse(config.controllerQuorumVoters);
+        } catch (ConfigurationException e) {
+            problems.addAll(e.problems());
+            return;
+        }
+        if (!voters.contains(config.nodeId)) {
+            problems.add("node.id: " + config.nodeId + " is not one of the ids in " + QuorumVoters.SETTING + " ("
+                    + voters + "); a node that is not a voter would join as a broker only, which is not built yet: "
+                    + "set node.id to one of " + voters.nodeIds().stream().map(String::valueOf)
+                    .collect(Collectors.joining(", ")) + " or add this node to " + QuorumVoters.SETTING);
+            return;
+        }
+        HostPort own = voters.address(config.nodeId);
+        String entry = config.nodeId + "@" + own;
+        if (given.contains("controller.host") && !config.controllerHost.equals(own.host())) {
+            problems.add("controller.host: " + config.controllerHost + " contradicts " + QuorumVoters.SETTING
+                    + ", whose entry for node.id " + config.nodeId + " is " + entry + " (each voter listens on its "
+                    + "own entry's address); leave controller.host unset or set it to " + own.host());
+        }
+        if (given.contains("controller.port") && config.controllerPort != own.port()) {
+            problems.add("controller.port: " + config.controllerPort + " contradicts " + QuorumVoters.SETTING
+                    + ", whose entry for node.id " + config.nodeId + " is " + entry + " (each voter listens on its "
+                    + "own entry's address); leave controller.port unset or set it to " + own.port());
+        }
+        if (config.port == own.port()) {
+            problems.add("port: " + config.port + " is also this node's voter port in " + QuorumVoters.SETTING
+                    + " (" + entry + "); the Kafka listener and the voter need different ports");
+        }
+        config.controllerHost = own.host();
+        config.controllerPort = own.port();
+    }
+}
