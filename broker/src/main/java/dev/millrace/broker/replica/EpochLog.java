@@ -23,8 +23,8 @@ public interface EpochLog {
     /** OffsetsForLeaderEpoch: see {@link EpochEnd}. */
     EpochEnd endOffsetForEpoch(int epoch);
 
-    /** Records that {@code epoch} starts at {@code startOffset} (a new leader at its log end). */
-    void assign(int epoch, long startOffset);
+    /** Records that {@code epoch} starts at the log end, as a new leader does (atomic with appends). */
+    void assignAtLogEnd(int epoch);
 
     /** Removes every record at or above {@code offset} (and the epochs that start there). */
     void truncateTo(long offset);

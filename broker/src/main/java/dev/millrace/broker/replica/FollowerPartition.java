@@ -37,6 +37,6 @@ public interface FollowerPartition {
     /** Runs {@code truncation} on the log if this is still a follower in {@code leaderEpoch}; false if not. */
     boolean truncate(int leaderEpoch, java.util.function.Consumer<EpochLog> truncation);
 
-    /** The log's epoch cache and truncation; empty while the log layer does not provide them ({@link EpochLogs}). */
+    /** The log's epoch cache and truncation ({@link EpochLogs}); empty for a log without them. */
     Optional<EpochLog> epochs();
 }

@@ -342,8 +342,8 @@ public final class Partition implements FollowerPartition {
 
     private void transitionToLeader(PartitionImage image, long nowMs) {
         long highWatermark = highWatermark();
+        epochs.ifPresent(e -> e.assignAtLogEnd(image.leaderEpoch()));
         long epochStart = log.logEndOffset();
-        epochs.ifPresent(e -> e.assign(image.leaderEpoch(), epochStart));
         state = image;
         follower = false;
         leader = new LeaderState(context.nodeId(), image.leaderEpoch(), image.replicas(), image.isr(), highWatermark,

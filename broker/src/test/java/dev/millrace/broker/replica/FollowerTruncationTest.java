@@ -44,8 +44,8 @@ class FollowerTruncationTest {
         }
 
         @Override
-        public void assign(int epoch, long startOffset) {
-            starts.put(epoch, startOffset);
+        public void assignAtLogEnd(int epoch) {
+            starts.put(epoch, logEnd);
         }
 
         @Override

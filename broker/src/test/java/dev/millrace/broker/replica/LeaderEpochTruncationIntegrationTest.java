@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +23,6 @@ import dev.millrace.broker.server.ReplicaTestCluster;
  * controller: after each, every replica holds the same log and no record acknowledged with acks=all is missing.
  */
 @Timeout(60)
-@Disabled("needs the log layer's leader-epoch cache and truncation (branch cluster-log, not merged yet): see EpochLogs")
 class LeaderEpochTruncationIntegrationTest {
 
     private static final short ACKS_ALL = -1;
