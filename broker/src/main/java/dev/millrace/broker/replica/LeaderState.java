@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A leader's view of its partition for one leader epoch: each follower's progress, the ISR and the high watermark.
@@ -35,7 +36,9 @@ import java.util.Set;
  * {@code replica.lag.time.max.ms}. Followers' progress is reset at every new leader epoch ({@code new LeaderState}),
  * and each follower is taken as caught up at that moment so that it is not shrunk out before it could fetch.
  *
- * <p>Thread-safe: every method holds this object's lock; the leader's log end offset is passed in by the caller.
+ * <p>Thread-safe: every method holds this object's lock, except reading the high watermark while the ISR is the
+ * leader alone (then it is the log end: a lock-free maximum, so that produce and fetch threads do not contend); the
+ * leader's log end offset is passed in by the caller.
  */
 public final class LeaderState {
 
@@ -47,7 +50,10 @@ public final class LeaderState {
     private Set<Integer> committedIsr;
     private Integer pendingAddition;
     private boolean changeInFlight;
-    private long highWatermark;
+    /** Written under the lock, or lock-free (only upwards) while {@link #leaderOnly}. */
+    private final AtomicLong highWatermark;
+    /** The maximal ISR is the leader alone; written under the lock. */
+    private volatile boolean leaderOnly;
 
     /**
      * @param highWatermark    the high watermark this replica had before it became leader
@@ -58,9 +64,10 @@ public final class LeaderState {
         this.leaderId = leaderId;
         this.leaderEpoch = leaderEpoch;
         this.epochStartOffset = epochStartOffset;
-        this.highWatermark = highWatermark;
+        this.highWatermark = new AtomicLong(highWatermark);
         this.replicas = List.copyOf(replicas);
         this.committedIsr = new LinkedHashSet<>(isr);
+        updateLeaderOnly();
         for (int replica : replicas) {
             if (replica != leaderId) {
                 followers.put(replica, new FollowerProgress(nowMs));
@@ -77,9 +84,14 @@ public final class LeaderState {
     }
 
     /** The high watermark, moved up first if the ISR's log ends allow it. */
-    public synchronized long highWatermark(long leaderLogEndOffset) {
-        maybeIncrementHighWatermark(leaderLogEndOffset);
-        return highWatermark;
+    public long highWatermark(long leaderLogEndOffset) {
+        if (leaderOnly) {
+            return highWatermark.accumulateAndGet(leaderLogEndOffset, Math::max);
+        }
+        synchronized (this) {
+            maybeIncrementHighWatermark(leaderLogEndOffset);
+            return highWatermark.get();
+        }
     }
 
     /** Moves the high watermark up to the smallest log end of the maximal ISR; true if it moved. */
@@ -92,16 +104,23 @@ public final class LeaderState {
             FollowerProgress progress = followers.get(member);
             candidate = Math.min(candidate, progress == null ? -1 : progress.logEndOffset);
         }
-        if (candidate > highWatermark) {
-            highWatermark = candidate;
-            return true;
+        long current = highWatermark.get();
+        while (candidate > current) {
+            if (highWatermark.compareAndSet(current, candidate)) {
+                return true;
+            }
+            current = highWatermark.get();
         }
         return false;
     }
 
     /** Whether only the leader itself counts: then the high watermark is the leader's log end. */
-    public synchronized boolean isrIsLeaderOnly() {
-        return pendingAddition == null && committedIsr.size() == 1 && committedIsr.contains(leaderId);
+    public boolean isrIsLeaderOnly() {
+        return leaderOnly;
+    }
+
+    private void updateLeaderOnly() {
+        leaderOnly = pendingAddition == null && committedIsr.size() == 1 && committedIsr.contains(leaderId);
     }
 
     /**
@@ -139,13 +158,14 @@ public final class LeaderState {
             return Optional.empty();
         }
         maybeIncrementHighWatermark(leaderLogEndOffset);
-        if (progress.logEndOffset < highWatermark || progress.logEndOffset < epochStartOffset) {
+        if (progress.logEndOffset < highWatermark.get() || progress.logEndOffset < epochStartOffset) {
             return Optional.empty();
         }
         List<Integer> proposed = new ArrayList<>(committedIsr);
         proposed.add(replicaId);
         changeInFlight = true;
         pendingAddition = replicaId;
+        updateLeaderOnly();
         return Optional.of(List.copyOf(proposed));
     }
 
@@ -178,6 +198,7 @@ public final class LeaderState {
     public synchronized void onIsrChangeDone() {
         changeInFlight = false;
         pendingAddition = null;
+        updateLeaderOnly();
     }
 
     /** A committed state for this leader epoch (metadata or the controller's answer); true if the HW moved. */
@@ -188,6 +209,7 @@ public final class LeaderState {
         if (pendingAddition != null && committedIsr.contains(pendingAddition)) {
             pendingAddition = null;
         }
+        updateLeaderOnly();
         followers.keySet().retainAll(replicas);
         for (int replica : replicas) {
             if (replica != leaderId) {

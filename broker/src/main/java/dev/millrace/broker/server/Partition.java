@@ -219,8 +219,9 @@ public final class Partition implements FollowerPartition {
         try {
             LeaderState l = checkLeader();
             info = log.appendAsLeader(records, l.leaderEpoch(), origin);
-            // with the leader alone in the ISR the HW is the log end: the caller's append wake-up covers it
-            hwMoved = l.maybeIncrementHighWatermark(log.logEndOffset()) && !l.isrIsLeaderOnly();
+            // with the leader alone in the ISR the HW is the log end (read lazily): the caller's append wake-up
+            // covers it
+            hwMoved = !l.isrIsLeaderOnly() && l.maybeIncrementHighWatermark(log.logEndOffset());
         } finally {
             lock.readLock().unlock();
         }
