@@ -94,6 +94,13 @@ final class ConfigControlManager {
         if (invalid.isPresent()) {
             return invalid.get();
         }
+        if (!topic.partitions().isEmpty()) {
+            int replicationFactor = topic.partitions().values().iterator().next().targetReplicas().size();
+            invalid = checkMinInsyncReplicas(topic.name(), target, replicationFactor);
+            if (invalid.isPresent()) {
+                return invalid.get();
+            }
+        }
         TreeSet<String> names = new TreeSet<>(topic.configs().keySet());
         names.addAll(target.keySet());
         for (String name : names) {
@@ -104,6 +111,22 @@ final class ConfigControlManager {
             }
         }
         return ApiError.NONE;
+    }
+
+    /**
+     * {@code min.insync.replicas} above the replication factor would make every {@code acks=all} write
+     * fail: INVALID_CONFIG naming the setting and both numbers. Call after {@link LogConfig} accepted
+     * the settings.
+     */
+    static Optional<ApiError> checkMinInsyncReplicas(String topic, Map<String, String> configs,
+                                                     int replicationFactor) {
+        int minInsync = new LogConfig(configs).getInt(LogConfig.MIN_INSYNC_REPLICAS);
+        if (minInsync > replicationFactor) {
+            return Optional.of(new ApiError(Errors.INVALID_CONFIG, "Topic " + topic + ": "
+                    + LogConfig.MIN_INSYNC_REPLICAS + " " + minInsync + " is larger than the replication factor "
+                    + replicationFactor));
+        }
+        return Optional.empty();
     }
 
     private static Optional<ApiError> validate(String topic, Map<String, String> configs) {

@@ -3,9 +3,17 @@ package dev.millrace.broker.controller;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
+
+import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 
 /**
  * The cluster metadata service: topics, partitions (replicas, leader, leader epoch, ISR), topic
@@ -14,7 +22,9 @@ import org.apache.kafka.common.requests.ApiError;
  * then reflects them.
  *
  * <p>Results are per entity ({@link ApiError} with Kafka's error code and a message that says what
- * was wrong), never one error for a whole batch. Thread-safe.
+ * was wrong), never one error for a whole batch; requests without entities (and failures of a whole
+ * request, such as NOT_CONTROLLER or a stale broker epoch) fail their future with the kafka-clients
+ * {@link org.apache.kafka.common.errors.ApiException} of the error. Thread-safe.
  */
 public interface Controller extends AutoCloseable {
 
@@ -58,6 +68,101 @@ public interface Controller extends AutoCloseable {
      * controller, or with another {@link org.apache.kafka.common.errors.ApiException}.
      */
     CompletableFuture<ProducerIdBlock> allocateProducerIds(int brokerId);
+
+    /** The node id of the active controller (the raft leader), if one is known. */
+    Optional<Integer> activeControllerId();
+
+    /**
+     * Registers a broker (a new incarnation replaces the previous one); the registration starts
+     * {@link BrokerState#FENCED}. The same incarnation registering again gets its epoch back.
+     *
+     * @return the broker epoch, which grows with every registration of the cluster; fails with
+     *         {@link org.apache.kafka.common.errors.InconsistentClusterIdException} for another cluster id,
+     *         {@link org.apache.kafka.common.errors.DuplicateBrokerRegistrationException} when another
+     *         incarnation of the id is still alive
+     */
+    CompletableFuture<Long> registerBroker(BrokerRegistration registration);
+
+    /**
+     * A broker's heartbeat: keeps its session alive, unfences it once it has caught up with its
+     * registration, fences it or runs its controlled shutdown when it asks. Fails with
+     * {@link org.apache.kafka.common.errors.StaleBrokerEpochException} for an unknown broker or epoch.
+     */
+    CompletableFuture<BrokerHeartbeatReply> brokerHeartbeat(BrokerHeartbeat heartbeat);
+
+    /**
+     * ISR changes asked for by a partition leader (Kafka's AlterPartition). Per partition: NONE with the
+     * committed state, or UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+     * INVALID_UPDATE_VERSION (with the current state to catch up with), INELIGIBLE_REPLICA. Fails with
+     * {@link org.apache.kafka.common.errors.StaleBrokerEpochException} for a stale broker epoch.
+     * The keys carry the topic's name when the topic exists, else null.
+     */
+    CompletableFuture<Map<TopicIdPartition, AlterPartitionResult>> alterPartition(int brokerId, long brokerEpoch,
+                                                                                  List<IsrChange> changes);
+
+    /**
+     * Preferred ({@code preferred}) or unclean leader election.
+     *
+     * @param partitions null for every partition
+     * @return per partition: NONE, ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE,
+     *         ELIGIBLE_LEADERS_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean preferred, Set<TopicPartition> partitions);
+
+    /**
+     * Moves partitions to target replicas ({@link Optional#empty()} cancels a reassignment in progress),
+     * Kafka's AlterPartitionReassignments: the new replicas are added, and the old ones leave once every
+     * target replica is in the ISR (the leaders' ISR changes complete it).
+     *
+     * @return per partition: NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT (naming an
+     *         unregistered broker), NO_REASSIGNMENT_IN_PROGRESS
+     */
+    CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> reassignments);
+
+    /** The partitions with a reassignment in progress. */
+    CompletableFuture<Map<TopicPartition, OngoingReassignment>> listPartitionReassignments();
+
+    /** A reassignment in progress: the replicas (target, then removing), the adding and the removing ones. */
+    record OngoingReassignment(List<Integer> replicas, List<Integer> addingReplicas, List<Integer> removingReplicas) {
+    }
+
+    /** A broker registering. @param rack the broker's rack, or null */
+    record BrokerRegistration(int brokerId, String clusterId, Uuid incarnationId, String host, int port,
+                              String rack) {
+    }
+
+    /**
+     * A broker's heartbeat.
+     *
+     * @param appliedMetadataIndex the highest metadata index ({@link MetadataImage#appliedIndex()}) the
+     *                             broker has applied
+     * @param wantFence            the broker asks to be fenced (it cannot serve)
+     * @param wantShutdown         the broker asks for a controlled shutdown
+     */
+    record BrokerHeartbeat(int brokerId, long brokerEpoch, long appliedMetadataIndex, boolean wantFence,
+                           boolean wantShutdown) {
+    }
+
+    /**
+     * @param caughtUp       the broker has applied the metadata up to its registration
+     * @param fenced         the broker is not unfenced (fenced or in controlled shutdown) after this heartbeat
+     * @param shouldShutdown the controlled shutdown is done: the broker leads nothing another ISR member
+     *                       could lead
+     */
+    record BrokerHeartbeatReply(boolean caughtUp, boolean fenced, boolean shouldShutdown) {
+    }
+
+    /** One partition's ISR change, with the leader and partition epochs the leader knows. */
+    record IsrChange(Uuid topicId, int partition, int leaderEpoch, List<Integer> newIsr, int partitionEpoch) {
+    }
+
+    /**
+     * @param partition the committed state when NONE, the current state when the caller must catch up,
+     *                  or null for an unknown partition
+     */
+    record AlterPartitionResult(Errors error, PartitionImage partition) {
+    }
 
     /** A topic to create. */
     record NewTopic(String name, int numPartitions, short replicationFactor, Map<String, String> configs) {

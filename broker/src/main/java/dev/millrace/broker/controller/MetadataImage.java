@@ -13,12 +13,21 @@ import org.apache.kafka.common.Uuid;
  * @param topics         by name
  * @param nextProducerId the first producer id not yet allocated in a block; every id below it is
  *                       taken ({@link MetadataRecord.ProducerIdsRecord}); starts at 0
+ * @param clusterId      the cluster's id ({@link MetadataRecord.ClusterIdRecord}), null until set
+ * @param brokers        every registered broker by id, sorted by id; a broker stays registered (fenced
+ *                       when it is gone) until it registers again
  */
-public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId) {
+public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
+                            String clusterId, Map<Integer, BrokerImage> brokers) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
 
-    /** An image in which no producer id has been allocated yet. */
+    /** An image with no cluster id and no registered broker. */
+    public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId) {
+        this(appliedIndex, topics, nextProducerId, null, Map.of());
+    }
+
+    /** An image in which no producer id has been allocated yet, with no cluster id and no broker. */
     public MetadataImage(long appliedIndex, Map<String, TopicImage> topics) {
         this(appliedIndex, topics, 0);
     }
@@ -32,6 +41,18 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
         return Optional.ofNullable(TopicIdIndex.of(this).get(topicId));
     }
 
+    /** Whether broker {@code id} is registered and {@link BrokerState#UNFENCED}. */
+    public boolean isUnfenced(int id) {
+        BrokerImage broker = brokers.get(id);
+        return broker != null && broker.state() == BrokerState.UNFENCED;
+    }
+
+    /** The ids of the unfenced brokers, ascending. */
+    public List<Integer> unfencedBrokerIds() {
+        return brokers.values().stream().filter(b -> b.state() == BrokerState.UNFENCED).map(BrokerImage::id)
+                .sorted().toList();
+    }
+
     /**
      * A topic.
      *
@@ -43,9 +64,45 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
 
     /**
      * A partition's replica assignment and leadership. {@code leaderEpoch} grows with every leader
-     * change; {@code partitionEpoch} with every change to the partition's record.
+     * change; {@code partitionEpoch} with every change to the partition's record. During a
+     * reassignment {@code replicas} is the target followed by {@code removingReplicas}, and
+     * {@code addingReplicas} are the target replicas that are new; both are empty otherwise.
      */
     public record PartitionImage(int partition, List<Integer> replicas, List<Integer> isr, int leader,
-                                 int leaderEpoch, int partitionEpoch) {
+                                 int leaderEpoch, int partitionEpoch, List<Integer> addingReplicas,
+                                 List<Integer> removingReplicas) {
+
+        public PartitionImage {
+            replicas = List.copyOf(replicas);
+            isr = List.copyOf(isr);
+            addingReplicas = List.copyOf(addingReplicas);
+            removingReplicas = List.copyOf(removingReplicas);
+        }
+
+        /** A partition with no reassignment in progress. */
+        public PartitionImage(int partition, List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch,
+                              int partitionEpoch) {
+            this(partition, replicas, isr, leader, leaderEpoch, partitionEpoch, List.of(), List.of());
+        }
+
+        /** Whether a reassignment is in progress. */
+        public boolean isReassigning() {
+            return !addingReplicas.isEmpty() || !removingReplicas.isEmpty();
+        }
+
+        /** The replicas the partition will have once its reassignment completes (its replicas when none runs). */
+        public List<Integer> targetReplicas() {
+            return replicas.stream().filter(r -> !removingReplicas.contains(r)).toList();
+        }
+    }
+
+    /**
+     * A registered broker.
+     *
+     * @param epoch the broker epoch of this registration; grows with every registration of the cluster
+     * @param rack  the broker's rack, or null
+     */
+    public record BrokerImage(int id, Uuid incarnationId, long epoch, String host, int port, String rack,
+                              BrokerState state) {
     }
 }

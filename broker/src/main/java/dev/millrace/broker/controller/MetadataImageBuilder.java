@@ -7,8 +7,12 @@ import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
 
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
+import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
+import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
@@ -21,7 +25,9 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *
  * <p>Replay is deterministic and checks the invariants a correct leader never breaks (a topic name
  * or id is unique, partitions and configs belong to an existing topic, the next producer id only
- * grows so that no producer id is handed out twice). A record that breaks one
+ * grows so that no producer id is handed out twice, the cluster id is set once, a broker's
+ * registration epoch only grows, a broker state change names the broker's current epoch, partition
+ * leaders are -1 or a member of the ISR, which is a subset of the replicas). A record that breaks one
  * throws {@link IllegalStateException} naming the record and the state it met; the state machine
  * then stops applying ({@code setErrorAndRollback}) rather than diverge or skip the record.
  *
@@ -36,10 +42,14 @@ final class MetadataImageBuilder {
     private final Map<String, TopicImage> topics;
     private final Map<Uuid, String> namesById = new HashMap<>();
     private final Map<String, TopicChange> changed = new HashMap<>();
+    private final Map<Integer, BrokerImage> brokers;
     private long nextProducerId;
+    private String clusterId;
 
     MetadataImageBuilder(MetadataImage base) {
         this.nextProducerId = base.nextProducerId();
+        this.clusterId = base.clusterId();
+        this.brokers = new TreeMap<>(base.brokers());
         this.topics = new HashMap<>(base.topics());
         for (TopicImage topic : base.topics().values()) {
             namesById.put(topic.topicId(), topic.name());
@@ -57,6 +67,12 @@ final class MetadataImageBuilder {
             replay(r);
         } else if (record instanceof ProducerIdsRecord r) {
             replay(r);
+        } else if (record instanceof ClusterIdRecord r) {
+            replay(r);
+        } else if (record instanceof BrokerRegistrationRecord r) {
+            replay(r);
+        } else if (record instanceof BrokerStateRecord r) {
+            replay(r);
         } else {
             throw new IllegalStateException("No replay for metadata record " + record);
         }
@@ -67,7 +83,49 @@ final class MetadataImageBuilder {
             topics.put(change.name, change.toImage());
         }
         changed.clear();
-        return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId);
+        return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId,
+                clusterId, Collections.unmodifiableMap(new TreeMap<>(brokers)));
+    }
+
+    /** The cluster id is set once; the same id again changes nothing, another one is refused. */
+    private void replay(ClusterIdRecord record) {
+        if (record.clusterId().isBlank()) {
+            throw new IllegalStateException("Cannot replay " + record + ": the cluster id is blank");
+        }
+        if (clusterId != null && !clusterId.equals(record.clusterId())) {
+            throw new IllegalStateException("Cannot replay " + record + ": the cluster id is already " + clusterId
+                    + " and is set only once");
+        }
+        clusterId = record.clusterId();
+    }
+
+    /** A registration replaces the broker's earlier one, with a larger epoch, and starts fenced. */
+    private void replay(BrokerRegistrationRecord record) {
+        if (record.brokerId() < 0) {
+            throw new IllegalStateException("Cannot replay " + record + ": negative broker id");
+        }
+        BrokerImage existing = brokers.get(record.brokerId());
+        if (existing != null && record.brokerEpoch() <= existing.epoch()) {
+            throw new IllegalStateException("Cannot replay " + record + ": broker " + record.brokerId()
+                    + " is already registered with epoch " + existing.epoch() + " and its epoch may only grow");
+        }
+        brokers.put(record.brokerId(), new BrokerImage(record.brokerId(), record.incarnationId(),
+                record.brokerEpoch(), record.host(), record.port(), record.rack(), BrokerState.FENCED));
+    }
+
+    /** A state change must name the broker's current registration: a stale epoch is refused. */
+    private void replay(BrokerStateRecord record) {
+        BrokerImage existing = brokers.get(record.brokerId());
+        if (existing == null) {
+            throw new IllegalStateException("Cannot replay " + record + ": broker " + record.brokerId()
+                    + " is not registered");
+        }
+        if (existing.epoch() != record.brokerEpoch()) {
+            throw new IllegalStateException("Cannot replay " + record + ": broker " + record.brokerId()
+                    + " is registered with epoch " + existing.epoch() + ", not " + record.brokerEpoch());
+        }
+        brokers.put(record.brokerId(), new BrokerImage(existing.id(), existing.incarnationId(), existing.epoch(),
+                existing.host(), existing.port(), existing.rack(), record.state()));
     }
 
     /** Every id below the record's next producer id is taken; the next producer id must grow. */
@@ -97,9 +155,24 @@ final class MetadataImageBuilder {
         if (record.partition() < 0) {
             throw new IllegalStateException("Cannot replay " + record + ": negative partition number");
         }
+        if (!record.replicas().containsAll(record.isr())) {
+            throw new IllegalStateException("Cannot replay " + record + ": the ISR " + record.isr()
+                    + " is not a subset of the replicas " + record.replicas());
+        }
+        if (record.leader() != -1 && !record.isr().contains(record.leader())) {
+            throw new IllegalStateException("Cannot replay " + record + ": leader " + record.leader()
+                    + " is not in the ISR " + record.isr());
+        }
+        if (!record.replicas().containsAll(record.addingReplicas())
+                || !record.replicas().containsAll(record.removingReplicas())
+                || record.addingReplicas().stream().anyMatch(record.removingReplicas()::contains)) {
+            throw new IllegalStateException("Cannot replay " + record + ": adding and removing replicas must be "
+                    + "disjoint subsets of the replicas");
+        }
         TopicChange topic = change(topicName(record.topicId(), record));
         topic.partitions.put(record.partition(), new PartitionImage(record.partition(), record.replicas(),
-                record.isr(), record.leader(), record.leaderEpoch(), record.partitionEpoch()));
+                record.isr(), record.leader(), record.leaderEpoch(), record.partitionEpoch(),
+                record.addingReplicas(), record.removingReplicas()));
     }
 
     private void replay(RemoveTopicRecord record) {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +21,7 @@ import com.alipay.sofa.jraft.RaftGroupService;
 import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.closure.ReadIndexClosure;
 import com.alipay.sofa.jraft.conf.Configuration;
+import com.alipay.sofa.jraft.core.NodeImpl;
 import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.entity.Task;
 import com.alipay.sofa.jraft.error.RaftError;
@@ -39,7 +42,13 @@ import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
  *   <li>The RPC server binds only {@code host:port} (a bolt server built on that address); jraft's
  *       default server would bind every interface.</li>
  *   <li>The voter set ({@code voters}) is the initial configuration, used only while the raft log is
- *       empty; afterwards membership comes from the log, which is why a voter's address must not change.</li>
+ *       empty; afterwards membership comes from the log (each leader commits a configuration entry at
+ *       the start of its term, and snapshots keep the configuration they were taken at), which is why a
+ *       voter's address must not change. {@code NodeImpl.getCurrentConf()} shows that configuration:
+ *       {@link #start} compares it with the configured voters right after the node starts (what this
+ *       voter's own log and snapshot hold) and again once caught up with the leader (what the leader
+ *       committed), and fails naming {@value ControllerConfig#VOTERS_SETTING} and both lists when they
+ *       differ, rather than run a quorum whose members disagree on who votes.</li>
  *   <li>A one-voter group elects itself at once; with more voters the election timeout is randomised
  *       within [timeout, 2 x timeout).</li>
  *   <li>The CLI service (remote membership changes) is disabled; membership is static for now.</li>
@@ -83,8 +92,10 @@ final class MetadataQuorum implements AutoCloseable {
         long deadlineNs = startNs + config.startTimeout().toNanos();
         startNode();
         try {
+            checkVoters("its raft log");
             awaitLeader(deadlineNs);
             long index = awaitCaughtUp(deadlineNs);
+            checkVoters("the leader's committed configuration");
             LOG.info("{}Quorum node started in {} ms; leader {}, caught up to index {}", logPrefix,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), leaderAddress().orElse("?"), index);
         } catch (TimeoutException | InterruptedException | RuntimeException e) {
@@ -114,6 +125,30 @@ final class MetadataQuorum implements AutoCloseable {
             markClosed();
             throw new IOException(logPrefix + "cannot start the quorum node at " + config.address() + " with data in "
                     + config.dataDir() + " (is another process using it?): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Fails when the quorum's configuration (as this node knows it from {@code source}) is not the
+     * configured voter set.
+     */
+    private void checkVoters(String source) {
+        Node current = node;
+        if (!(current instanceof NodeImpl impl)) {
+            return;
+        }
+        Configuration conf = impl.getCurrentConf();
+        if (conf == null || conf.isEmpty()) {
+            return;
+        }
+        Set<String> committed = new TreeSet<>();
+        conf.getPeers().forEach(peer -> committed.add(peer.getEndpoint().toString()));
+        Set<String> configured = new TreeSet<>(config.voters().values());
+        if (!committed.equals(configured)) {
+            throw new IllegalStateException(logPrefix + "Invalid controller config: " + ControllerConfig.VOTERS_SETTING
+                    + " is " + config.votersText() + " (voters " + configured + ") but the quorum's configuration in "
+                    + source + " (data directory " + config.dataDir() + ") has voters " + committed
+                    + "; every voter must be started with the same " + ControllerConfig.VOTERS_SETTING);
         }
     }
 
@@ -214,7 +249,7 @@ final class MetadataQuorum implements AutoCloseable {
 
     private NodeOptions nodeOptions() {
         Configuration voters = new Configuration();
-        for (String voter : config.voters()) {
+        for (String voter : config.voters().values()) {
             PeerId peer = PeerId.parsePeer(voter);
             if (peer == null) {
                 throw new IllegalArgumentException(logPrefix + "voter '" + voter + "' is not host:port");
@@ -241,7 +276,7 @@ final class MetadataQuorum implements AutoCloseable {
                     .get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw new TimeoutException(logPrefix + "no controller leader was elected within "
-                    + config.startTimeout().toMillis() + " ms among voters " + config.voters()
+                    + config.startTimeout().toMillis() + " ms among voters " + config.voters().values()
                     + "; a majority of them must be running and reachable");
         } catch (ExecutionException e) {
             throw new IllegalStateException(logPrefix + "waiting for a leader failed", e.getCause());

@@ -24,17 +24,32 @@ public sealed interface MetadataRecord {
     }
 
     /**
-     * The whole state of one partition: a new partition, or a replacement of an existing one (the
-     * replication layer will write these on leader and ISR changes, raising the epochs).
+     * The whole state of one partition: a new partition, or a replacement of an existing one (leader
+     * and ISR changes, reassignment steps), raising the epochs.
+     *
+     * <p>During a reassignment {@code replicas} holds the target replicas followed by the ones being
+     * removed; {@code addingReplicas} are target replicas not yet in the ISR-complete set,
+     * {@code removingReplicas} the old replicas that leave when it completes (Kafka's model). Both are
+     * empty when no reassignment is in progress; the record is then written at version 0, else at
+     * version 1 (see {@link MetadataRecordSerde}).
      *
      * @param leader the broker id of the leader, or -1 when the partition has none
      */
     record PartitionRecord(Uuid topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
-                           int leaderEpoch, int partitionEpoch) implements MetadataRecord {
+                           int leaderEpoch, int partitionEpoch, List<Integer> addingReplicas,
+                           List<Integer> removingReplicas) implements MetadataRecord {
         public PartitionRecord {
             Objects.requireNonNull(topicId, "topicId");
             replicas = List.copyOf(replicas);
             isr = List.copyOf(isr);
+            addingReplicas = List.copyOf(addingReplicas);
+            removingReplicas = List.copyOf(removingReplicas);
+        }
+
+        /** A partition with no reassignment in progress. */
+        public PartitionRecord(Uuid topicId, int partition, List<Integer> replicas, List<Integer> isr, int leader,
+                               int leaderEpoch, int partitionEpoch) {
+            this(topicId, partition, replicas, isr, leader, leaderEpoch, partitionEpoch, List.of(), List.of());
         }
     }
 
@@ -79,5 +94,64 @@ public sealed interface MetadataRecord {
      * @param nextProducerId the first id that is still free (the allocated block ends just below it)
      */
     record ProducerIdsRecord(int brokerId, long nextProducerId) implements MetadataRecord {
+    }
+
+    /**
+     * The cluster's id. Set once, by the first active controller that has one configured
+     * ({@link ControllerConfig#initialClusterId()}); brokers registering with another id are refused.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 6, version 0):
+     *   +--------------------------+
+     *   | clusterId (string)       |
+     *   +--------------------------+
+     * </pre>
+     */
+    record ClusterIdRecord(String clusterId) implements MetadataRecord {
+        public ClusterIdRecord {
+            Objects.requireNonNull(clusterId, "clusterId");
+        }
+    }
+
+    /**
+     * A broker registered (or registered again, as a new incarnation). The registration starts
+     * {@link BrokerState#FENCED}; it replaces any earlier registration of the same broker id. The
+     * broker epoch is chosen by the active controller so that it grows with every registration of
+     * the cluster, across controller failover (see {@link ClusterControlManager}).
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 7, version 0):
+     *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
+     *   | brokerId (int32) | incarnationId (uuid)  | brokerEpoch (int64)| host (string) | port (int32) | rack (nullable string) |
+     *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
+     * </pre>
+     *
+     * @param rack the broker's rack ({@code broker.rack}), or null
+     */
+    record BrokerRegistrationRecord(int brokerId, Uuid incarnationId, long brokerEpoch, String host, int port,
+                                    String rack) implements MetadataRecord {
+        public BrokerRegistrationRecord {
+            Objects.requireNonNull(incarnationId, "incarnationId");
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
+    /**
+     * A registered broker changes state. Replay refuses a record whose epoch is not the broker's
+     * current registration's epoch (a stale record means the leader computed it against an image it
+     * did not have, which a correct controller never does).
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 8, version 0, 13 bytes):
+     *   +------------------+---------------------+--------------+
+     *   | brokerId (int32) | brokerEpoch (int64) | state (int8) |
+     *   +------------------+---------------------+--------------+
+     *   state: 0 FENCED, 1 UNFENCED, 2 CONTROLLED_SHUTDOWN
+     * </pre>
+     */
+    record BrokerStateRecord(int brokerId, long brokerEpoch, BrokerState state) implements MetadataRecord {
+        public BrokerStateRecord {
+            Objects.requireNonNull(state, "state");
+        }
     }
 }

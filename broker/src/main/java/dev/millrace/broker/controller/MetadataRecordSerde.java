@@ -12,6 +12,9 @@ import java.util.List;
 
 import org.apache.kafka.common.Uuid;
 
+import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
+import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
@@ -35,13 +38,21 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   | type (int8) | version (int8) | body length (int32)| body (length bytes)  |
  *   +-------------+----------------+--------------------+----------------------+
  *
- * bodies (every record type is at version 0):
+ * bodies (every record type is at version 0, PARTITION also at version 1):
  *   1 TOPIC         name: string, topicId: uuid
  *   2 PARTITION     topicId: uuid, partition: int32, replicas: int32[], isr: int32[],
  *                   leader: int32, leaderEpoch: int32, partitionEpoch: int32
+ *                   version 1 (written only while a reassignment is in progress) appends:
+ *                   addingReplicas: int32[], removingReplicas: int32[]
  *   3 REMOVE_TOPIC  topicId: uuid
  *   4 CONFIG        topic: string, name: string, value: nullable string
  *   5 PRODUCER_IDS  brokerId: int32, nextProducerId: int64
+ *   6 CLUSTER_ID    clusterId: string
+ *   7 BROKER_REGISTRATION
+ *                   brokerId: int32, incarnationId: uuid, brokerEpoch: int64, host: string, port: int32,
+ *                   rack: nullable string
+ *   8 BROKER_STATE  brokerId: int32, brokerEpoch: int64, state: int8 (0 FENCED, 1 UNFENCED,
+ *                   2 CONTROLLED_SHUTDOWN)
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
@@ -58,12 +69,16 @@ public final class MetadataRecordSerde {
 
     static final byte BATCH_VERSION = 0;
     static final byte RECORD_VERSION = 0;
+    static final byte PARTITION_REASSIGNING_VERSION = 1;
 
     static final byte TYPE_TOPIC = 1;
     static final byte TYPE_PARTITION = 2;
     static final byte TYPE_REMOVE_TOPIC = 3;
     static final byte TYPE_CONFIG = 4;
     static final byte TYPE_PRODUCER_IDS = 5;
+    static final byte TYPE_CLUSTER_ID = 6;
+    static final byte TYPE_BROKER_REGISTRATION = 7;
+    static final byte TYPE_BROKER_STATE = 8;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -84,7 +99,7 @@ public final class MetadataRecordSerde {
                 byte type = writeBody(record, body);
                 body.flush();
                 out.writeByte(type);
-                out.writeByte(RECORD_VERSION);
+                out.writeByte(versionOf(record));
                 out.writeInt(bodyBytes.size());
                 bodyBytes.writeTo(out);
             }
@@ -127,6 +142,17 @@ public final class MetadataRecordSerde {
         return records;
     }
 
+    private static byte versionOf(MetadataRecord record) {
+        if (record instanceof PartitionRecord r && (!r.addingReplicas().isEmpty() || !r.removingReplicas().isEmpty())) {
+            return PARTITION_REASSIGNING_VERSION;
+        }
+        return RECORD_VERSION;
+    }
+
+    private static byte maxVersion(byte type) {
+        return type == TYPE_PARTITION ? PARTITION_REASSIGNING_VERSION : RECORD_VERSION;
+    }
+
     private static byte writeBody(MetadataRecord record, DataOutputStream body) throws IOException {
         if (record instanceof TopicRecord r) {
             writeString(body, r.name());
@@ -140,6 +166,10 @@ public final class MetadataRecordSerde {
             body.writeInt(r.leader());
             body.writeInt(r.leaderEpoch());
             body.writeInt(r.partitionEpoch());
+            if (versionOf(r) == PARTITION_REASSIGNING_VERSION) {
+                writeIntList(body, r.addingReplicas());
+                writeIntList(body, r.removingReplicas());
+            }
             return TYPE_PARTITION;
         } else if (record instanceof RemoveTopicRecord r) {
             writeUuid(body, r.topicId());
@@ -153,6 +183,22 @@ public final class MetadataRecordSerde {
             body.writeInt(r.brokerId());
             body.writeLong(r.nextProducerId());
             return TYPE_PRODUCER_IDS;
+        } else if (record instanceof ClusterIdRecord r) {
+            writeString(body, r.clusterId());
+            return TYPE_CLUSTER_ID;
+        } else if (record instanceof BrokerRegistrationRecord r) {
+            body.writeInt(r.brokerId());
+            writeUuid(body, r.incarnationId());
+            body.writeLong(r.brokerEpoch());
+            writeString(body, r.host());
+            body.writeInt(r.port());
+            writeString(body, r.rack());
+            return TYPE_BROKER_REGISTRATION;
+        } else if (record instanceof BrokerStateRecord r) {
+            body.writeInt(r.brokerId());
+            body.writeLong(r.brokerEpoch());
+            body.writeByte(r.state().id());
+            return TYPE_BROKER_STATE;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -170,16 +216,17 @@ public final class MetadataRecordSerde {
             throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
                     + ": body length " + length + " but " + buf.remaining() + " bytes left");
         }
-        if (version != RECORD_VERSION) {
+        if (version < RECORD_VERSION || version > maxVersion(type)) {
             throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
-                    + ": unknown version " + version + ", expected " + RECORD_VERSION);
+                    + ": unknown version " + version + ", expected " + RECORD_VERSION
+                    + (maxVersion(type) == RECORD_VERSION ? "" : " to " + maxVersion(type)));
         }
         ByteBuffer body = buf.slice();
         body.limit(length);
         buf.position(buf.position() + length);
         MetadataRecord record;
         try {
-            record = readBody(type, body);
+            record = readBody(type, version, body);
         } catch (BufferUnderflowException e) {
             throw new MetadataCodecException("Record " + index + " (type " + type + ") at byte " + start
                     + ": body of " + length + " bytes is truncated");
@@ -194,13 +241,12 @@ public final class MetadataRecordSerde {
         return record;
     }
 
-    private static MetadataRecord readBody(byte type, ByteBuffer body) {
+    private static MetadataRecord readBody(byte type, byte version, ByteBuffer body) {
         switch (type) {
             case TYPE_TOPIC:
                 return new TopicRecord(readString(body, "name"), readUuid(body));
             case TYPE_PARTITION:
-                return new PartitionRecord(readUuid(body), body.getInt(), readIntList(body, "replicas"),
-                        readIntList(body, "isr"), body.getInt(), body.getInt(), body.getInt());
+                return readPartition(version, body);
             case TYPE_REMOVE_TOPIC:
                 return new RemoveTopicRecord(readUuid(body));
             case TYPE_CONFIG:
@@ -208,9 +254,27 @@ public final class MetadataRecordSerde {
                         readNullableString(body, "value"));
             case TYPE_PRODUCER_IDS:
                 return new ProducerIdsRecord(body.getInt(), body.getLong());
+            case TYPE_CLUSTER_ID:
+                return new ClusterIdRecord(readString(body, "clusterId"));
+            case TYPE_BROKER_REGISTRATION:
+                return new BrokerRegistrationRecord(body.getInt(), readUuid(body), body.getLong(),
+                        readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
+            case TYPE_BROKER_STATE:
+                return new BrokerStateRecord(body.getInt(), body.getLong(), BrokerState.forId(body.get()));
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }
+    }
+
+    private static PartitionRecord readPartition(byte version, ByteBuffer body) {
+        PartitionRecord base = new PartitionRecord(readUuid(body), body.getInt(), readIntList(body, "replicas"),
+                readIntList(body, "isr"), body.getInt(), body.getInt(), body.getInt());
+        if (version == RECORD_VERSION) {
+            return base;
+        }
+        return new PartitionRecord(base.topicId(), base.partition(), base.replicas(), base.isr(), base.leader(),
+                base.leaderEpoch(), base.partitionEpoch(), readIntList(body, "addingReplicas"),
+                readIntList(body, "removingReplicas"));
     }
 
     private static void writeString(DataOutputStream out, String value) throws IOException {

@@ -11,8 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
+import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
+import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
@@ -20,7 +24,8 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 /**
  * Writes a {@link MetadataImage} to one snapshot file and reads it back. The image is stored as the
- * records that rebuild it from empty (per topic, by name: its {@link TopicRecord}, its
+ * records that rebuild it from empty (the {@link ClusterIdRecord} once set; per broker, by id, its
+ * {@link BrokerRegistrationRecord} and, unless fenced, a {@link BrokerStateRecord}; per topic, by name: its {@link TopicRecord}, its
  * {@link ConfigRecord}s, its {@link PartitionRecord}s; then, once any producer id was allocated, one
  * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id), in the batch format of
  * {@link MetadataRecordSerde}, so loading a snapshot is the same replay as applying the log.
@@ -113,6 +118,16 @@ final class MetadataSnapshotFile {
     /** The records that rebuild {@code image} from an empty one. */
     static List<MetadataRecord> toRecords(MetadataImage image) {
         List<MetadataRecord> records = new ArrayList<>();
+        if (image.clusterId() != null) {
+            records.add(new ClusterIdRecord(image.clusterId()));
+        }
+        for (BrokerImage broker : image.brokers().values()) {
+            records.add(new BrokerRegistrationRecord(broker.id(), broker.incarnationId(), broker.epoch(),
+                    broker.host(), broker.port(), broker.rack()));
+            if (broker.state() != BrokerState.FENCED) {
+                records.add(new BrokerStateRecord(broker.id(), broker.epoch(), broker.state()));
+            }
+        }
         for (TopicImage topic : image.topics().values()) {
             records.add(new TopicRecord(topic.name(), topic.topicId()));
             for (Map.Entry<String, String> config : topic.configs().entrySet()) {
@@ -120,7 +135,7 @@ final class MetadataSnapshotFile {
             }
             for (PartitionImage p : topic.partitions().values()) {
                 records.add(new PartitionRecord(topic.topicId(), p.partition(), p.replicas(), p.isr(), p.leader(),
-                        p.leaderEpoch(), p.partitionEpoch()));
+                        p.leaderEpoch(), p.partitionEpoch(), p.addingReplicas(), p.removingReplicas()));
             }
         }
         if (image.nextProducerId() > 0) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongConsumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,7 @@ public final class MetadataStateMachine extends StateMachineAdapter {
 
     private final String logPrefix;
     private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<LongConsumer> leaderStartListeners = new CopyOnWriteArrayList<>();
     private final CompletableFuture<Void> leaderKnown = new CompletableFuture<>();
     private final Object leadershipLock = new Object();
 
@@ -70,6 +72,11 @@ public final class MetadataStateMachine extends StateMachineAdapter {
 
     public void registerListener(MetadataListener listener) {
         listeners.add(listener);
+    }
+
+    /** {@code listener} gets the term each time this voter becomes the active controller (state-machine thread). */
+    void registerLeaderStartListener(LongConsumer listener) {
+        leaderStartListeners.add(listener);
     }
 
     /** The term in which this voter is the active controller, or -1 when it is not. */
@@ -194,6 +201,13 @@ public final class MetadataStateMachine extends StateMachineAdapter {
         }
         leaderKnown.complete(null);
         LOG.info("{}Became the active controller in term {} at index {}", logPrefix, term, image.appliedIndex());
+        for (LongConsumer listener : leaderStartListeners) {
+            try {
+                listener.accept(term);
+            } catch (RuntimeException e) {
+                LOG.error("{}Leader-start listener {} failed in term {}", logPrefix, listener, term, e);
+            }
+        }
     }
 
     @Override

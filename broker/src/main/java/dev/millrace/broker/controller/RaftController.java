@@ -6,17 +6,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +50,15 @@ import com.alipay.sofa.jraft.error.RaftError;
  * failed validation. {@link #allocateProducerIds} has no entities: its future fails instead, with the
  * kafka-clients exception of the same error ({@code NotControllerException}, {@code TimeoutException}).
  *
+ * <p>Membership and elections: broker registrations, heartbeats, ISR changes and leader elections are
+ * events like the others ({@link ClusterControlManager}, {@link ReplicationControlManager}). Broker
+ * liveness is in memory on the active controller ({@link BrokerSessions}, read with the injected
+ * {@link Time}); a voter that becomes active starts every registered broker's session afresh and, at
+ * leadership start, commits its {@link ControllerConfig#initialClusterId()} if the image has no cluster
+ * id yet. On the event thread a periodic check (every quarter of the session timeout, at most every
+ * second; {@link #runPeriodicChecks()} runs it at once) fences the brokers whose session expired, and
+ * every {@code leaderImbalanceCheckInterval} a preferred-leader election runs for every partition.
+ *
  * <p>Threading: thread-safe. A future completes on the event thread (after close, on the thread
  * that settled it; REQUEST_TIMED_OUT on the JDK's delay thread), and for a committed change only
  * after the image and the listeners have seen it; dependent actions must not block. Listeners run
@@ -62,21 +75,36 @@ public final class RaftController implements Controller {
     private final TopicControlManager topicControl;
     private final ConfigControlManager configControl;
     private final ProducerIdControlManager producerIdControl = new ProducerIdControlManager();
-    private final ExecutorService eventExecutor;
+    private final ReplicationControlManager replicationControl;
+    private final ReassignmentControlManager reassignmentControl = new ReassignmentControlManager();
+    private final ClusterControlManager clusterControl;
+    private final BrokerSessions sessions;
+    private final Time time;
+    private final ScheduledExecutorService eventExecutor;
     private final Object queueLock = new Object();
 
     private CompletableFuture<Void> queueTail = CompletableFuture.completedFuture(null);
     private volatile boolean closed;
 
     public RaftController(ControllerConfig config) {
+        this(config, Time.SYSTEM);
+    }
+
+    /** @param time the clock broker sessions are measured with */
+    public RaftController(ControllerConfig config, Time time) {
         this.config = Objects.requireNonNull(config, "config");
+        this.time = Objects.requireNonNull(time, "time");
         this.logPrefix = "[Controller id=" + config.nodeId() + " " + config.address() + "] ";
         this.stateMachine = new MetadataStateMachine(logPrefix);
         this.quorum = new MetadataQuorum(config, stateMachine, logPrefix);
         this.configControl = new ConfigControlManager();
-        this.topicControl = new TopicControlManager(new ReplicaPlacer(config.brokerIds()), configControl,
-                config.defaultNumPartitions(), config.defaultReplicationFactor(), Uuid::randomUuid);
-        this.eventExecutor = Executors.newSingleThreadExecutor(r -> {
+        this.topicControl = new TopicControlManager(configControl, config.defaultNumPartitions(),
+                config.defaultReplicationFactor(), Uuid::randomUuid);
+        this.replicationControl = new ReplicationControlManager(config.uncleanLeaderElection());
+        this.clusterControl = new ClusterControlManager(replicationControl);
+        this.sessions = new BrokerSessions(config.brokerSessionTimeout().toMillis());
+        this.stateMachine.registerLeaderStartListener(term -> onLeaderStart());
+        this.eventExecutor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "millrace-controller-event-" + config.nodeId());
             thread.setDaemon(true);
             return thread;
@@ -97,6 +125,59 @@ public final class RaftController implements Controller {
             throw new IllegalStateException(logPrefix + "closed controllers cannot be started");
         }
         quorum.start();
+        long tickMs = Math.max(10, Math.min(1000, config.brokerSessionTimeout().toMillis() / 4));
+        eventExecutor.scheduleWithFixedDelay(() -> {
+            if (isActive()) {
+                runPeriodicChecks();
+            }
+        }, tickMs, tickMs, TimeUnit.MILLISECONDS);
+        long imbalanceMs = config.leaderImbalanceCheckInterval().toMillis();
+        if (imbalanceMs > 0) {
+            eventExecutor.scheduleWithFixedDelay(() -> {
+                if (isActive()) {
+                    runLeaderImbalanceCheck();
+                }
+            }, imbalanceMs, imbalanceMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Queues the leader-start event: commit the initial cluster id when the image has none. */
+    private void onLeaderStart() {
+        submitEvent("LeaderStart", "cluster id", false,
+                image -> clusterControl.handleLeaderStart(image, config.initialClusterId()), RaftController::failWith)
+                .whenComplete((ignored, error) -> {
+                    if (error != null) {
+                        LOG.warn("{}Could not commit the initial cluster id: {}", logPrefix, error.toString());
+                    }
+                });
+    }
+
+    /**
+     * Fences the brokers whose session has expired (normally run periodically on the event thread).
+     *
+     * @return the ids of the brokers it fenced
+     */
+    CompletableFuture<List<Integer>> runPeriodicChecks() {
+        return submitEvent("SessionExpiry", "brokers", false,
+                image -> clusterControl.handleSessionExpiry(image, sessions, time.milliseconds()),
+                RaftController::failWith).whenComplete((fenced, error) -> {
+                    if (fenced != null && !fenced.isEmpty()) {
+                        LOG.info("{}Fenced brokers {}: no heartbeat within {} ms", logPrefix, fenced,
+                                config.brokerSessionTimeout().toMillis());
+                    }
+                });
+    }
+
+    /** Preferred-leader election for every partition (normally run every leaderImbalanceCheckInterval). */
+    CompletableFuture<Map<TopicPartition, ApiError>> runLeaderImbalanceCheck() {
+        return electLeaders(true, null).whenComplete((result, error) -> {
+            if (result != null) {
+                long moved = result.values().stream().filter(e -> e.error() == Errors.NONE).count();
+                if (moved > 0) {
+                    LOG.info("{}Preferred-leader check moved {} leadership(s) back", logPrefix, moved);
+                }
+            }
+        });
     }
 
     @Override
@@ -181,6 +262,75 @@ public final class RaftController implements Controller {
                 (response, error, message) -> response.completeExceptionally(error.exception(message)));
     }
 
+    @Override
+    public Optional<Integer> activeControllerId() {
+        return leaderAddress().flatMap(address -> config.voters().entrySet().stream()
+                .filter(voter -> voter.getValue().equals(address)).map(Map.Entry::getKey).findFirst());
+    }
+
+    @Override
+    public CompletableFuture<Long> registerBroker(BrokerRegistration registration) {
+        Objects.requireNonNull(registration, "registration");
+        return submitEvent("RegisterBroker", "broker " + registration.brokerId(), false,
+                image -> clusterControl.handleRegisterBroker(image, registration, sessions, time.milliseconds()),
+                RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<BrokerHeartbeatReply> brokerHeartbeat(BrokerHeartbeat heartbeat) {
+        Objects.requireNonNull(heartbeat, "heartbeat");
+        return submitEvent("BrokerHeartbeat", "broker " + heartbeat.brokerId(), false,
+                image -> clusterControl.handleBrokerHeartbeat(image, heartbeat, sessions, time.milliseconds()),
+                RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicIdPartition, AlterPartitionResult>> alterPartition(int brokerId,
+            long brokerEpoch, List<IsrChange> changes) {
+        List<IsrChange> request = List.copyOf(changes);
+        return submitEvent("AlterPartition", "broker " + brokerId + " " + request, false, image -> {
+            ClusterControlManager.checkEpoch(image, brokerId, brokerEpoch, "AlterPartition");
+            ClusterDelta delta = new ClusterDelta(image);
+            Map<TopicIdPartition, AlterPartitionResult> response =
+                    replicationControl.alterPartition(delta, brokerId, request);
+            return new ControllerResult<>(delta.records(), response);
+        }, RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean preferred,
+                                                                       Set<TopicPartition> partitions) {
+        Set<TopicPartition> request = partitions == null ? null : Set.copyOf(partitions);
+        return submitEvent("ElectLeaders", request == null ? "every partition" : request.toString(), false,
+                image -> {
+                    ClusterDelta delta = new ClusterDelta(image);
+                    Map<TopicPartition, ApiError> response = replicationControl.electLeaders(delta, preferred, request);
+                    return new ControllerResult<>(delta.records(), response);
+                }, RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> reassignments) {
+        Map<TopicPartition, Optional<List<Integer>>> request = new LinkedHashMap<>(reassignments);
+        return submitEvent("AlterPartitionReassignments", request.keySet().toString(), false, image -> {
+            ClusterDelta delta = new ClusterDelta(image);
+            Map<TopicPartition, ApiError> response = reassignmentControl.alterReassignments(delta, request);
+            return new ControllerResult<>(delta.records(), response);
+        }, RaftController::failWith);
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartition, OngoingReassignment>> listPartitionReassignments() {
+        return submitEvent("ListPartitionReassignments", "every partition", false,
+                image -> new ControllerResult<>(List.of(), ReassignmentControlManager.ongoing(image)),
+                RaftController::failWith);
+    }
+
+    private static <T> void failWith(CompletableFuture<T> response, Errors error, String message) {
+        response.completeExceptionally(error.exception(message));
+    }
+
     /** Stops the voter; pending and later requests get NOT_CONTROLLER. Idempotent. */
     @Override
     public void close() {
@@ -245,6 +395,7 @@ public final class RaftController implements Controller {
         }
         ControllerResult<T> result;
         try {
+            sessions.resetIfNewTerm(term, stateMachine.image(), time.milliseconds());
             result = handler.apply(stateMachine.image());
         } catch (ApiException e) {
             failure.fail(response, Errors.forException(e), e.getMessage());
@@ -268,7 +419,13 @@ public final class RaftController implements Controller {
                                        CompletableFuture<T> response, Failure<T> failure) {
         Runnable settle;
         if (status.isOk()) {
-            settle = () -> response.complete(result.response());
+            long appliedIndex = stateMachine.image().appliedIndex();
+            settle = () -> {
+                if (result.onApplied() != null) {
+                    result.onApplied().accept(appliedIndex);
+                }
+                response.complete(result.response());
+            };
         } else {
             LOG.info("{}{} for {} was not applied: {}", logPrefix, operation, subject, status);
             Errors error = errorFor(status);

@@ -32,8 +32,10 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  * produce records, the others an error, and entities later in one request see the effect of
  * earlier ones (a second create of the same name collides with the first).
  *
- * <p>New partitions get replicas from {@link ReplicaPlacer}; the first replica leads, the ISR is
- * every replica, and the leader and partition epochs start at 0.
+ * <p>New partitions get replicas from {@link ReplicaPlacer} over the image's unfenced brokers (none
+ * registered: INVALID_REPLICATION_FACTOR); the first replica leads, the ISR is every replica, and the
+ * leader and partition epochs start at 0. A topic's {@code min.insync.replicas} may not exceed its
+ * replication factor (INVALID_CONFIG naming the setting).
  *
  * <p>Never changes the image it is given; results take effect only when the records are replayed
  * ({@link MetadataImageBuilder}). Thread-safe as long as the id supplier is.
@@ -43,15 +45,13 @@ final class TopicControlManager {
     /** Most partitions one request may add to one topic, to keep a quorum log entry bounded. */
     static final int MAX_NEW_PARTITIONS_PER_TOPIC = 10_000;
 
-    private final ReplicaPlacer placer;
     private final ConfigControlManager configs;
     private final int defaultNumPartitions;
     private final short defaultReplicationFactor;
     private final Supplier<Uuid> idGenerator;
 
-    TopicControlManager(ReplicaPlacer placer, ConfigControlManager configs, int defaultNumPartitions,
-                        short defaultReplicationFactor, Supplier<Uuid> idGenerator) {
-        this.placer = placer;
+    TopicControlManager(ConfigControlManager configs, int defaultNumPartitions, short defaultReplicationFactor,
+                        Supplier<Uuid> idGenerator) {
         this.configs = configs;
         this.defaultNumPartitions = defaultNumPartitions;
         this.defaultReplicationFactor = defaultReplicationFactor;
@@ -61,6 +61,7 @@ final class TopicControlManager {
     ControllerResult<Map<String, ApiError>> handleCreateTopics(MetadataImage image, List<NewTopic> topics) {
         Map<String, ApiError> response = new LinkedHashMap<>();
         List<MetadataRecord> records = new ArrayList<>();
+        ReplicaPlacer placer = ReplicaPlacer.of(image);
         Set<String> seen = new HashSet<>();
         Set<String> duplicates = new HashSet<>();
         topics.forEach(t -> {
@@ -80,13 +81,13 @@ final class TopicControlManager {
                         "Topic '" + topic.name() + "' appears more than once in the request"));
                 continue;
             }
-            ApiError error = validateNewTopic(topic, image, namesByUnified);
+            ApiError error = validateNewTopic(topic, image, namesByUnified, placer);
             if (error.isFailure()) {
                 response.put(topic.name(), error);
                 continue;
             }
             Uuid topicId = newTopicId(usedIds);
-            records.addAll(newTopicRecords(topic, topicId));
+            records.addAll(newTopicRecords(topic, topicId, placer));
             namesByUnified.put(Topic.unifyCollisionChars(topic.name()), topic.name());
             response.put(topic.name(), ApiError.NONE);
         }
@@ -112,6 +113,7 @@ final class TopicControlManager {
                                                                    Map<String, Integer> totalCounts) {
         Map<String, ApiError> response = new LinkedHashMap<>();
         List<MetadataRecord> records = new ArrayList<>();
+        ReplicaPlacer placer = ReplicaPlacer.of(image);
         for (Map.Entry<String, Integer> entry : totalCounts.entrySet()) {
             String name = entry.getKey();
             Optional<TopicImage> topic = image.topic(name);
@@ -119,12 +121,13 @@ final class TopicControlManager {
                 response.put(name, unknownTopic(name));
                 continue;
             }
-            response.put(name, addPartitions(topic.get(), entry.getValue(), records));
+            response.put(name, addPartitions(topic.get(), entry.getValue(), records, placer));
         }
         return new ControllerResult<>(records, response);
     }
 
-    private ApiError validateNewTopic(NewTopic topic, MetadataImage image, Map<String, String> namesByUnified) {
+    private ApiError validateNewTopic(NewTopic topic, MetadataImage image, Map<String, String> namesByUnified,
+                                      ReplicaPlacer placer) {
         try {
             Topic.validate(topic.name());
         } catch (InvalidTopicException e) {
@@ -154,13 +157,18 @@ final class TopicControlManager {
                     + "for the default (" + defaultReplicationFactor + "); got " + topic.replicationFactor());
         }
         if (replicationFactor(topic) > placer.brokerCount()) {
-            return new ApiError(Errors.INVALID_REPLICATION_FACTOR, "Replication factor " + replicationFactor(topic)
-                    + " is larger than the " + placer.brokerCount() + " available broker(s)");
+            return new ApiError(Errors.INVALID_REPLICATION_FACTOR,
+                    ReplicaPlacer.tooFewBrokers(replicationFactor(topic), placer.brokerCount()));
         }
-        return configs.validateNewTopicConfigs(topic.name(), configsOf(topic));
+        ApiError invalid = configs.validateNewTopicConfigs(topic.name(), configsOf(topic));
+        if (invalid.isFailure()) {
+            return invalid;
+        }
+        return ConfigControlManager.checkMinInsyncReplicas(topic.name(), configsOf(topic), replicationFactor(topic))
+                .orElse(ApiError.NONE);
     }
 
-    private List<MetadataRecord> newTopicRecords(NewTopic topic, Uuid topicId) {
+    private List<MetadataRecord> newTopicRecords(NewTopic topic, Uuid topicId, ReplicaPlacer placer) {
         List<MetadataRecord> records = new ArrayList<>();
         records.add(new TopicRecord(topic.name(), topicId));
         records.addAll(configs.newTopicRecords(topic.name(), configsOf(topic)));
@@ -171,7 +179,8 @@ final class TopicControlManager {
         return records;
     }
 
-    private ApiError addPartitions(TopicImage topic, Integer totalCount, List<MetadataRecord> records) {
+    private ApiError addPartitions(TopicImage topic, Integer totalCount, List<MetadataRecord> records,
+                                   ReplicaPlacer placer) {
         int current = topic.partitions().size();
         if (totalCount == null || totalCount <= current) {
             return new ApiError(Errors.INVALID_PARTITIONS, "Topic " + topic.name() + " has " + current
@@ -183,7 +192,7 @@ final class TopicControlManager {
                     + MAX_NEW_PARTITIONS_PER_TOPIC + " partitions one request may create");
         }
         PartitionImage first = topic.partitions().get(0);
-        int replicationFactor = first == null ? defaultReplicationFactor : first.replicas().size();
+        int replicationFactor = first == null ? defaultReplicationFactor : first.targetReplicas().size();
         List<List<Integer>> assignments;
         try {
             assignments = placer.place(current, totalCount - current, replicationFactor);

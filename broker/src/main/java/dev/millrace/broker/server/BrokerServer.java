@@ -73,6 +73,7 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorService markerWakeups;
     private Timer timer;
     private Controller controller;
+    private EmbeddedBrokerMembership membership;
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
     private ShareBroker shares;
@@ -112,6 +113,8 @@ public final class BrokerServer implements AutoCloseable {
         controller = controllerFactory.create(config, new File(dataDir, "metadata"));
         controller.registerListener(partitions);
         controller.start();
+        membership = EmbeddedBrokerMembership.start(controller, config.nodeId(), identity.clusterId(), config.host(),
+                config.port(), background);
         InternalTopics.ensureOffsetsTopic(controller, config.offsetsTopicNumPartitions());
         InternalTopics.ensureTransactionStateTopic(controller, config.transactionStateLogNumPartitions());
         InternalTopics.ensureDelayTopic(controller, config.delayTopicNumPartitions());
@@ -248,6 +251,7 @@ public final class BrokerServer implements AutoCloseable {
             awaitQuietly(groupExecutor);
         }
         closeQuietly("timer", timer);
+        closeQuietly("broker membership", membership);
         closeQuietly("controller", controller);
         closeQuietly("partition logs", partitions);
         if (background != null) {

@@ -11,6 +11,9 @@ import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
+import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
@@ -28,7 +31,14 @@ class MetadataRecordSerdeTest {
             new PartitionRecord(ID, 7, List.of(1, 2, 3), List.of(1, 3), 1, 4, 9),
             new RemoveTopicRecord(ID),
             new ProducerIdsRecord(3, 2000),
-            new ProducerIdsRecord(-1, Long.MAX_VALUE));
+            new ProducerIdsRecord(-1, Long.MAX_VALUE),
+            new PartitionRecord(ID, 1, List.of(1, 4, 2), List.of(1, 2), 1, 0, 3, List.of(4), List.of(2)),
+            new ClusterIdRecord("cluster-é"),
+            new BrokerRegistrationRecord(3, ID, 77, "10.0.0.3", 9092, "rack-a"),
+            new BrokerRegistrationRecord(4, ID, Long.MAX_VALUE, "h", 1, null),
+            new BrokerStateRecord(3, 77, BrokerState.FENCED),
+            new BrokerStateRecord(3, 77, BrokerState.UNFENCED),
+            new BrokerStateRecord(3, 77, BrokerState.CONTROLLED_SHUTDOWN));
 
     @Test
     @Timeout(10)
@@ -153,5 +163,57 @@ class MetadataRecordSerdeTest {
         assertThat(buf.getLong()).as("nextProducerId").isEqualTo(0x0102_0304_0506_0708L);
         assertThat(buf.hasRemaining()).isFalse();
         assertThat(MetadataRecordSerde.decode(ByteBuffer.wrap(bytes))).containsExactly(record);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWriteTheDocumentedLayoutWhenEncodingABrokerStateRecord() {
+        byte[] bytes = MetadataRecordSerde.encode(List.of(new BrokerStateRecord(5, 0x0102_0304_0506_0708L,
+                BrokerState.CONTROLLED_SHUTDOWN)));
+
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        buf.get();
+        buf.getInt();
+        assertThat(buf.get()).as("type").isEqualTo(MetadataRecordSerde.TYPE_BROKER_STATE);
+        assertThat(buf.get()).as("record version").isEqualTo((byte) 0);
+        assertThat(buf.getInt()).as("body length").isEqualTo(4 + 8 + 1);
+        assertThat(buf.getInt()).as("brokerId").isEqualTo(5);
+        assertThat(buf.getLong()).as("brokerEpoch").isEqualTo(0x0102_0304_0506_0708L);
+        assertThat(buf.get()).as("state").isEqualTo((byte) 2);
+        assertThat(buf.hasRemaining()).isFalse();
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectAnUnknownBrokerStateAndANullHostWhenDecoding() {
+        byte[] state = MetadataRecordSerde.encode(List.of(new BrokerStateRecord(5, 1, BrokerState.FENCED)));
+        state[state.length - 1] = 9;
+        byte[] registration = MetadataRecordSerde.encode(List.of(new BrokerRegistrationRecord(1, ID, 1, "", 1,
+                null)));
+        ByteBuffer.wrap(registration).putInt(5 + 6 + 4 + 16 + 8, -1);
+
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(state)))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("type 8").hasMessageContaining("unknown broker state id 9");
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(registration)))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("type 7").hasMessageContaining("host is null");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWritePartitionsAtVersionZeroUnlessReassigningAndRefuseAnUnknownVersion() {
+        byte[] plain = MetadataRecordSerde.encode(List.of(new PartitionRecord(ID, 0, List.of(1), List.of(1), 1, 0, 0)));
+        byte[] moving = MetadataRecordSerde.encode(List.of(new PartitionRecord(ID, 0, List.of(2, 1), List.of(1), 1, 0, 1,
+                List.of(2), List.of(1))));
+        byte[] future = moving.clone();
+        future[6] = 2;
+
+        assertThat(plain[6]).as("version of a partition without reassignment").isEqualTo((byte) 0);
+        assertThat(moving[6]).as("version of a reassigning partition").isEqualTo((byte) 1);
+        assertThat(moving.length - plain.length).as("two more lists").isEqualTo(4 + 4 + 4 + 4 + 4);
+        assertThatThrownBy(() -> MetadataRecordSerde.decode(ByteBuffer.wrap(future)))
+                .isInstanceOf(MetadataCodecException.class)
+                .hasMessageContaining("unknown version 2, expected 0 to 1");
     }
 }

@@ -15,6 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
+import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
@@ -34,8 +37,15 @@ class MetadataSnapshotFileTest {
                 new ConfigRecord("a", "retention.ms", "60000"),
                 new PartitionRecord(a, 0, List.of(1, 2), List.of(1, 2), 1, 0, 0),
                 new PartitionRecord(a, 1, List.of(2, 1), List.of(2), 2, 3, 5),
+                new PartitionRecord(a, 2, List.of(3, 1), List.of(1), 1, 0, 1, List.of(3), List.of(1)),
                 new TopicRecord("b", b),
-                new PartitionRecord(b, 0, List.of(1), List.of(1), 1, 0, 0)).forEach(builder::replay);
+                new PartitionRecord(b, 0, List.of(1), List.of(1), 1, 0, 0),
+                new ClusterIdRecord("cluster"),
+                new BrokerRegistrationRecord(2, b, 30, "127.0.0.1", 9002, null),
+                new BrokerRegistrationRecord(1, a, 40, "127.0.0.1", 9001, "r1"),
+                new BrokerStateRecord(1, 40, BrokerState.UNFENCED),
+                new BrokerRegistrationRecord(3, a, 41, "127.0.0.1", 9003, "r2"),
+                new BrokerStateRecord(3, 41, BrokerState.CONTROLLED_SHUTDOWN)).forEach(builder::replay);
         return builder.build(42);
     }
 

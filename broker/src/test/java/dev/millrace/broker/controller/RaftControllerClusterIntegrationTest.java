@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +43,7 @@ class RaftControllerClusterIntegrationTest {
     private final List<Integer> ports = new ArrayList<>();
     private final List<RaftController> controllers = new ArrayList<>();
     private final ExecutorService starter = Executors.newFixedThreadPool(VOTERS);
+    private final ManualTime time = new ManualTime(1_000_000);
 
     @BeforeEach
     void pickPorts() throws Exception {
@@ -57,10 +59,13 @@ class RaftControllerClusterIntegrationTest {
     }
 
     private ControllerConfig config(int nodeId) {
-        List<String> voters = ports.stream().map(port -> LOOPBACK + ":" + port).toList();
+        Map<Integer, String> voters = new LinkedHashMap<>();
+        for (int i = 0; i < VOTERS; i++) {
+            voters.put(i, LOOPBACK + ":" + ports.get(i));
+        }
         return ControllerConfig.singleVoter(nodeId, tempDir.resolve("node-" + nodeId), LOOPBACK, ports.get(nodeId))
                 .withVoters(voters)
-                .withBrokerIds(List.of(0, 1, 2))
+                .withInitialClusterId(ControllerTestSupport.CLUSTER_ID)
                 .withElectionTimeout(Duration.ofMillis(500));
     }
 
@@ -68,7 +73,7 @@ class RaftControllerClusterIntegrationTest {
     private List<RaftController> startAll() throws Exception {
         List<Future<RaftController>> starting = new ArrayList<>();
         for (int i = 0; i < VOTERS; i++) {
-            RaftController controller = new RaftController(config(i));
+            RaftController controller = new RaftController(config(i), time);
             controllers.add(controller);
             starting.add(starter.submit(() -> {
                 controller.start();
@@ -91,12 +96,19 @@ class RaftControllerClusterIntegrationTest {
         return active.get(0);
     }
 
+    private static void registerBrokers(RaftController leader) throws Exception {
+        for (int id = 0; id < 3; id++) {
+            ControllerTestSupport.registerUnfenced(leader, id);
+        }
+    }
+
     @Test
     @Timeout(60)
     void shouldReplicateTopicsCreatedOnTheLeaderToEveryVoter() throws Exception {
         List<RaftController> voters = startAll();
         RaftController leader = awaitLeader(voters);
         RaftController follower = voters.stream().filter(c -> c != leader).findFirst().orElseThrow();
+        registerBrokers(leader);
 
         Map<String, ApiError> created = await(leader.createTopics(
                 List.of(new NewTopic("replicated", 3, (short) 3, Map.of("retention.ms", "1000"))), false));
@@ -120,6 +132,7 @@ class RaftControllerClusterIntegrationTest {
     void shouldElectANewLeaderWithMetadataIntactWhenTheLeaderStops() throws Exception {
         List<RaftController> voters = startAll();
         RaftController oldLeader = awaitLeader(voters);
+        registerBrokers(oldLeader);
         await(oldLeader.createTopics(List.of(new NewTopic("before", 2, (short) 2, Map.of())), false));
         MetadataImage committed = oldLeader.image();
 
@@ -152,5 +165,47 @@ class RaftControllerClusterIntegrationTest {
                 .hasMessageContaining("no controller leader was elected within 1000 ms")
                 .hasMessageContaining(LOOPBACK + ":" + ports.get(1));
         assertThat(alone.isActive()).isFalse();
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldKeepBrokersAndStartTheirSessionsAfreshWhenTheActiveControllerStops() throws Exception {
+        List<RaftController> voters = startAll();
+        RaftController oldLeader = awaitLeader(voters);
+        registerBrokers(oldLeader);
+        await(oldLeader.createTopics(List.of(new NewTopic("t", 3, (short) 3, Map.of())), false));
+        MetadataImage committed = oldLeader.image();
+        long sessionMs = oldLeader.config().brokerSessionTimeout().toMillis();
+        time.advance(sessionMs - 1);
+
+        oldLeader.close();
+        List<RaftController> survivors = voters.stream().filter(c -> c != oldLeader).toList();
+        RaftController newLeader = awaitLeader(survivors);
+        assertThat(await(newLeader.runPeriodicChecks())).as("the first event of the term starts the sessions").isEmpty();
+
+        assertThat(newLeader.activeControllerId()).contains(newLeader.config().nodeId());
+        assertThat(newLeader.image().clusterId()).isEqualTo(ControllerTestSupport.CLUSTER_ID);
+        assertThat(newLeader.image().brokers()).isEqualTo(committed.brokers());
+        assertThat(newLeader.image().unfencedBrokerIds()).containsExactly(0, 1, 2);
+        time.advance(2);
+        assertThat(await(newLeader.runPeriodicChecks())).as("every session started afresh").isEmpty();
+
+        time.advance(sessionMs - 3);
+        for (int id = 1; id <= 2; id++) {
+            await(newLeader.brokerHeartbeat(new Controller.BrokerHeartbeat(id, committed.brokers().get(id).epoch(),
+                    newLeader.image().appliedIndex(), false, false)));
+        }
+        time.advance(2);
+        await(newLeader.runPeriodicChecks());
+
+        // the periodic tick may have fenced broker 0 first: assert the image, not who fenced it
+        assertThat(newLeader.image().unfencedBrokerIds()).containsExactly(1, 2);
+
+        MetadataImage.PartitionImage led = newLeader.image().topic("t").orElseThrow().partitions().get(0);
+        assertThat(led.leader()).isIn(1, 2);
+        assertThat(led.isr()).containsExactlyInAnyOrder(1, 2);
+        RaftController otherSurvivor = survivors.stream().filter(c -> c != newLeader).findFirst().orElseThrow();
+        assertThat(awaitImage(otherSurvivor, i -> !i.isUnfenced(0)).brokers().get(0).state())
+                .isEqualTo(BrokerState.FENCED);
     }
 }

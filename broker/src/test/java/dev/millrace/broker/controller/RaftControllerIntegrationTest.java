@@ -37,6 +37,9 @@ import dev.millrace.broker.controller.MetadataImage.TopicImage;
 @Tag("integration")
 class RaftControllerIntegrationTest {
 
+    /** Entries committed by a first start: the cluster id, broker 1's registration and its unfencing. */
+    private static final int SETUP_ENTRIES = 3;
+
     @TempDir
     Path tempDir;
 
@@ -54,7 +57,8 @@ class RaftControllerIntegrationTest {
     }
 
     private ControllerConfig config() {
-        return ControllerConfig.singleVoter(1, tempDir.resolve("data").resolve("metadata"), LOOPBACK, port);
+        return ControllerConfig.singleVoter(1, tempDir.resolve("data").resolve("metadata"), LOOPBACK, port)
+                .withInitialClusterId(ControllerTestSupport.CLUSTER_ID);
     }
 
     private RaftController start(List<MetadataListener> listeners) throws Exception {
@@ -62,6 +66,7 @@ class RaftControllerIntegrationTest {
         started.add(controller);
         listeners.forEach(controller::registerListener);
         controller.start();
+        ControllerTestSupport.registerUnfenced(controller, 1);
         return controller;
     }
 
@@ -133,7 +138,7 @@ class RaftControllerIntegrationTest {
         assertThat(created.get("existing").error()).isEqualTo(Errors.TOPIC_ALREADY_EXISTS);
         assertThat(created.get("zero").error()).isEqualTo(Errors.INVALID_PARTITIONS);
         assertThat(created.get("rf3")).isEqualTo(new ApiError(Errors.INVALID_REPLICATION_FACTOR,
-                "Replication factor 3 is larger than the 1 available broker(s)"));
+                "Replication factor 3 is larger than the 1 available (registered and unfenced) broker(s)"));
         assertThat(created.get("cfg").error()).isEqualTo(Errors.INVALID_CONFIG);
         assertThat(created.get("cfg").message()).contains("retention.ms");
         assertThat(created.get("fine")).isEqualTo(ApiError.NONE);
@@ -197,7 +202,8 @@ class RaftControllerIntegrationTest {
         RaftController second = start(List.of((previous, current) -> replayed.add(current)));
 
         assertThat(second.image()).isEqualTo(before);
-        assertThat(replayed).as("one image per committed entry").hasSize(4);
+        assertThat(replayed).as("one image per committed entry: cluster id, registration, unfencing, 4 changes")
+                .hasSize(SETUP_ENTRIES + 4);
         Uuid aId = before.topic("a").orElseThrow().topicId();
         assertThat(await(second.createPartitions(Map.of("a", 5), false))).isEqualTo(ok("a"));
         assertThat(second.image().topic("a").orElseThrow().topicId()).isEqualTo(aId);
@@ -239,16 +245,16 @@ class RaftControllerIntegrationTest {
         await(controller.createPartitions(Map.of("x", 2), false));
         await(controller.deleteTopics(List.of("x")));
 
-        assertThat(updates).hasSize(3);
+        assertThat(updates).hasSize(SETUP_ENTRIES + 3);
         assertThat(updates.get(0)[0]).isEqualTo(MetadataImage.EMPTY);
         for (int i = 1; i < updates.size(); i++) {
             assertThat(updates.get(i)[0]).isSameAs(updates.get(i - 1)[1]);
             assertThat(updates.get(i)[1].appliedIndex()).isGreaterThan(updates.get(i - 1)[1].appliedIndex());
         }
-        assertThat(updates.get(0)[1].topic("x").orElseThrow().partitions()).hasSize(1);
-        assertThat(updates.get(1)[1].topic("x").orElseThrow().partitions()).hasSize(2);
-        assertThat(updates.get(2)[1].topics()).isEmpty();
-        assertThat(updates.get(2)[1]).isSameAs(controller.image());
+        assertThat(updates.get(SETUP_ENTRIES)[1].topic("x").orElseThrow().partitions()).hasSize(1);
+        assertThat(updates.get(SETUP_ENTRIES + 1)[1].topic("x").orElseThrow().partitions()).hasSize(2);
+        assertThat(updates.get(SETUP_ENTRIES + 2)[1].topics()).isEmpty();
+        assertThat(updates.get(SETUP_ENTRIES + 2)[1]).isSameAs(controller.image());
     }
 
     @Test

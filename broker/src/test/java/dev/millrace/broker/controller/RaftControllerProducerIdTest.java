@@ -52,10 +52,12 @@ class RaftControllerProducerIdTest {
 
     private RaftController start(List<MetadataListener> listeners) throws Exception {
         RaftController controller = new RaftController(ControllerConfig.singleVoter(1,
-                tempDir.resolve("data").resolve("metadata"), LOOPBACK, port));
+                tempDir.resolve("data").resolve("metadata"), LOOPBACK, port)
+                .withInitialClusterId(ControllerTestSupport.CLUSTER_ID));
         started.add(controller);
         listeners.forEach(controller::registerListener);
         controller.start();
+        ControllerTestSupport.registerUnfenced(controller, 1);
         return controller;
     }
 

@@ -24,9 +24,12 @@ class TopicControlManagerTest {
     private final TopicControlManager threeBrokers = manager(List.of(1, 2, 3), 2, (short) 2);
     private final TopicControlManager oneBroker = manager(List.of(1), 1, (short) 1);
 
+    private static final MetadataImage THREE_BROKERS = ImageFixtures.withUnfencedBrokers(1, 2, 3);
+    private static final MetadataImage ONE_BROKER = ImageFixtures.withUnfencedBrokers(1);
+
     private TopicControlManager manager(List<Integer> brokers, int partitions, short replicationFactor) {
-        return new TopicControlManager(new ReplicaPlacer(brokers), new ConfigControlManager(), partitions,
-                replicationFactor, () -> new Uuid(0, nextId.getAndIncrement()));
+        return new TopicControlManager(new ConfigControlManager(), partitions, replicationFactor,
+                () -> new Uuid(0, nextId.getAndIncrement()));
     }
 
     static MetadataImage replay(MetadataImage image, ControllerResult<?> result) {
@@ -46,12 +49,12 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldPlaceReplicasRoundRobinWithFirstReplicaLeadingWhenCreating() {
-        ControllerResult<Map<String, ApiError>> result = threeBrokers.handleCreateTopics(MetadataImage.EMPTY,
+        ControllerResult<Map<String, ApiError>> result = threeBrokers.handleCreateTopics(THREE_BROKERS,
                 List.of(new NewTopic("t", 4, (short) 2, Map.of("retention.ms", "1000"))));
 
         assertThat(result.response()).containsExactly(Map.entry("t", ApiError.NONE));
         assertThat(result.records()).first().isEqualTo(new TopicRecord("t", new Uuid(0, 1)));
-        MetadataImage image = replay(MetadataImage.EMPTY, result);
+        MetadataImage image = replay(ONE_BROKER, result);
         Map<Integer, PartitionImage> partitions = image.topic("t").orElseThrow().partitions();
         assertThat(partitions.values()).extracting(PartitionImage::replicas)
                 .containsExactly(List.of(1, 2), List.of(2, 3), List.of(3, 1), List.of(1, 2));
@@ -67,8 +70,8 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldUseBrokerDefaultsWhenPartitionsOrReplicationFactorAreMinusOne() {
-        MetadataImage image = replay(MetadataImage.EMPTY,
-                threeBrokers.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("t", -1, -1))));
+        MetadataImage image = replay(THREE_BROKERS,
+                threeBrokers.handleCreateTopics(THREE_BROKERS, List.of(topic("t", -1, -1))));
 
         assertThat(image.topic("t").orElseThrow().partitions().values())
                 .extracting(PartitionImage::replicas).containsExactly(List.of(1, 2), List.of(2, 3));
@@ -78,7 +81,7 @@ class TopicControlManagerTest {
     @Timeout(10)
     void shouldRejectInvalidTopicNames() {
         for (String name : List.of("", ".", "..", "a/b", "spaces are bad", "x".repeat(250))) {
-            ApiError error = create(oneBroker, MetadataImage.EMPTY, topic(name, 1, 1));
+            ApiError error = create(oneBroker, ONE_BROKER, topic(name, 1, 1));
             assertThat(error.error()).as("name '%s'", name).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
             assertThat(error.message()).as("name '%s'", name).isNotBlank();
         }
@@ -87,8 +90,8 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldRejectExistingAndCollidingTopics() {
-        MetadataImage image = replay(MetadataImage.EMPTY,
-                oneBroker.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("a.b", 1, 1))));
+        MetadataImage image = replay(ONE_BROKER,
+                oneBroker.handleCreateTopics(ONE_BROKER, List.of(topic("a.b", 1, 1))));
 
         ApiError exists = create(oneBroker, image, topic("a.b", 1, 1));
         ApiError collides = create(oneBroker, image, topic("a_b", 1, 1));
@@ -101,7 +104,7 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldRejectRepeatedNamesButCreateTheRestWhenOneRequestHasSeveral() {
-        ControllerResult<Map<String, ApiError>> result = oneBroker.handleCreateTopics(MetadataImage.EMPTY,
+        ControllerResult<Map<String, ApiError>> result = oneBroker.handleCreateTopics(ONE_BROKER,
                 List.of(topic("dup", 1, 1), topic("ok", 1, 1), topic("dup", 1, 1), topic("x.y", 1, 1),
                         topic("x_y", 1, 1)));
 
@@ -109,14 +112,14 @@ class TopicControlManagerTest {
         assertThat(result.response().get("ok")).isEqualTo(ApiError.NONE);
         assertThat(result.response().get("x.y")).isEqualTo(ApiError.NONE);
         assertThat(result.response().get("x_y").error()).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
-        assertThat(replay(MetadataImage.EMPTY, result).topics()).containsOnlyKeys("ok", "x.y");
+        assertThat(replay(ONE_BROKER, result).topics()).containsOnlyKeys("ok", "x.y");
     }
 
     @Test
     @Timeout(10)
     void shouldRejectInvalidPartitionCounts() {
         for (int partitions : new int[] {0, -2, TopicControlManager.MAX_NEW_PARTITIONS_PER_TOPIC + 1}) {
-            ApiError error = create(oneBroker, MetadataImage.EMPTY, topic("t", partitions, 1));
+            ApiError error = create(oneBroker, ONE_BROKER, topic("t", partitions, 1));
             assertThat(error.error()).as("%d partitions", partitions).isEqualTo(Errors.INVALID_PARTITIONS);
             assertThat(error.message()).contains(String.valueOf(partitions));
         }
@@ -125,12 +128,12 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldRejectInvalidReplicationFactors() {
-        ApiError tooLarge = create(oneBroker, MetadataImage.EMPTY, topic("t", 1, 3));
-        ApiError zero = create(oneBroker, MetadataImage.EMPTY, topic("t", 1, 0));
-        ApiError negative = create(oneBroker, MetadataImage.EMPTY, topic("t", 1, -2));
+        ApiError tooLarge = create(oneBroker, ONE_BROKER, topic("t", 1, 3));
+        ApiError zero = create(oneBroker, ONE_BROKER, topic("t", 1, 0));
+        ApiError negative = create(oneBroker, ONE_BROKER, topic("t", 1, -2));
 
         assertThat(tooLarge).isEqualTo(new ApiError(Errors.INVALID_REPLICATION_FACTOR,
-                "Replication factor 3 is larger than the 1 available broker(s)"));
+                "Replication factor 3 is larger than the 1 available (registered and unfenced) broker(s)"));
         assertThat(zero.error()).isEqualTo(Errors.INVALID_REPLICATION_FACTOR);
         assertThat(zero.message()).contains("got 0");
         assertThat(negative.error()).isEqualTo(Errors.INVALID_REPLICATION_FACTOR);
@@ -139,13 +142,13 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldRejectUnknownInvalidAndNullConfigsNamingTheSetting() {
-        ApiError unknown = create(oneBroker, MetadataImage.EMPTY,
+        ApiError unknown = create(oneBroker, ONE_BROKER,
                 new NewTopic("t", 1, (short) 1, Map.of("no.such.setting", "1")));
-        ApiError invalid = create(oneBroker, MetadataImage.EMPTY,
+        ApiError invalid = create(oneBroker, ONE_BROKER,
                 new NewTopic("t", 1, (short) 1, Map.of("retention.ms", "soon")));
         Map<String, String> nullValue = new HashMap<>();
         nullValue.put("retention.ms", null);
-        ApiError missing = create(oneBroker, MetadataImage.EMPTY, new NewTopic("t", 1, (short) 1, nullValue));
+        ApiError missing = create(oneBroker, ONE_BROKER, new NewTopic("t", 1, (short) 1, nullValue));
 
         assertThat(unknown.error()).isEqualTo(Errors.INVALID_CONFIG);
         assertThat(unknown.message()).contains("no.such.setting");
@@ -158,8 +161,8 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldDeleteKnownTopicsAndReportUnknownOnes() {
-        MetadataImage image = replay(MetadataImage.EMPTY,
-                oneBroker.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("a", 1, 1))));
+        MetadataImage image = replay(ONE_BROKER,
+                oneBroker.handleCreateTopics(ONE_BROKER, List.of(topic("a", 1, 1))));
 
         ControllerResult<Map<String, ApiError>> result = oneBroker.handleDeleteTopics(image, List.of("a", "b", "a"));
 
@@ -173,8 +176,8 @@ class TopicControlManagerTest {
     @Test
     @Timeout(10)
     void shouldGrowPartitionsContinuingTheRotationAndRejectShrinking() {
-        MetadataImage image = replay(MetadataImage.EMPTY,
-                threeBrokers.handleCreateTopics(MetadataImage.EMPTY, List.of(topic("t", 3, 2))));
+        MetadataImage image = replay(THREE_BROKERS,
+                threeBrokers.handleCreateTopics(THREE_BROKERS, List.of(topic("t", 3, 2))));
 
         ControllerResult<Map<String, ApiError>> shrink = threeBrokers.handleCreatePartitions(image,
                 Map.of("t", 2));
