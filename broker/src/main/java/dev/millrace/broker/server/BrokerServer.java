@@ -34,6 +34,7 @@ import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.broker.txn.TransactionCoordinator;
@@ -151,6 +152,11 @@ public final class BrokerServer implements AutoCloseable {
         selfNode.set(new Node(config.nodeId(), config.advertisedHost(), config.advertisedPort(boundAddress.getPort())));
         markerWakeups = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-marker-wakeups"));
         FetchPurgatory purgatory = new FetchPurgatory(timer, markerWakeups);
+        ProducePurgatory producePurgatory = new ProducePurgatory(timer);
+        partitions.addChangeListener(tp -> {
+            producePurgatory.onPartitionChange(tp);
+            purgatory.onAppendLater(tp);
+        });
         ProducerIdManager producerIds = new ProducerIdManager(controller, config.nodeId());
         LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups, time);
         transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
@@ -168,9 +174,10 @@ public final class BrokerServer implements AutoCloseable {
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 config.advertisedPort(boundAddress.getPort()));
         kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
-                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, transactions,
-                Map.of(DelayedDelivery.TOPIC, delays::validate)),
+                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, producePurgatory,
+                BrokerEndpoints.NONE, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
+                new OffsetsForLeaderEpochHandler(partitions),
                 new TopicAdminHandler(controller, partitions, BrokerConfigLoader.values(config)), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
@@ -189,6 +196,9 @@ public final class BrokerServer implements AutoCloseable {
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
+        background.scheduleWithFixedDelay(producePurgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
+        long isrCheckMs = partitions.replicaConfig().isrCheckIntervalMs();
+        background.scheduleWithFixedDelay(partitions::maybeShrinkIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
     }
 
