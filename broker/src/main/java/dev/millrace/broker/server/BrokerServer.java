@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
 import dev.millrace.broker.cluster.BrokerLifecycle;
 import dev.millrace.broker.cluster.ControllerApis;
 import dev.millrace.broker.cluster.ControllerClient;
+import dev.millrace.broker.cluster.ControllerIsrUpdater;
+import dev.millrace.broker.controller.BrokerState;
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
+import dev.millrace.broker.replica.BrokerEndpoints;
+import dev.millrace.broker.replica.ReplicaConfig;
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
@@ -76,7 +81,7 @@ public final class BrokerServer implements AutoCloseable {
     /** Completes the fetches that transaction markers wake (see {@link FetchPurgatory#onAppendLater}). */
     private ExecutorService markerWakeups;
     private Timer timer;
-    private Controller controller;
+    private volatile Controller controller;
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
     private ShareBroker shares;
@@ -85,8 +90,9 @@ public final class BrokerServer implements AutoCloseable {
     private TransactionCoordinator transactions;
     private DelayedDeliveryService delays;
     private KafkaServer network;
-    private ControllerClient controllerClient;
-    private BrokerLifecycle lifecycle;
+    private volatile ControllerClient controllerClient;
+    private BrokerEndpoints endpoints;
+    private volatile BrokerLifecycle lifecycle;
     private InetSocketAddress boundAddress;
     private boolean closed;
 
@@ -130,8 +136,20 @@ public final class BrokerServer implements AutoCloseable {
         background = Executors.newScheduledThreadPool(1, r -> daemon(r, "millrace-log-maintenance"));
         Scheduler scheduler = (name, task, delayMs) -> background.schedule(task, delayMs, TimeUnit.MILLISECONDS);
         LogMaintenance maintenance = new LogMaintenance();
+        // the controller, its client and this broker's registration come next; ISR changes and leader lookups
+        // only happen once they exist (a partition leads or follows only after the metadata says so)
+        endpoints = brokerId -> {
+            BrokerImage broker = controller.image().brokers().get(brokerId);
+            return broker == null || broker.state() == BrokerState.FENCED ? Optional.empty()
+                    : Optional.of(new InetSocketAddress(broker.host(), broker.port()));
+        };
         partitions = new PartitionManager(config.nodeId(), new File(dataDir, "logs"), config.logDefaults(), time,
-                scheduler, maintenance);
+                scheduler, maintenance, ReplicaConfig.defaults()
+                        .withReplicaLagTimeMaxMs(config.replicaLagTimeMaxMs())
+                        .withReplicaFetchWaitMaxMs(config.replicaFetchWaitMaxMs()),
+                (tp, topicId, leaderEpoch, newIsr, partitionEpoch) -> new ControllerIsrUpdater(config.nodeId(),
+                        controllerClient, lifecycle::brokerEpoch).alterIsr(tp, topicId, leaderEpoch, newIsr,
+                        partitionEpoch), endpoints);
         String initialClusterId = stored.map(ClusterIdentity::clusterId).orElseGet(() -> Uuid.randomUuid().toString());
         controller = controllerFactory.create(config, new File(dataDir, "metadata"), initialClusterId);
         controller.registerListener(partitions);
@@ -186,6 +204,11 @@ public final class BrokerServer implements AutoCloseable {
         selfNode.set(new Node(config.nodeId(), config.advertisedHost(), advertisedPort));
         markerWakeups = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-marker-wakeups"));
         FetchPurgatory purgatory = new FetchPurgatory(timer, markerWakeups);
+        ProducePurgatory producePurgatory = new ProducePurgatory(timer);
+        partitions.addChangeListener(tp -> {
+            producePurgatory.onPartitionChange(tp);
+            purgatory.onAppendLater(tp);
+        });
         ProducerIdManager producerIds = new ProducerIdManager(
                 brokerId -> controllerClient.allocateProducerIds(brokerId, lifecycle.brokerEpoch()), config.nodeId());
         LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups, time);
@@ -204,10 +227,10 @@ public final class BrokerServer implements AutoCloseable {
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 advertisedPort);
         kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, self,
-                identity.clusterId(),
-                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, transactions,
-                Map.of(DelayedDelivery.TOPIC, delays::validate)),
+                identity.clusterId(), config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory,
+                producePurgatory, endpoints, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
+                new OffsetsForLeaderEpochHandler(partitions),
                 new TopicAdminHandler(controller, partitions, BrokerConfigLoader.values(config)), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
@@ -226,6 +249,9 @@ public final class BrokerServer implements AutoCloseable {
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
+        background.scheduleWithFixedDelay(producePurgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
+        long isrCheckMs = partitions.replicaConfig().isrCheckIntervalMs();
+        background.scheduleWithFixedDelay(partitions::maybeShrinkIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
     }
 

@@ -45,6 +45,7 @@ final class DeleteRecordsHandler {
         try {
             Partition partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
+            partition.checkLeader();
             long highWatermark = partition.highWatermark();
             long target = offset == DeleteRecordsRequest.HIGH_WATERMARK ? highWatermark : offset;
             if (target < 0 || target > highWatermark) {

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -34,10 +35,18 @@ import dev.millrace.protocol.selector.SelectorSyntaxException;
  * <p>Records go out as slices of the segment files, written to the socket with zero-copy. The
  * first partition with data gets its first batch whole even above the limits (KIP-74), so a batch
  * larger than the limits never stalls a consumer. Fetch sessions (KIP-227) are not kept: every
- * response carries session id 0, which tells the client to send full requests. With one replica
- * the high watermark is the log end offset.
+ * response carries session id 0, which tells the client to send full requests.
  *
- * <p>Isolation: read_uncommitted reads up to the high watermark. read_committed reads only whole
+ * <p>Only the leader serves fetches; another broker answers NOT_LEADER_OR_FOLLOWER with the leader it knows of
+ * (CurrentLeader). A {@code currentLeaderEpoch} in the request is checked: FENCED_LEADER_EPOCH if older than this
+ * broker's, UNKNOWN_LEADER_EPOCH if newer.
+ *
+ * <p>Followers (a replica id of 0 or more) read up to the log end, not the high watermark; their fetch offset is
+ * their log end offset, which the leader records ({@link Partition}: ISR and high watermark); the answer carries
+ * the high watermark and log start. A follower's fetch offset outside the leader's log answers OFFSET_OUT_OF_RANGE
+ * with the leader's log start, so that the follower truncates or starts over.
+ *
+ * <p>Isolation: consumers read only below the high watermark; read_uncommitted reads up to it. read_committed reads only whole
  * batches below the last stable offset (nothing of an open transaction) and gets the aborted
  * transactions that overlap the returned range, so the client drops their batches.
  *
@@ -68,7 +77,8 @@ final class FetchHandler {
 
     CompletableFuture<FetchResponse> handle(FetchRequest request) {
         FetchRequestData data = request.data();
-        Read first = read(data);
+        int replicaId = request.replicaId();
+        Read first = read(data, replicaId);
         if (data.maxWaitMs() <= 0 || first.bytes() >= data.minBytes() || first.hasError()) {
             return CompletableFuture.completedFuture(first.response());
         }
@@ -79,7 +89,7 @@ final class FetchHandler {
                 watched.add(new TopicPartition(topic.topic(), p.partition()));
             }
         }
-        purgatory.watch(new DelayedFetch(data.maxWaitMs(), data.minBytes(), () -> read(data), result), watched);
+        purgatory.watch(new DelayedFetch(data.maxWaitMs(), data.minBytes(), () -> read(data, replicaId), result), watched);
         return result;
     }
 
@@ -108,7 +118,7 @@ final class FetchHandler {
         return compiled;
     }
 
-    private Read read(FetchRequestData data) {
+    private Read read(FetchRequestData data, int replicaId) {
         FetchResponseData response = new FetchResponseData().setSessionId(0);
         Selector selector;
         try {
@@ -126,7 +136,7 @@ final class FetchHandler {
             for (FetchRequestData.FetchPartition p : topic.partitions()) {
                 TopicPartition tp = new TopicPartition(topic.topic(), p.partition());
                 FetchResponseData.PartitionData out = readPartition(tp, p, Math.min(remaining, p.partitionMaxBytes()),
-                        total == 0, data.isolationLevel() == IsolationLevel.READ_COMMITTED.id());
+                        total == 0, data.isolationLevel() == IsolationLevel.READ_COMMITTED.id(), replicaId);
                 if (selector != null && out.records() != null && out.records().sizeInBytes() > 0) {
                     out.setRecords(new SelectiveRecords(selector).filter((Records) out.records()));
                 }
@@ -158,42 +168,86 @@ final class FetchHandler {
     }
 
     private FetchResponseData.PartitionData readPartition(TopicPartition tp, FetchRequestData.FetchPartition p,
-                                                          int maxBytes, boolean minOneBatch, boolean readCommitted) {
+                                                          int maxBytes, boolean minOneBatch, boolean readCommitted,
+                                                          int replicaId) {
         FetchResponseData.PartitionData out = new FetchResponseData.PartitionData().setPartitionIndex(p.partition())
                 .setRecords(MemoryRecords.EMPTY);
+        Partition partition = null;
         try {
-            Partition partition = partitions.partition(tp).orElseThrow(() ->
+            partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
-            long highWatermark = partition.highWatermark();
-            out.setHighWatermark(highWatermark).setLastStableOffset(partition.lastStableOffset())
-                    .setLogStartOffset(partition.log().logStartOffset());
-            if (p.fetchOffset() > highWatermark) {
-                throw new OffsetOutOfRangeException("Fetch offset " + p.fetchOffset() + " of " + tp
-                        + " is above the high watermark " + highWatermark);
-            }
-            if (readCommitted) {
-                long lastStable = partition.lastStableOffset();
-                FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch, lastStable);
-                out.setRecords(info.records()).setLastStableOffset(lastStable);
-                if (info.records().sizeInBytes() > 0) {
-                    List<FetchResponseData.AbortedTransaction> aborted = new ArrayList<>();
-                    for (AbortedTxn txn : partition.log().collectAbortedTransactions(p.fetchOffset(), lastStable)) {
-                        aborted.add(new FetchResponseData.AbortedTransaction().setProducerId(txn.producerId())
-                                .setFirstOffset(txn.firstOffset()));
-                    }
-                    out.setAbortedTransactions(aborted);
-                }
+            partition.checkLeaderEpoch(p.currentLeaderEpoch());
+            partition.checkLeader();
+            if (replicaId >= 0) {
+                readForFollower(partition, p, maxBytes, minOneBatch, replicaId, out);
             } else {
-                FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch);
-                out.setRecords(info.records());
+                readForConsumer(partition, p, maxBytes, minOneBatch, readCommitted, out);
             }
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {
                 log.error("Fetch from {} failed", tp, e);
             }
-            out.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1);
+            out.setErrorCode(error.code()).setHighWatermark(-1).setLastStableOffset(-1).setLogStartOffset(-1)
+                    .setRecords(MemoryRecords.EMPTY);
+            if (partition != null && e instanceof OffsetOutOfRangeException) {
+                out.setLogStartOffset(partition.logStartOffset());
+            }
+            if (partition != null && e instanceof NotLeaderOrFollowerException && partition.leaderId() >= 0) {
+                out.setCurrentLeader(new FetchResponseData.LeaderIdAndEpoch().setLeaderId(partition.leaderId())
+                        .setLeaderEpoch(partition.leaderEpoch()));
+            }
         }
         return out;
+    }
+
+    /** A follower reads up to the log end; its fetch offset is its log end offset. */
+    private static void readForFollower(Partition partition, FetchRequestData.FetchPartition p, int maxBytes,
+                                        boolean minOneBatch, int replicaId, FetchResponseData.PartitionData out) {
+        long logEnd = partition.logEndOffset();
+        long logStart = partition.logStartOffset();
+        if (p.fetchOffset() > logEnd || p.fetchOffset() < logStart) {
+            throw new OffsetOutOfRangeException("Replica " + replicaId + " fetches " + partition.topicPartition()
+                    + " at " + p.fetchOffset() + ", outside the leader's log [" + logStart + ", " + logEnd + "]");
+        }
+        partition.onFollowerFetch(replicaId, p.fetchOffset(), logEnd);
+        FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch);
+        out.setRecords(info.records()).setHighWatermark(partition.highWatermark())
+                .setLastStableOffset(partition.lastStableOffset()).setLogStartOffset(partition.logStartOffset());
+    }
+
+    /** A consumer reads below the high watermark (read_committed: below the last stable offset). */
+    private static void readForConsumer(Partition partition, FetchRequestData.FetchPartition p, int maxBytes,
+                                        boolean minOneBatch, boolean readCommitted,
+                                        FetchResponseData.PartitionData out) {
+        TopicPartition tp = partition.topicPartition();
+        boolean uncapped = partition.highWatermarkIsLogEnd();
+        long highWatermark = partition.highWatermark();
+        out.setHighWatermark(highWatermark).setLastStableOffset(partition.lastStableOffset())
+                .setLogStartOffset(partition.log().logStartOffset());
+        if (p.fetchOffset() > highWatermark && p.fetchOffset() > partition.logEndOffset()) {
+            throw new OffsetOutOfRangeException("Fetch offset " + p.fetchOffset() + " of " + tp
+                    + " is above the log end " + partition.logEndOffset());
+        }
+        if (p.fetchOffset() >= highWatermark) {
+            return; // nothing committed to read yet
+        }
+        if (readCommitted) {
+            long lastStable = partition.lastStableOffset();
+            FetchDataInfo info = partition.log().read(p.fetchOffset(), maxBytes, minOneBatch, lastStable);
+            out.setRecords(info.records()).setLastStableOffset(lastStable);
+            if (info.records().sizeInBytes() > 0) {
+                List<FetchResponseData.AbortedTransaction> aborted = new ArrayList<>();
+                for (AbortedTxn txn : partition.log().collectAbortedTransactions(p.fetchOffset(), lastStable)) {
+                    aborted.add(new FetchResponseData.AbortedTransaction().setProducerId(txn.producerId())
+                            .setFirstOffset(txn.firstOffset()));
+                }
+                out.setAbortedTransactions(aborted);
+            }
+        } else if (uncapped) {
+            out.setRecords(partition.log().read(p.fetchOffset(), maxBytes, minOneBatch).records());
+        } else {
+            out.setRecords(partition.log().read(p.fetchOffset(), maxBytes, minOneBatch, highWatermark).records());
+        }
     }
 }

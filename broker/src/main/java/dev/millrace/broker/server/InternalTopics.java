@@ -118,6 +118,11 @@ final class InternalTopics {
             public PartitionLog log(int partition) {
                 return localLog(partitions, OffsetsTopic.NAME, partition);
             }
+
+            @Override
+            public int leaderEpoch(int partition) {
+                return leaderEpochForAppend(partitions, OffsetsTopic.NAME, partition);
+            }
         };
     }
 
@@ -134,13 +139,31 @@ final class InternalTopics {
             public PartitionLog log(int partition) {
                 return localLog(partitions, TransactionStateTopic.NAME, partition);
             }
+
+            @Override
+            public int leaderEpoch(int partition) {
+                return leaderEpochForAppend(partitions, TransactionStateTopic.NAME, partition);
+            }
         };
     }
 
     private static PartitionLog localLog(PartitionManager partitions, String topic, int partition) {
+        return local(partitions, topic, partition).log();
+    }
+
+    private static Partition local(PartitionManager partitions, String topic, int partition) {
         return partitions.partition(new TopicPartition(topic, partition))
-                .orElseThrow(() -> new IllegalStateException(topic + "-" + partition + " has no local log"))
-                .log();
+                .orElseThrow(() -> new IllegalStateException(topic + "-" + partition + " has no local log"));
+    }
+
+    /**
+     * The leader epoch a coordinator stamps on its append to {@code partition}: every coordinator append asks for it
+     * just before writing, so this is where a broker that does not lead the partition refuses the write.
+     *
+     * @throws org.apache.kafka.common.errors.NotLeaderOrFollowerException if this broker does not lead it
+     */
+    private static int leaderEpochForAppend(PartitionManager partitions, String topic, int partition) {
+        return local(partitions, topic, partition).checkLeader().leaderEpoch();
     }
 
     /** The broker's topics and local logs as the delay service needs them. */
@@ -158,7 +181,7 @@ final class InternalTopics {
 
             @Override
             public int leaderEpoch(TopicPartition tp) {
-                return partitions.partition(tp).map(Partition::leaderEpoch).orElse(0);
+                return leaderEpochForAppend(partitions, tp.topic(), tp.partition());
             }
         };
     }

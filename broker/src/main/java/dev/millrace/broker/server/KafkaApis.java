@@ -43,6 +43,7 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
@@ -86,6 +87,7 @@ public final class KafkaApis implements RequestHandler {
             .add(ApiKeys.PRODUCE, 3, 12)
             .add(ApiKeys.FETCH, 4, 12)
             .addAll(ApiKeys.LIST_OFFSETS)
+            .addAll(ApiKeys.OFFSET_FOR_LEADER_EPOCH)
             .addAll(ApiKeys.CREATE_TOPICS)
             .addAll(ApiKeys.DELETE_TOPICS)
             .addAll(ApiKeys.CREATE_PARTITIONS)
@@ -134,6 +136,7 @@ public final class KafkaApis implements RequestHandler {
     private final ProduceHandler produce;
     private final FetchHandler fetch;
     private final ListOffsetsHandler listOffsets;
+    private final OffsetsForLeaderEpochHandler offsetsForLeaderEpoch;
     private final TopicAdminHandler topicAdmin;
     private final DeleteRecordsHandler deleteRecords;
     private final InitProducerIdHandler initProducerId;
@@ -143,7 +146,8 @@ public final class KafkaApis implements RequestHandler {
     private volatile ShareBroker shares;
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
-              TopicAdminHandler topicAdmin, DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
+              OffsetsForLeaderEpochHandler offsetsForLeaderEpoch, TopicAdminHandler topicAdmin,
+              DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
               GroupCoordinator groups, TransactionHandler transactions) {
         this.transactions = transactions;
         this.deleteRecords = deleteRecords;
@@ -156,6 +160,7 @@ public final class KafkaApis implements RequestHandler {
         this.produce = produce;
         this.fetch = fetch;
         this.listOffsets = listOffsets;
+        this.offsetsForLeaderEpoch = offsetsForLeaderEpoch;
         this.topicAdmin = topicAdmin;
     }
 
@@ -189,13 +194,14 @@ public final class KafkaApis implements RequestHandler {
                 return metadata.handle((MetadataRequest) request, version).thenApply(r -> r);
             case PRODUCE: {
                 ProduceRequest produceRequest = (ProduceRequest) request;
-                AbstractResponse response = produce.handle(produceRequest);
-                return done(produceRequest.acks() == 0 ? null : response);
+                return produce.handle(produceRequest).thenApply(r -> produceRequest.acks() == 0 ? null : r);
             }
             case FETCH:
                 return fetch.handle((FetchRequest) request).thenApply(r -> r);
             case LIST_OFFSETS:
                 return done(listOffsets.handle((ListOffsetsRequest) request));
+            case OFFSET_FOR_LEADER_EPOCH:
+                return done(offsetsForLeaderEpoch.handle((OffsetsForLeaderEpochRequest) request));
             case CREATE_TOPICS:
                 return topicAdmin.createTopics((CreateTopicsRequest) request).thenApply(r -> r);
             case DELETE_TOPICS:

@@ -17,7 +17,8 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  * ListOffsets: the earliest offset (log start), the latest (high watermark, or the last stable
  * offset for read_committed, the same until transactions exist), or the first offset whose record
  * timestamp is at or after a given time (-1 and no timestamp when there is none). The max-timestamp
- * and tiered-storage lookups answer UNSUPPORTED_VERSION per partition.
+ * and tiered-storage lookups answer UNSUPPORTED_VERSION per partition. Only the leader answers (others:
+ * NOT_LEADER_OR_FOLLOWER); a {@code currentLeaderEpoch} in the request is checked as in Fetch.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -38,7 +39,7 @@ final class ListOffsetsHandler {
                     new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
             for (ListOffsetsRequestData.ListOffsetsPartition p : topic.partitions()) {
                 topicResponse.partitions().add(lookup(new TopicPartition(topic.name(), p.partitionIndex()),
-                        p.timestamp(), readCommitted));
+                        p.timestamp(), readCommitted, p.currentLeaderEpoch()));
             }
             response.topics().add(topicResponse);
         }
@@ -46,12 +47,15 @@ final class ListOffsetsHandler {
     }
 
     private ListOffsetsResponseData.ListOffsetsPartitionResponse lookup(TopicPartition tp, long timestamp,
-                                                                       boolean readCommitted) {
+                                                                       boolean readCommitted,
+                                                                       int currentLeaderEpoch) {
         ListOffsetsResponseData.ListOffsetsPartitionResponse out = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                 .setPartitionIndex(tp.partition()).setTimestamp(-1).setOffset(-1);
         try {
             Partition partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
+            partition.checkLeaderEpoch(currentLeaderEpoch);
+            partition.checkLeader();
             out.setLeaderEpoch(partition.leaderEpoch());
             if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
                 out.setOffset(partition.log().logStartOffset());

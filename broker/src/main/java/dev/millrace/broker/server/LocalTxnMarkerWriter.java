@@ -68,8 +68,8 @@ final class LocalTxnMarkerWriter implements TxnMarkerWriter {
                         commit ? "commit" : "abort", producerId, tp);
                 continue;
             }
-            partition.log().appendAsLeader(MemoryRecords.withEndTransactionMarker(time.milliseconds(), producerId,
-                    producerEpoch, marker), partition.leaderEpoch(), AppendOrigin.COORDINATOR);
+            partition.appendAsLeader(MemoryRecords.withEndTransactionMarker(time.milliseconds(), producerId,
+                    producerEpoch, marker), AppendOrigin.COORDINATOR);
             purgatory.onAppendLater(tp);
             if (tp.topic().equals(OffsetsTopic.NAME)) {
                 groups.onTransactionMarker(tp.partition(), producerId, commit).join();

@@ -7,9 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import org.apache.kafka.common.TopicPartition;
@@ -25,11 +28,22 @@ import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.PartitionLog;
 import dev.millrace.broker.log.Scheduler;
+import dev.millrace.broker.replica.BrokerEndpoints;
+import dev.millrace.broker.replica.EpochLogs;
+import dev.millrace.broker.replica.IsrUpdater;
+import dev.millrace.broker.replica.ReplicaConfig;
+import dev.millrace.broker.replica.ReplicaFetcherManager;
 
 /**
  * Keeps one {@link Partition} (and its log under {@code <logsDir>/<topic>-<partition>}) for every
  * partition the metadata assigns to this broker: opens logs for new partitions, applies topic config
  * changes, and closes and deletes the logs of deleted topics.
+ *
+ * <p>Replication: every image's state of each partition goes to {@link Partition#applyState}; a partition that
+ * becomes a follower is handed to the {@link ReplicaFetcherManager} (which fetches it from its leader), one that
+ * becomes leader or is deleted is taken from it. {@link #maybeShrinkIsr} is the leaders' periodic ISR check, run by
+ * the broker every {@link ReplicaConfig#isrCheckIntervalMs()}. Listeners added with {@link #addChangeListener} hear
+ * of every change to a partition's high watermark, role or ISR (the purgatories re-check their waiting requests).
  *
  * <p>Threading: {@link #onMetadataUpdate} runs on the controller's applying thread, one update at a
  * time; lookups come from request threads and see a partition once its log is open.
@@ -44,18 +58,69 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
     private final Time time;
     private final Scheduler scheduler;
     private final LogMaintenance maintenance;
+    private final ReplicaConfig replicaConfig;
+    private final IsrUpdater isrUpdater;
+    private final ReplicaFetcherManager fetchers;
+    private final List<Consumer<TopicPartition>> changeListeners = new CopyOnWriteArrayList<>();
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     /** Topics {@link #onMetadataUpdate} has looked at in full (built their log config), for tests. */
     private long topicsExamined;
 
+    /** A broker that runs alone: no ISR changes, no other broker to fetch from. */
     public PartitionManager(int nodeId, File logsDir, Map<String, Object> logDefaults, Time time, Scheduler scheduler,
                             LogMaintenance maintenance) {
+        this(nodeId, logsDir, logDefaults, time, scheduler, maintenance, ReplicaConfig.defaults(), IsrUpdater.UNSUPPORTED,
+                BrokerEndpoints.NONE);
+    }
+
+    /**
+     * @param time         the clock of the logs and of {@code replica.lag.time.max.ms}
+     * @param isrUpdater   where leaders send ISR changes (the controller)
+     * @param endpoints    where followers find their leaders
+     */
+    public PartitionManager(int nodeId, File logsDir, Map<String, Object> logDefaults, Time time, Scheduler scheduler,
+                            LogMaintenance maintenance, ReplicaConfig replicaConfig, IsrUpdater isrUpdater,
+                            BrokerEndpoints endpoints) {
         this.nodeId = nodeId;
         this.logsDir = logsDir;
         this.logDefaults = Map.copyOf(logDefaults);
         this.time = time;
         this.scheduler = scheduler;
         this.maintenance = maintenance;
+        this.replicaConfig = replicaConfig;
+        this.isrUpdater = isrUpdater;
+        this.fetchers = new ReplicaFetcherManager(nodeId, replicaConfig, endpoints);
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public ReplicaConfig replicaConfig() {
+        return replicaConfig;
+    }
+
+    /** Also tells {@code listener} of every change to a partition's high watermark, role or ISR (any thread). */
+    public void addChangeListener(Consumer<TopicPartition> listener) {
+        changeListeners.add(listener);
+    }
+
+    /** The leaders' ISR check: each partition led here proposes removing followers that lag too long. */
+    public void maybeShrinkIsr() {
+        for (Partition partition : partitions.values()) {
+            partition.maybeShrinkIsr(replicaConfig.replicaLagTimeMaxMs());
+        }
+    }
+
+    /** The follower side, for tests. */
+    ReplicaFetcherManager fetchers() {
+        return fetchers;
+    }
+
+    private void onPartitionChange(TopicPartition tp) {
+        for (Consumer<TopicPartition> listener : changeListeners) {
+            listener.accept(tp);
+        }
     }
 
     public Optional<Partition> partition(TopicPartition tp) {
@@ -98,10 +163,10 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
                     }
                     open(tp, topic, p, config);
                 } else {
-                    existing.updateState(p);
                     if (!existing.log().config().originals().equals(config.originals())) {
                         existing.log().updateConfig(config);
                     }
+                    applyState(existing, p);
                 }
             }
         }
@@ -135,14 +200,33 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         try {
             PartitionLog partitionLog = PartitionLog.open(new File(logsDir, tp.topic() + "-" + tp.partition()), config,
                     time, scheduler);
-            partitions.put(tp, new Partition(tp, topic.topicId(), partitionLog, state));
+            Partition partition = new Partition(tp, topic.topicId(), partitionLog, EpochLogs.forLog(partitionLog),
+                    new Partition.Context(nodeId, time, isrUpdater, this::onPartitionChange));
+            applyState(partition, state);
+            partitions.put(tp, partition);
             maintenance.register(partitionLog);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot open the log of " + tp, e);
         }
     }
 
+    private void applyState(Partition partition, PartitionImage state) {
+        switch (partition.applyState(state)) {
+            case BECAME_LEADER -> fetchers.stopFollowing(partition.topicPartition());
+            case BECAME_FOLLOWER -> {
+                if (partition.isFollower()) {
+                    fetchers.follow(partition, state.leader(), state.leaderEpoch());
+                } else {
+                    fetchers.stopFollowing(partition.topicPartition());
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
     private void remove(TopicPartition tp) {
+        fetchers.stopFollowing(tp);
         Partition partition = partitions.remove(tp);
         if (partition == null) {
             return;
@@ -163,6 +247,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
 
     @Override
     public void close() {
+        fetchers.close();
         for (Partition partition : partitions.values()) {
             maintenance.unregister(partition.log());
             partition.log().close();

@@ -1,13 +1,14 @@
 package dev.millrace.broker.server;
 
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-
-import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -24,16 +25,23 @@ import org.apache.kafka.common.requests.ProduceResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.log.AppendOrigin;
 import dev.millrace.broker.log.LogAppendInfo;
+import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.txn.TransactionCoordinator;
 
 /**
  * Produce: appends each partition's batches to its log as leader and answers per partition.
  *
- * <p>acks: with 0 no response is sent; 1 and -1 answer once the batches are in the log (and fsynced
- * when the topic's flush policy says so). With a single replica the ISR is this broker, so acks=-1
- * is acks=1 once {@code min.insync.replicas} is met; when the ISR is smaller than the topic's
- * {@code min.insync.replicas} the partition answers NOT_ENOUGH_REPLICAS.
+ * <p>Only the leader appends: another broker answers NOT_LEADER_OR_FOLLOWER, with the leader it knows of (KIP-951:
+ * CurrentLeader and NodeEndpoints in versions 10 and up) so that clients move without a metadata refresh.
+ *
+ * <p>acks: with 0 no response is sent; 1 answers once the batches are in the leader's log (and fsynced
+ * when the topic's flush policy says so). -1 (all) first checks the committed ISR against the topic's
+ * {@code min.insync.replicas} (NOT_ENOUGH_REPLICAS, nothing written), then appends and waits in the
+ * {@link ProducePurgatory} until the high watermark passes the batches (the whole ISR has them), up to the request's
+ * timeout (REQUEST_TIMED_OUT); see {@link DelayedProduce} for the other outcomes. With an ISR of the leader alone the
+ * high watermark is the log end, so acks=-1 answers at once, as acks=1.
  *
  * <p>Idempotent batches (a producer id on the batch) go through the log's producer state: a retried
  * batch is not written twice and is answered with its original offset; stale epochs and sequence
@@ -53,6 +61,8 @@ final class ProduceHandler {
 
     private final PartitionManager partitions;
     private final FetchPurgatory purgatory;
+    private final ProducePurgatory producePurgatory;
+    private final BrokerEndpoints endpoints;
     private final TransactionCoordinator transactions;
     private final Map<String, Consumer<MemoryRecords>> topicValidators;
 
@@ -60,36 +70,52 @@ final class ProduceHandler {
      * @param topicValidators checks for appends to particular topics (the delay topic's headers),
      *        run before the append; a validator refuses by throwing an ApiException
      */
-    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, TransactionCoordinator transactions,
+    ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, ProducePurgatory producePurgatory,
+                   BrokerEndpoints endpoints, TransactionCoordinator transactions,
                    Map<String, Consumer<MemoryRecords>> topicValidators) {
         this.partitions = partitions;
         this.purgatory = purgatory;
+        this.producePurgatory = producePurgatory;
+        this.endpoints = endpoints;
         this.transactions = transactions;
         this.topicValidators = Map.copyOf(topicValidators);
     }
 
-    ProduceResponse handle(ProduceRequest request) {
+    CompletableFuture<ProduceResponse> handle(ProduceRequest request) {
         ProduceResponseData response = new ProduceResponseData();
+        List<DelayedProduce.Waiting> waiting = new ArrayList<>();
+        LeaderHints hints = new LeaderHints(endpoints);
         for (ProduceRequestData.TopicProduceData topic : request.data().topicData()) {
             TopicProduceResponse topicResponse = new TopicProduceResponse().setName(topic.name())
                     .setTopicId(topic.topicId());
             for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
                 TopicPartition tp = new TopicPartition(topic.name(), data.index());
                 topicResponse.partitionResponses().add(append(tp, (MemoryRecords) data.records(), request.acks(),
-                        request.transactionalId()));
+                        request.transactionalId(), waiting, hints));
             }
             response.responses().add(topicResponse);
         }
-        return new ProduceResponse(response);
+        if (request.version() >= 10) {
+            hints.addTo(response);
+        }
+        if (waiting.isEmpty()) {
+            return CompletableFuture.completedFuture(new ProduceResponse(response));
+        }
+        CompletableFuture<Void> replicated = new CompletableFuture<>();
+        producePurgatory.watch(new DelayedProduce(request.data().timeoutMs(), waiting, replicated));
+        return replicated.thenApply(v -> new ProduceResponse(response));
     }
 
     private PartitionProduceResponse append(TopicPartition tp, MemoryRecords records, short acks,
-                                            String transactionalId) {
+                                            String transactionalId, List<DelayedProduce.Waiting> waiting,
+                                            LeaderHints hints) {
         PartitionProduceResponse out = new PartitionProduceResponse().setIndex(tp.partition())
                 .setBaseOffset(-1).setLogAppendTimeMs(RecordBatch.NO_TIMESTAMP).setLogStartOffset(-1);
+        Partition partition = null;
         try {
-            Partition partition = partitions.partition(tp).orElseThrow(() ->
+            partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
+            partition.checkLeader();
             for (RecordBatch batch : records.batches()) {
                 if (!batch.isTransactional()) {
                     continue;
@@ -112,14 +138,17 @@ final class ProduceHandler {
                 validator.accept(records);
             }
             if (acks == -1 && partition.isrSize() < partition.log().config().minInsyncReplicas()) {
-                throw new NotEnoughReplicasException("The ISR of " + tp + " has " + partition.isrSize()
-                        + " replica(s), below min.insync.replicas");
+                throw new NotEnoughReplicasException("The ISR of " + tp + " is " + partition.isr()
+                        + ", below min.insync.replicas " + partition.log().config().minInsyncReplicas());
             }
-            LogAppendInfo info = partition.log().appendAsLeader(records, partition.leaderEpoch());
+            LogAppendInfo info = partition.appendAsLeader(records, AppendOrigin.CLIENT);
             purgatory.onAppend(tp);
             out.setBaseOffset(info.firstOffset()).setLogStartOffset(partition.log().logStartOffset());
             if (partition.log().config().timestampType() == TimestampType.LOG_APPEND_TIME) {
                 out.setLogAppendTimeMs(info.maxTimestamp());
+            }
+            if (acks == -1) {
+                waiting.add(new DelayedProduce.Waiting(partition, partition.leaderEpoch(), info.lastOffset() + 1, out));
             }
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
@@ -127,6 +156,11 @@ final class ProduceHandler {
                 log.error("Produce to {} failed", tp, e);
             }
             out.setErrorCode(error.code()).setErrorMessage(e.getMessage());
+            if (e instanceof NotLeaderOrFollowerException && partition != null) {
+                hints.currentLeader(partition).ifPresent(leader -> out.setCurrentLeader(
+                        new ProduceResponseData.LeaderIdAndEpoch().setLeaderId(leader.leaderId())
+                                .setLeaderEpoch(leader.leaderEpoch())));
+            }
         }
         return out;
     }

@@ -16,6 +16,7 @@ import org.apache.kafka.common.record.internal.Records;
 
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.log.AppendOrigin;
 import dev.millrace.broker.log.AbortedTxn;
 import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.share.LogShareStateStore;
@@ -76,7 +77,7 @@ final class ServerShareTopics implements ShareTopics {
     public void append(TopicPartition tp, MemoryRecords records) {
         Partition partition = partitions.partition(tp).orElseThrow(() ->
                 new UnknownTopicOrPartitionException("This broker does not host " + tp));
-        partition.log().appendAsLeader(records, partition.leaderEpoch());
+        partition.appendAsLeader(records, AppendOrigin.CLIENT);
         purgatory.onAppend(tp);
     }
 
