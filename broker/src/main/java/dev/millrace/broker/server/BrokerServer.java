@@ -223,7 +223,14 @@ public final class BrokerServer implements AutoCloseable {
                 InternalTopics.delayLogs(controller, partitions),
                 transactions, timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(delays::onAppend);
-        delays.start();
+        if (config.isClusterMode()) {
+            // The delay service writes its rounds through the transaction coordinator, which can write only on the
+            // node that leads its __transaction_state partition; until coordinators follow leadership (issue 23) it
+            // starts on the node where that succeeds and keeps trying elsewhere, without holding up this start.
+            startDelaysInBackground(0);
+        } else {
+            delays.start();
+        }
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 advertisedPort);
         kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, self,
@@ -253,6 +260,25 @@ public final class BrokerServer implements AutoCloseable {
         long isrCheckMs = partitions.replicaConfig().isrCheckIntervalMs();
         background.scheduleWithFixedDelay(partitions::maybeShrinkIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
+    }
+
+    private void startDelaysInBackground(int attempt) {
+        Thread starter = new Thread(() -> {
+            try {
+                delays.start();
+                log.info("Broker {}: delay service started", config.nodeId());
+            } catch (Exception e) {
+                log.info("Broker {}: delay service not started here ({}); trying again in 5 s", config.nodeId(),
+                        e.toString());
+                synchronized (this) {
+                    if (!closed) {
+                        background.schedule(() -> startDelaysInBackground(attempt + 1), 5, TimeUnit.SECONDS);
+                    }
+                }
+            }
+        }, "millrace-delay-start-" + attempt);
+        starter.setDaemon(true);
+        starter.start();
     }
 
     /** Waits until the quorum's metadata carries the cluster id (the first active controller commits it). */
