@@ -74,6 +74,7 @@ class ClusterCrashIntegrationTest {
                 "broker.heartbeat.interval.ms", "250", "replica.lag.time.max.ms", "4000");
         Map<Integer, ConcurrentLinkedQueue<String>> acked = new ConcurrentHashMap<>();
         AtomicLong failedSends = new AtomicLong();
+        int controllerKills = 0;
         try (ClusterProcesses cluster = ClusterProcesses.start(3, dir, settings);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 3)
@@ -90,6 +91,9 @@ class ClusterCrashIntegrationTest {
                     awaitAllInSync(admin, 3, "all replicas in sync before kill " + kill, seed);
                     long before = total(acked);
                     int victim = cluster.nodeIds().get(random.nextInt(cluster.nodeIds().size()));
+                    if (admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id() == victim) {
+                        controllerKills++;
+                    }
                     cluster.kill(victim);
                     await(() -> total(acked) >= before + 200, "progress with node " + victim + " killed (kill "
                             + kill + ")", seed);
@@ -101,6 +105,8 @@ class ClusterCrashIntegrationTest {
                 producer.join(TimeUnit.MINUTES.toMillis(3));
             }
             Map<Integer, List<String>> read = readAll(cluster.bootstrap(), acked);
+            System.out.println("ClusterCrashIntegrationTest seed=" + seed + ": " + controllerKills + " of " + kills
+                    + " kills hit the active controller's node");
             report(seed, kills, acked, read, failedSends.get());
             awaitAllInSync(admin, 3, "all replicas in sync before the clean stop", seed);
             for (int id : cluster.nodeIds()) {
