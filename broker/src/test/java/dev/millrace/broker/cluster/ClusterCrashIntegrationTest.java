@@ -74,7 +74,7 @@ class ClusterCrashIntegrationTest {
                 "broker.heartbeat.interval.ms", "250", "replica.lag.time.max.ms", "4000");
         Map<Integer, ConcurrentLinkedQueue<String>> acked = new ConcurrentHashMap<>();
         AtomicLong failedSends = new AtomicLong();
-        int controllerKills = 0;
+        int[] controllerKills = new int[1];
         try (ClusterProcesses cluster = ClusterProcesses.start(3, dir, settings);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 3)
@@ -87,25 +87,16 @@ class ClusterCrashIntegrationTest {
                     "chaos-producer");
             producer.start();
             try {
-                for (int kill = 1; kill <= kills; kill++) {
-                    awaitAllInSync(admin, 3, "all replicas in sync before kill " + kill, seed);
-                    long before = total(acked);
-                    int victim = cluster.nodeIds().get(random.nextInt(cluster.nodeIds().size()));
-                    if (admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id() == victim) {
-                        controllerKills++;
-                    }
-                    cluster.kill(victim);
-                    await(() -> total(acked) >= before + 200, "progress with node " + victim + " killed (kill "
-                            + kill + ")", seed);
-                    cluster.restart(victim);
-                }
-                awaitAllInSync(admin, 3, "all replicas in sync after the last kill", seed);
+                runKills(cluster, admin, random, kills, seed, acked, controllerKills);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\nISR: " + describeIsr(admin) + "\n"
+                        + cluster.describeLogs(), e);
             } finally {
                 producing.set(false);
                 producer.join(TimeUnit.MINUTES.toMillis(3));
             }
             Map<Integer, List<String>> read = readAll(cluster.bootstrap(), acked);
-            System.out.println("ClusterCrashIntegrationTest seed=" + seed + ": " + controllerKills + " of " + kills
+            System.out.println("ClusterCrashIntegrationTest seed=" + seed + ": " + controllerKills[0] + " of " + kills
                     + " kills hit the active controller's node");
             report(seed, kills, acked, read, failedSends.get());
             awaitAllInSync(admin, 3, "all replicas in sync before the clean stop", seed);
@@ -113,6 +104,34 @@ class ClusterCrashIntegrationTest {
                 cluster.stop(id);
             }
             assertReplicasIdentical(cluster, seed);
+        }
+    }
+
+    private static void runKills(ClusterProcesses cluster, Admin admin, Random random, int kills, long seed,
+                                 Map<Integer, ConcurrentLinkedQueue<String>> acked, int[] controllerKills)
+            throws Exception {
+        for (int kill = 1; kill <= kills; kill++) {
+            awaitAllInSync(admin, 3, "all replicas in sync before kill " + kill, seed);
+            long before = total(acked);
+            int victim = cluster.nodeIds().get(random.nextInt(cluster.nodeIds().size()));
+            if (admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id() == victim) {
+                controllerKills[0]++;
+            }
+            cluster.kill(victim);
+            int round = kill;
+            await(() -> total(acked) >= before + 200, "progress with node " + victim + " killed (kill " + round + ")",
+                    seed);
+            cluster.restart(victim);
+        }
+        awaitAllInSync(admin, 3, "all replicas in sync after the last kill", seed);
+    }
+
+    private static String describeIsr(Admin admin) {
+        try {
+            return admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC)
+                    .partitions().toString();
+        } catch (Exception e) {
+            return "unknown (" + e + ")";
         }
     }
 
