@@ -33,6 +33,7 @@ import dev.millrace.broker.cluster.ControllerIsrUpdater;
 import dev.millrace.broker.controller.BrokerState;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
+import dev.millrace.broker.replica.IsrUpdater;
 import dev.millrace.broker.replica.ReplicaConfig;
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
@@ -92,6 +93,7 @@ public final class BrokerServer implements AutoCloseable {
     private KafkaServer network;
     private volatile ControllerClient controllerClient;
     private BrokerEndpoints endpoints;
+    private volatile IsrUpdater isrUpdater;
     private volatile BrokerLifecycle lifecycle;
     private InetSocketAddress boundAddress;
     private boolean closed;
@@ -147,9 +149,8 @@ public final class BrokerServer implements AutoCloseable {
                 scheduler, maintenance, ReplicaConfig.defaults()
                         .withReplicaLagTimeMaxMs(config.replicaLagTimeMaxMs())
                         .withReplicaFetchWaitMaxMs(config.replicaFetchWaitMaxMs()),
-                (tp, topicId, leaderEpoch, newIsr, partitionEpoch) -> new ControllerIsrUpdater(config.nodeId(),
-                        controllerClient, lifecycle::brokerEpoch).alterIsr(tp, topicId, leaderEpoch, newIsr,
-                        partitionEpoch), endpoints);
+                (tp, topicId, leaderEpoch, newIsr, partitionEpoch) -> isrUpdater.alterIsr(tp, topicId, leaderEpoch,
+                        newIsr, partitionEpoch), endpoints);
         String initialClusterId = stored.map(ClusterIdentity::clusterId).orElseGet(() -> Uuid.randomUuid().toString());
         controller = controllerFactory.create(config, new File(dataDir, "metadata"), initialClusterId);
         controller.registerListener(partitions);
@@ -187,6 +188,8 @@ public final class BrokerServer implements AutoCloseable {
                 config.advertisedHost(), advertisedPort, config.brokerRack().orElse(null),
                 config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000),
                 controllerClient, () -> controller.image().appliedIndex());
+        isrUpdater = new ControllerIsrUpdater(config.nodeId(), controllerClient, lifecycle::brokerEpoch,
+                controller::image);
         lifecycle.start().get(2L * config.brokerSessionTimeoutMs() + 60_000, TimeUnit.MILLISECONDS);
         int voters = config.quorumVoters().size();
         InternalTopics.ensureAll(controller, partitions, config.nodeId(), (short) Math.min(3, voters),
