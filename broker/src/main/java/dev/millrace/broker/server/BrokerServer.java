@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -24,6 +26,15 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.cluster.BrokerLifecycle;
+import dev.millrace.broker.cluster.ControllerApis;
+import dev.millrace.broker.cluster.ControllerClient;
+import dev.millrace.broker.cluster.ControllerIsrUpdater;
+import dev.millrace.broker.controller.BrokerState;
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
+import dev.millrace.broker.replica.BrokerEndpoints;
+import dev.millrace.broker.replica.IsrUpdater;
+import dev.millrace.broker.replica.ReplicaConfig;
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
@@ -34,7 +45,6 @@ import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.RequestHandler;
-import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.broker.txn.TransactionCoordinator;
@@ -72,8 +82,7 @@ public final class BrokerServer implements AutoCloseable {
     /** Completes the fetches that transaction markers wake (see {@link FetchPurgatory#onAppendLater}). */
     private ExecutorService markerWakeups;
     private Timer timer;
-    private Controller controller;
-    private EmbeddedBrokerMembership membership;
+    private volatile Controller controller;
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
     private ShareBroker shares;
@@ -82,13 +91,20 @@ public final class BrokerServer implements AutoCloseable {
     private TransactionCoordinator transactions;
     private DelayedDeliveryService delays;
     private KafkaServer network;
+    private volatile ControllerClient controllerClient;
+    private BrokerEndpoints endpoints;
+    private volatile IsrUpdater isrUpdater;
+    private volatile BrokerLifecycle lifecycle;
     private InetSocketAddress boundAddress;
     private boolean closed;
 
-    /** Builds the controller for this broker's config and data directory. */
+    /**
+     * Builds the controller for this broker's config and data directory; {@code initialClusterId} is the id the
+     * first active controller commits when the quorum has none yet.
+     */
     @FunctionalInterface
     public interface ControllerFactory {
-        Controller create(BrokerConfig config, File metadataDir) throws IOException;
+        Controller create(BrokerConfig config, File metadataDir, String initialClusterId) throws IOException;
     }
 
     public BrokerServer(BrokerConfig config, Time time) {
@@ -101,37 +117,55 @@ public final class BrokerServer implements AutoCloseable {
         this.controllerFactory = controllerFactory;
     }
 
+    /**
+     * Starts the node in dependency order:
+     * <ol>
+     *   <li>the metadata quorum voter; once a leader is elected and the log replayed, the quorum's cluster id is
+     *       checked against (or written to) {@code meta.properties};</li>
+     *   <li>the Kafka listener, answering at first only the controller APIs other nodes send to the active
+     *       controller ({@link ControllerApis}) and BROKER_NOT_AVAILABLE to everything else;</li>
+     *   <li>registration with the active controller, then heartbeats until it unfences this broker (it has caught
+     *       up with the metadata);</li>
+     *   <li>the internal topics, created once by the active controller's node with replication factor
+     *       min(3, voters), awaited by the others;</li>
+     *   <li>the coordinators, the delay service and the full set of APIs.</li>
+     * </ol>
+     */
     public synchronized void start() throws Exception {
         File dataDir = config.dataDir().getAbsoluteFile();
         java.nio.file.Files.createDirectories(dataDir.toPath());
-        ClusterIdentity identity = ClusterIdentity.loadOrCreate(dataDir, config.nodeId());
+        Optional<ClusterIdentity> stored = ClusterIdentity.load(dataDir, config.nodeId());
         background = Executors.newScheduledThreadPool(1, r -> daemon(r, "millrace-log-maintenance"));
         Scheduler scheduler = (name, task, delayMs) -> background.schedule(task, delayMs, TimeUnit.MILLISECONDS);
         LogMaintenance maintenance = new LogMaintenance();
+        // the controller, its client and this broker's registration come next; ISR changes and leader lookups
+        // only happen once they exist (a partition leads or follows only after the metadata says so)
+        endpoints = brokerId -> {
+            BrokerImage broker = controller.image().brokers().get(brokerId);
+            return broker == null || broker.state() == BrokerState.FENCED ? Optional.empty()
+                    : Optional.of(new InetSocketAddress(broker.host(), broker.port()));
+        };
         partitions = new PartitionManager(config.nodeId(), new File(dataDir, "logs"), config.logDefaults(), time,
-                scheduler, maintenance);
-        controller = controllerFactory.create(config, new File(dataDir, "metadata"));
+                scheduler, maintenance, ReplicaConfig.defaults()
+                        .withReplicaLagTimeMaxMs(config.replicaLagTimeMaxMs())
+                        .withReplicaFetchWaitMaxMs(config.replicaFetchWaitMaxMs()),
+                (tp, topicId, leaderEpoch, newIsr, partitionEpoch) -> isrUpdater.alterIsr(tp, topicId, leaderEpoch,
+                        newIsr, partitionEpoch), endpoints);
+        String initialClusterId = stored.map(ClusterIdentity::clusterId).orElseGet(() -> Uuid.randomUuid().toString());
+        controller = controllerFactory.create(config, new File(dataDir, "metadata"), initialClusterId);
         controller.registerListener(partitions);
         controller.start();
-        membership = EmbeddedBrokerMembership.start(controller, config.nodeId(), identity.clusterId(), config.host(),
-                config.port(), background);
-        InternalTopics.ensureOffsetsTopic(controller, config.offsetsTopicNumPartitions());
-        InternalTopics.ensureTransactionStateTopic(controller, config.transactionStateLogNumPartitions());
-        InternalTopics.ensureDelayTopic(controller, config.delayTopicNumPartitions());
-        timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
-                TimerReaper.DEFAULT_REAP_INTERVAL_MS);
-        groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
-        AtomicReference<Node> selfNode = new AtomicReference<>();
-        groups = new GroupCoordinator(GroupCoordinatorConfig.defaults()
-                .withInitialRebalanceDelayMs(config.groupInitialRebalanceDelayMs()),
-                InternalTopics.offsetsTopic(controller, partitions), InternalTopics.topicIds(controller),
-                selfNode::get, timer, dev.millrace.delay.Time.SYSTEM, groupExecutor);
-        groups.load();
+        ClusterIdentity identity = ClusterIdentity.adopt(dataDir, stored, awaitClusterId(), config.nodeId());
+        controllerClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100);
+        ControllerApis controllerApis = new ControllerApis(controller);
         requestExecutor = Executors.newFixedThreadPool(config.numIoThreads(), r -> daemon(r, "millrace-request"));
         AtomicReference<RequestHandler> apis = new AtomicReference<>();
         RequestHandler handler = new RequestHandler() {
             @Override
             public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
+                if (ControllerApis.handles(request.apiKey())) {
+                    return controllerApis.handle(request).orElseThrow();
+                }
                 RequestHandler target = apis.get();
                 return target == null
                         ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
@@ -149,7 +183,28 @@ public final class BrokerServer implements AutoCloseable {
         network = new KafkaServer(config.host(), config.port(), config.socketRequestMaxBytes(), handler,
                 KafkaApis.VERSIONS, requestExecutor);
         boundAddress = network.start();
-        selfNode.set(new Node(config.nodeId(), config.advertisedHost(), config.advertisedPort(boundAddress.getPort())));
+        int advertisedPort = config.advertisedPort(boundAddress.getPort());
+        lifecycle = new BrokerLifecycle(new BrokerLifecycle.Settings(config.nodeId(), identity.clusterId(),
+                config.advertisedHost(), advertisedPort, config.brokerRack().orElse(null),
+                config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000),
+                controllerClient, () -> controller.image().appliedIndex());
+        isrUpdater = new ControllerIsrUpdater(config.nodeId(), controllerClient, lifecycle::brokerEpoch,
+                controller::image);
+        lifecycle.start().get(2L * config.brokerSessionTimeoutMs() + 60_000, TimeUnit.MILLISECONDS);
+        int voters = config.quorumVoters().size();
+        InternalTopics.ensureAll(controller, partitions, config.nodeId(), (short) Math.min(3, voters),
+                config.offsetsTopicNumPartitions(), config.transactionStateLogNumPartitions(),
+                config.delayTopicNumPartitions(), config.offsetsTopicNumPartitions(), 120_000);
+        timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
+                TimerReaper.DEFAULT_REAP_INTERVAL_MS);
+        groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
+        AtomicReference<Node> selfNode = new AtomicReference<>();
+        groups = new GroupCoordinator(GroupCoordinatorConfig.defaults()
+                .withInitialRebalanceDelayMs(config.groupInitialRebalanceDelayMs()),
+                InternalTopics.offsetsTopic(controller, partitions), InternalTopics.topicIds(controller),
+                selfNode::get, timer, dev.millrace.delay.Time.SYSTEM, groupExecutor);
+        groups.load();
+        selfNode.set(new Node(config.nodeId(), config.advertisedHost(), advertisedPort));
         markerWakeups = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-marker-wakeups"));
         FetchPurgatory purgatory = new FetchPurgatory(timer, markerWakeups);
         ProducePurgatory producePurgatory = new ProducePurgatory(timer);
@@ -157,7 +212,8 @@ public final class BrokerServer implements AutoCloseable {
             producePurgatory.onPartitionChange(tp);
             purgatory.onAppendLater(tp);
         });
-        ProducerIdManager producerIds = new ProducerIdManager(controller, config.nodeId());
+        ProducerIdManager producerIds = new ProducerIdManager(
+                brokerId -> controllerClient.allocateProducerIds(brokerId, lifecycle.brokerEpoch()), config.nodeId());
         LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups, time);
         transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
                 config.transactionAbortTimedOutTransactionCleanupIntervalMs()),
@@ -170,12 +226,19 @@ public final class BrokerServer implements AutoCloseable {
                 InternalTopics.delayLogs(controller, partitions),
                 transactions, timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(delays::onAppend);
-        delays.start();
+        if (config.isClusterMode()) {
+            // The delay service writes its rounds through the transaction coordinator, which can write only on the
+            // node that leads its __transaction_state partition; until coordinators follow leadership (issue 23) it
+            // starts on the node where that succeeds and keeps trying elsewhere, without holding up this start.
+            startDelaysInBackground(0);
+        } else {
+            delays.start();
+        }
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
-                config.advertisedPort(boundAddress.getPort()));
-        kafkaApis = new KafkaApis(new MetadataHandler(controller, self, identity.clusterId(),
-                config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory, producePurgatory,
-                BrokerEndpoints.NONE, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
+                advertisedPort);
+        kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, self,
+                identity.clusterId(), config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory,
+                producePurgatory, endpoints, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new OffsetsForLeaderEpochHandler(partitions),
                 new TopicAdminHandler(controller, partitions, BrokerConfigLoader.values(config)), new DeleteRecordsHandler(partitions),
@@ -183,7 +246,7 @@ public final class BrokerServer implements AutoCloseable {
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
-                shareTopics, config.offsetsTopicNumPartitions()), timer, dev.millrace.delay.Time.SYSTEM);
+                shareTopics), timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(shares::onAppend);
         TransactionCoordinator coordinator = transactions;
         shares.transactions().setTransactions(id -> {
@@ -200,6 +263,38 @@ public final class BrokerServer implements AutoCloseable {
         long isrCheckMs = partitions.replicaConfig().isrCheckIntervalMs();
         background.scheduleWithFixedDelay(partitions::maybeShrinkIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
+    }
+
+    private void startDelaysInBackground(int attempt) {
+        Thread starter = new Thread(() -> {
+            try {
+                delays.start();
+                log.info("Broker {}: delay service started", config.nodeId());
+            } catch (Exception e) {
+                log.info("Broker {}: delay service not started here ({}); trying again in 5 s", config.nodeId(),
+                        e.toString());
+                synchronized (this) {
+                    if (!closed) {
+                        background.schedule(() -> startDelaysInBackground(attempt + 1), 5, TimeUnit.SECONDS);
+                    }
+                }
+            }
+        }, "millrace-delay-start-" + attempt);
+        starter.setDaemon(true);
+        starter.start();
+    }
+
+    /** Waits until the quorum's metadata carries the cluster id (the first active controller commits it). */
+    private String awaitClusterId() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (controller.image().clusterId() == null) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new java.util.concurrent.TimeoutException("The metadata quorum committed no cluster id within "
+                        + "60 s; is a majority of controller.quorum.voters running?");
+            }
+            Thread.sleep(20);
+        }
+        return controller.image().clusterId();
     }
 
     /** The listener's address (with the actual port when port 0 was configured). */
@@ -233,6 +328,16 @@ public final class BrokerServer implements AutoCloseable {
             return;
         }
         closed = true;
+        if (lifecycle != null && !lifecycle.isFenced()) {
+            // controlled shutdown: move this node's leaderships to other in-sync replicas before it stops serving
+            try {
+                lifecycle.controlledShutdown().get(config.brokerSessionTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                log.warn("Broker {}: controlled shutdown did not finish, stopping anyway: {}", config.nodeId(),
+                        e.toString());
+            }
+        }
+        closeQuietly("broker lifecycle", lifecycle);
         closeQuietly("network", network);
         if (requestExecutor != null) {
             requestExecutor.shutdown();
@@ -251,7 +356,7 @@ public final class BrokerServer implements AutoCloseable {
             awaitQuietly(groupExecutor);
         }
         closeQuietly("timer", timer);
-        closeQuietly("broker membership", membership);
+        closeQuietly("controller client", controllerClient);
         closeQuietly("controller", controller);
         closeQuietly("partition logs", partitions);
         if (background != null) {

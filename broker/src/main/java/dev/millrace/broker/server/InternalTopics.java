@@ -17,6 +17,7 @@ import dev.millrace.broker.group.OffsetsTopic;
 import dev.millrace.broker.group.TopicIds;
 import dev.millrace.broker.log.LogConfig;
 import dev.millrace.broker.log.PartitionLog;
+import dev.millrace.broker.share.LogShareStateStore;
 import dev.millrace.broker.txn.TransactionStateTopic;
 import dev.millrace.protocol.delay.DelayedDelivery;
 
@@ -40,43 +41,68 @@ final class InternalTopics {
         return org.apache.kafka.common.internals.Topic.isInternal(topic) || DelayedDelivery.TOPIC.equals(topic);
     }
 
-    /** Creates {@code __consumer_offsets} unless it exists; waits for the metadata to apply. */
-    static void ensureOffsetsTopic(Controller controller, int partitions) throws Exception {
-        ensureCompactedTopic(controller, OffsetsTopic.NAME, partitions);
-    }
-
-    /** Creates {@code __transaction_state} unless it exists; waits for the metadata to apply. */
-    static void ensureTransactionStateTopic(Controller controller, int partitions) throws Exception {
-        ensureCompactedTopic(controller, TransactionStateTopic.NAME, partitions);
-    }
-
     /**
-     * Creates {@code __millrace_delayed} unless it exists: kept until the delay service moves its log
-     * start past delivered records (no time or size retention, which could lose pending delays).
+     * Creates every internal topic that does not exist yet ({@code __consumer_offsets},
+     * {@code __transaction_state}, {@code __millrace_delayed}, the share-state topic), each with
+     * {@code replicationFactor} replicas, and returns once all exist in the metadata.
+     *
+     * <p>Only the node whose voter is the active controller creates them, as one request, retrying
+     * while fewer brokers than {@code replicationFactor} are unfenced (a cluster starting node by node);
+     * every other node waits until the metadata shows them. Returns once this node's replicas of them
+     * have their logs open, so that the coordinators can load them. So a cluster's internal topics are created
+     * once, with their full replication factor, never with fewer replicas because a node was early.
+     *
+     * @param replicationFactor min(3, number of voters): 1 for the embedded single node
+     * @throws java.util.concurrent.TimeoutException when they do not all exist within {@code timeoutMs}
      */
-    static void ensureDelayTopic(Controller controller, int partitions) throws Exception {
-        ensureTopic(controller, DelayedDelivery.TOPIC, partitions, Map.of(
-                LogConfig.CLEANUP_POLICY, "delete", LogConfig.RETENTION_MS, "-1", LogConfig.RETENTION_BYTES, "-1",
-                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
-    }
-
-    private static void ensureCompactedTopic(Controller controller, String name, int partitions) throws Exception {
-        ensureTopic(controller, name, partitions, Map.of(
-                LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
-                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
-    }
-
-    private static void ensureTopic(Controller controller, String name, int partitions, Map<String, String> configs)
+    static void ensureAll(Controller controller, PartitionManager local, int nodeId, short replicationFactor,
+                          int offsetsPartitions,
+                          int transactionPartitions, int delayPartitions, int sharePartitions, long timeoutMs)
             throws Exception {
-        if (controller.image().topic(name).isPresent()) {
-            return;
+        Map<String, String> compacted = Map.of(LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
+                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024));
+        // kept until the delay service moves its log start past delivered records (no time or size retention,
+        // which could lose pending delays)
+        Map<String, String> delay = Map.of(LogConfig.CLEANUP_POLICY, "delete", LogConfig.RETENTION_MS, "-1", LogConfig.RETENTION_BYTES, "-1",
+                LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024));
+        List<NewTopic> wanted = List.of(
+                new NewTopic(OffsetsTopic.NAME, offsetsPartitions, replicationFactor, compacted),
+                new NewTopic(TransactionStateTopic.NAME, transactionPartitions, replicationFactor, compacted),
+                new NewTopic(DelayedDelivery.TOPIC, delayPartitions, replicationFactor, delay),
+                new NewTopic(LogShareStateStore.TOPIC, sharePartitions, replicationFactor, compacted));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        String lastProblem = "none yet";
+        while (true) {
+            List<NewTopic> missing = wanted.stream().filter(t -> controller.image().topic(t.name()).isEmpty()).toList();
+            if (missing.isEmpty() && wanted.stream().allMatch(t -> openHere(controller, local, nodeId, t.name()))) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new java.util.concurrent.TimeoutException("The internal topics " + missing.stream()
+                        .map(NewTopic::name).toList() + " did not come to exist within " + timeoutMs + " ms; they need "
+                        + replicationFactor + " unfenced broker(s); last problem: " + lastProblem);
+            }
+            if (controller.activeControllerId().orElse(-1) == nodeId) {
+                Map<String, ApiError> results = controller.createTopics(missing, false).get(timeoutMs,
+                        TimeUnit.MILLISECONDS);
+                for (ApiError result : results.values()) {
+                    if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
+                        if (result.error() != Errors.INVALID_REPLICATION_FACTOR
+                                && result.error() != Errors.NOT_CONTROLLER) {
+                            throw result.exception();
+                        }
+                        lastProblem = result.messageWithFallback();
+                    }
+                }
+            }
+            Thread.sleep(100);
         }
-        NewTopic topic = new NewTopic(name, partitions, (short) 1, configs);
-        ApiError result = controller.createTopics(List.of(topic), false).get(30, TimeUnit.SECONDS)
-                .get(name);
-        if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
-            throw result.exception();
-        }
+    }
+
+    private static boolean openHere(Controller controller, PartitionManager local, int nodeId, String topic) {
+        return controller.image().topic(topic).map(t -> t.partitions().values().stream()
+                .filter(p -> p.replicas().contains(nodeId))
+                .allMatch(p -> local.partition(new TopicPartition(topic, p.partition())).isPresent())).orElse(false);
     }
 
     /** {@code __consumer_offsets} as the group coordinator sees it: the local logs of its partitions. */

@@ -17,13 +17,19 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
 import dev.millrace.broker.controller.MetadataImage;
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
+import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
+import dev.millrace.broker.controller.BrokerState;
 
 /**
- * Metadata: this broker (the only one until replication), the cluster id, and the topics asked for
- * (or all). An unknown topic asked for by a client that allows it is created first when
- * {@code auto.create.topics.enable} is on, with the broker's default partition count and replication
- * factor, and then described, so the client sees it in the same response.
+ * Metadata: the unfenced brokers of the cluster, the cluster id, the active controller (where
+ * kafka-clients' Admin sends topic changes), and the topics asked for (or all), each partition with
+ * its leader, leader epoch, replicas, ISR and offline (fenced) replicas; a partition without a leader
+ * carries LEADER_NOT_AVAILABLE so that clients wait and ask again. An unknown topic asked for by a
+ * client that allows it is created first when {@code auto.create.topics.enable} is on, with the
+ * cluster's default partition count and replication factor (through the active controller, wherever
+ * that is), and then described, so the client sees it in the same response.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -33,13 +39,22 @@ final class MetadataHandler {
     record Endpoint(int nodeId, String host, int port) {
     }
 
+    /** Creates topics through the active controller. */
+    @FunctionalInterface
+    interface TopicCreator {
+        CompletableFuture<Map<String, ApiError>> create(List<NewTopic> topics);
+    }
+
     private final Controller controller;
+    private final TopicCreator creator;
     private final Endpoint self;
     private final String clusterId;
     private final boolean autoCreateTopics;
 
-    MetadataHandler(Controller controller, Endpoint self, String clusterId, boolean autoCreateTopics) {
+    MetadataHandler(Controller controller, TopicCreator creator, Endpoint self, String clusterId,
+                    boolean autoCreateTopics) {
         this.controller = controller;
+        this.creator = creator;
         this.self = self;
         this.clusterId = clusterId;
         this.autoCreateTopics = autoCreateTopics;
@@ -59,7 +74,7 @@ final class MetadataHandler {
         if (toCreate.isEmpty()) {
             return CompletableFuture.completedFuture(respond(wanted, Map.of(), version));
         }
-        return controller.createTopics(toCreate, false).thenApply(results -> respond(wanted, results, version));
+        return creator.create(toCreate).thenApply(results -> respond(wanted, results, version));
     }
 
     private static List<String> wantedTopics(MetadataRequest request, MetadataImage image) {
@@ -80,9 +95,20 @@ final class MetadataHandler {
 
     private MetadataResponse respond(List<String> wanted, Map<String, ApiError> creationErrors, short version) {
         MetadataImage image = controller.image();
-        MetadataResponseData data = new MetadataResponseData().setClusterId(clusterId).setControllerId(self.nodeId());
-        data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(self.nodeId())
-                .setHost(self.host()).setPort(self.port()));
+        MetadataResponseData data = new MetadataResponseData().setClusterId(clusterId)
+                .setControllerId(controllerId(image));
+        boolean selfListed = false;
+        for (BrokerImage broker : image.brokers().values()) {
+            if (broker.state() == BrokerState.UNFENCED || broker.id() == self.nodeId()) {
+                selfListed |= broker.id() == self.nodeId();
+                data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(broker.id())
+                        .setHost(broker.host()).setPort(broker.port()).setRack(broker.rack()));
+            }
+        }
+        if (!selfListed) {
+            data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(self.nodeId())
+                    .setHost(self.host()).setPort(self.port()));
+        }
         List<String> names = wanted == null ? new ArrayList<>(image.topics().keySet()) : wanted;
         for (String name : names) {
             Optional<TopicImage> topic = name == null ? Optional.empty() : image.topic(name);
@@ -94,18 +120,37 @@ final class MetadataHandler {
                 data.topics().add(new MetadataResponseTopic().setName(name).setErrorCode(error.code()));
                 continue;
             }
-            data.topics().add(describe(topic.get()));
+            data.topics().add(describe(topic.get(), image));
         }
         return new MetadataResponse(data, version);
     }
 
-    private static MetadataResponseTopic describe(TopicImage topic) {
+    /**
+     * The active controller when it is a listed broker; otherwise this broker, which answers topic
+     * changes with NOT_CONTROLLER until the clients' next metadata names the controller.
+     */
+    private int controllerId(MetadataImage image) {
+        Optional<Integer> active = controller.activeControllerId();
+        return active.isPresent() && image.brokers().containsKey(active.get()) ? active.get() : self.nodeId();
+    }
+
+    private static MetadataResponseTopic describe(TopicImage topic, MetadataImage image) {
         MetadataResponseTopic out = new MetadataResponseTopic().setName(topic.name()).setTopicId(topic.topicId())
                 .setIsInternal(InternalTopics.isInternal(topic.name()));
-        topic.partitions().values().forEach(p -> out.partitions().add(
-                new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p.partition())
-                        .setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch())
-                        .setReplicaNodes(new ArrayList<>(p.replicas())).setIsrNodes(new ArrayList<>(p.isr()))));
+        for (PartitionImage p : topic.partitions().values()) {
+            List<Integer> offline = new ArrayList<>();
+            for (int replica : p.replicas()) {
+                BrokerImage broker = image.brokers().get(replica);
+                if (broker == null || broker.state() == BrokerState.FENCED) {
+                    offline.add(replica);
+                }
+            }
+            out.partitions().add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p.partition())
+                    .setErrorCode(p.leader() < 0 ? Errors.LEADER_NOT_AVAILABLE.code() : Errors.NONE.code())
+                    .setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch())
+                    .setReplicaNodes(new ArrayList<>(p.replicas())).setIsrNodes(new ArrayList<>(p.isr()))
+                    .setOfflineReplicas(offline));
+        }
         return out;
     }
 }

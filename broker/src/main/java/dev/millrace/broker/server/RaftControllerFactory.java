@@ -1,7 +1,7 @@
 package dev.millrace.broker.server;
 
 import java.io.File;
-import java.io.IOException;
+import java.time.Duration;
 
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.controller.Controller;
@@ -9,21 +9,28 @@ import dev.millrace.broker.controller.ControllerConfig;
 import dev.millrace.broker.controller.RaftController;
 
 /**
- * Embedded mode: a single-voter SOFAJRaft controller inside the broker's process, which commits the
- * broker's cluster id ({@link ClusterIdentity}, kept in the data directory) as the cluster's id.
+ * The SOFAJRaft controller voter inside the broker's process. Embedded mode (no
+ * {@code controller.quorum.voters}) runs the only voter on {@code controller.host:controller.port};
+ * a cluster node runs the voter of its own {@code controller.quorum.voters} entry (the loader has
+ * put that entry's address in {@code controller.host}/{@code controller.port}). Topic defaults,
+ * broker session timeout, unclean election and the leader-imbalance check come from the broker's
+ * settings of the same names.
  */
 final class RaftControllerFactory {
 
     private RaftControllerFactory() {
     }
 
-    static Controller create(BrokerConfig config, File metadataDir) throws IOException {
-        String clusterId = ClusterIdentity.loadOrCreate(metadataDir.getAbsoluteFile().getParentFile(), config.nodeId())
-                .clusterId();
+    static Controller create(BrokerConfig config, File metadataDir, String initialClusterId) {
         ControllerConfig controllerConfig = ControllerConfig.singleVoter(config.nodeId(), metadataDir.toPath(),
                         config.controllerHost(), config.controllerPort())
+                .withVoters(config.quorumVoters().hostPorts())
                 .withTopicDefaults(config.numPartitions(), config.defaultReplicationFactor())
-                .withInitialClusterId(clusterId);
+                .withInitialClusterId(initialClusterId)
+                .withBrokerSessionTimeout(Duration.ofMillis(config.brokerSessionTimeoutMs()))
+                .withUncleanLeaderElection(config.uncleanLeaderElectionEnable())
+                .withLeaderImbalanceCheckInterval(config.autoLeaderRebalanceEnable()
+                        ? Duration.ofSeconds(config.leaderImbalanceCheckIntervalSeconds()) : Duration.ZERO);
         return new RaftController(controllerConfig);
     }
 }

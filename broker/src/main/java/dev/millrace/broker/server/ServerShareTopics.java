@@ -43,21 +43,10 @@ final class ServerShareTopics implements ShareTopics {
     }
 
     /**
-     * Creates the compacted share-state topic with {@code partitionCount} partitions unless it exists
-     * (its partition count never changes afterwards), then replays it into a store.
+     * Replays the compacted share-state topic (created with the other internal topics, {@link
+     * InternalTopics#ensureAll}; its partition count never changes) into a store.
      */
-    static LogShareStateStore loadStateStore(Controller controller, ShareTopics topics, int partitionCount)
-            throws Exception {
-        if (controller.image().topic(LogShareStateStore.TOPIC).isEmpty()) {
-            NewTopic topic = new NewTopic(LogShareStateStore.TOPIC, partitionCount, (short) 1, Map.of(
-                    LogConfig.CLEANUP_POLICY, LogConfig.CLEANUP_POLICY_COMPACT,
-                    LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024)));
-            ApiError result = controller.createTopics(List.of(topic), false).get(30, TimeUnit.SECONDS)
-                    .get(LogShareStateStore.TOPIC);
-            if (!result.isSuccess() && result.error() != Errors.TOPIC_ALREADY_EXISTS) {
-                throw result.exception();
-            }
-        }
+    static LogShareStateStore loadStateStore(Controller controller, ShareTopics topics) throws Exception {
         int partitions = controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size();
         LogShareStateStore store = new LogShareStateStore(topics, partitions, dev.millrace.delay.Time.SYSTEM);
         store.load();

@@ -24,9 +24,6 @@ import dev.millrace.broker.cli.NodeProcess;
  * <p>Defaults beside the caller's settings (which win): single-partition internal topics and no initial
  * rebalance delay, for fast starts. Randomness (which node to kill) is the caller's, seeded by it.
  *
- * <p>Until the multi-voter controller is wired in, each node runs as its own single-voter cluster on its
- * entry's address (issue 22); the process handling here does not change when it is.
- *
  * <p>Thread-safe: methods are synchronized.
  */
 public final class ClusterProcesses implements AutoCloseable {

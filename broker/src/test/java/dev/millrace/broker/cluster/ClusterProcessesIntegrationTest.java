@@ -18,8 +18,8 @@ import dev.millrace.broker.cli.NodeProcess;
 
 /**
  * The process harness itself: nodes on the ports it chose, SIGKILL and SIGTERM of one node, a restart on
- * the same ports and data directory. Until the controller forms a multi-voter quorum each node is its own
- * single-voter cluster, so this checks processes, ports and node ids, not replication.
+ * the same ports and data directory. The two nodes form one cluster (two voters); this checks processes, ports
+ * and node ids, not replication (ClusterCrashIntegrationTest does).
  */
 @Timeout(240)
 class ClusterProcessesIntegrationTest {
@@ -55,9 +55,12 @@ class ClusterProcessesIntegrationTest {
         }
     }
 
+    /** The id under which the cluster lists the broker listening at {@code bootstrap} (one host:port). */
     private static int nodeIdAt(String bootstrap) throws Exception {
+        int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            return admin.describeCluster().controller().get().id();
+            return admin.describeCluster().nodes().get().stream().filter(node -> node.port() == port)
+                    .findFirst().orElseThrow(() -> new AssertionError("no broker listed on port " + port)).id();
         }
     }
 }

@@ -1,0 +1,239 @@
+package dev.millrace.broker.cluster;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.NotControllerException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.AlterPartitionResponse;
+import org.apache.kafka.common.requests.BrokerHeartbeatResponse;
+import org.apache.kafka.common.requests.BrokerRegistrationResponse;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.controller.Controller.AlterPartitionResult;
+import dev.millrace.broker.controller.Controller.BrokerHeartbeat;
+import dev.millrace.broker.controller.Controller.BrokerHeartbeatReply;
+import dev.millrace.broker.controller.Controller.BrokerRegistration;
+import dev.millrace.broker.controller.Controller.IsrChange;
+import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
+import dev.millrace.broker.controller.ProducerIdBlock;
+import dev.millrace.protocol.net.BrokerChannel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+
+/**
+ * How a broker asks the active controller for what only it may decide: registration, heartbeats, ISR changes,
+ * producer-id blocks. Every node of a cluster is also a voter ({@code controller.quorum.voters}), so the local voter
+ * knows which node is the active controller: when it is this node, the call goes to the local {@link Controller}
+ * directly; otherwise it is sent, as the Kafka controller API of the same name (BrokerRegistration, BrokerHeartbeat,
+ * AlterPartition, AllocateProducerIds, encoded with kafka-clients' message classes), to that node's Kafka listener,
+ * whose address the node registered in the metadata ({@link ControllerApis} answers there).
+ *
+ * <p>A call is retried, after {@code retryBackoffMs}, while there is no active controller, while its node has not
+ * registered its listener yet, when the answer is NOT_CONTROLLER (leadership moved meanwhile) or when the connection
+ * fails; it fails with a {@link TimeoutException} naming the call and the last problem once {@code timeoutMs} has
+ * passed. Any other error completes the call exceptionally with the kafka-clients exception of the error code.
+ *
+ * <p>Threading: thread-safe. One connection at a time (to the active controller's node), on one event-loop thread
+ * owned by this client; futures complete on that thread or on the local controller's threads, so callers must not
+ * block in dependent stages.
+ */
+public final class ControllerClient implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControllerClient.class);
+
+    private final int nodeId;
+    private final Controller local;
+    private final long timeoutMs;
+    private final long retryBackoffMs;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    /** The connection to the active controller's node, and that node's id; guarded by {@code this}. */
+    private CompletableFuture<BrokerChannel> channel;
+    private int channelNode = -1;
+    private volatile boolean closed;
+
+    public ControllerClient(int nodeId, Controller local, long timeoutMs, long retryBackoffMs) {
+        this.nodeId = nodeId;
+        this.local = local;
+        this.timeoutMs = timeoutMs;
+        this.retryBackoffMs = retryBackoffMs;
+        this.group = new NioEventLoopGroup(1, r -> {
+            Thread thread = new Thread(r, "millrace-controller-client-" + nodeId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.loop = group.next();
+    }
+
+    /** Registers this broker; completes with its broker epoch. */
+    public CompletableFuture<Long> registerBroker(BrokerRegistration registration) {
+        return call("BrokerRegistration", () -> local.registerBroker(registration),
+                ch -> ch.<BrokerRegistrationResponse>send(ControllerMessages.registration(registration),
+                        ApiKeys.BROKER_REGISTRATION.latestVersion()).thenApply(ControllerMessages::registrationEpoch));
+    }
+
+    public CompletableFuture<BrokerHeartbeatReply> heartbeat(BrokerHeartbeat heartbeat) {
+        return call("BrokerHeartbeat", () -> local.brokerHeartbeat(heartbeat),
+                ch -> ch.<BrokerHeartbeatResponse>send(ControllerMessages.heartbeat(heartbeat),
+                        ApiKeys.BROKER_HEARTBEAT.latestVersion()).thenApply(ControllerMessages::heartbeatReply));
+    }
+
+    public CompletableFuture<Map<TopicIdPartition, AlterPartitionResult>> alterPartition(int brokerId,
+            long brokerEpoch, List<IsrChange> changes) {
+        return call("AlterPartition", () -> local.alterPartition(brokerId, brokerEpoch, changes),
+                ch -> ch.<AlterPartitionResponse>send(ControllerMessages.alterPartition(brokerId, brokerEpoch,
+                        changes), ApiKeys.ALTER_PARTITION.latestVersion())
+                        .thenApply(ControllerMessages::alterPartitionResults));
+    }
+
+    public CompletableFuture<ProducerIdBlock> allocateProducerIds(int brokerId, long brokerEpoch) {
+        return call("AllocateProducerIds", () -> local.allocateProducerIds(brokerId),
+                ch -> ch.<AllocateProducerIdsResponse>send(ControllerMessages.allocateProducerIds(brokerId,
+                        brokerEpoch), ApiKeys.ALLOCATE_PRODUCER_IDS.latestVersion())
+                        .thenApply(response -> ControllerMessages.producerIdBlock(brokerId, response)));
+    }
+
+    /**
+     * Creates topics (auto-creation, internal topics) at the active controller: with the local controller, or with
+     * CreateTopics to the active controller's node. Per topic name, NONE or the error with its message.
+     */
+    public CompletableFuture<Map<String, ApiError>> createTopics(List<NewTopic> topics) {
+        return call("CreateTopics", () -> local.createTopics(topics, false).thenApply(ControllerClient::orNotController),
+                ch -> ch.<CreateTopicsResponse>send(ControllerMessages.createTopics(topics, (int) timeoutMs),
+                        ApiKeys.CREATE_TOPICS.latestVersion())
+                        .thenApply(response -> orNotController(ControllerMessages.createTopicsResults(response))));
+    }
+
+    /** Turns a per-topic NOT_CONTROLLER (leadership moved while the request waited) into a retry of the whole call. */
+    private static Map<String, ApiError> orNotController(Map<String, ApiError> results) {
+        for (ApiError error : results.values()) {
+            if (error.error() == Errors.NOT_CONTROLLER) {
+                throw new NotControllerException(error.messageWithFallback());
+            }
+        }
+        return results;
+    }
+
+    /** Closes the connection; calls in progress fail. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (this) {
+            dropChannel();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    private <T> CompletableFuture<T> call(String what, Supplier<CompletableFuture<T>> localCall,
+                                          Function<BrokerChannel, CompletableFuture<? extends Object>> remoteCall) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        attempt(what, localCall, remoteCall, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs), result,
+                "no attempt yet");
+        return result;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> void attempt(String what, Supplier<CompletableFuture<T>> localCall,
+                             Function<BrokerChannel, CompletableFuture<? extends Object>> remoteCall, long deadline,
+                             CompletableFuture<T> result, String lastProblem) {
+        if (closed) {
+            result.completeExceptionally(new NotControllerException(what + " not sent: the broker is shutting down"));
+            return;
+        }
+        if (System.nanoTime() - deadline > 0) {
+            result.completeExceptionally(new TimeoutException(what + " got no answer from an active controller within "
+                    + timeoutMs + " ms; last problem: " + lastProblem));
+            return;
+        }
+        Optional<Integer> active = local.activeControllerId();
+        if (active.isEmpty()) {
+            retry(what, localCall, remoteCall, deadline, result, "no active controller is known");
+            return;
+        }
+        CompletableFuture<T> answer;
+        if (active.get() == nodeId) {
+            answer = localCall.get();
+        } else {
+            BrokerImage node = local.image().brokers().get(active.get());
+            if (node == null) {
+                retry(what, localCall, remoteCall, deadline, result, "the active controller, node " + active.get()
+                        + ", has not registered its listener yet");
+                return;
+            }
+            answer = channelTo(node).thenCompose(ch -> (CompletableFuture<T>) remoteCall.apply(ch));
+        }
+        answer.whenComplete((value, error) -> {
+            if (error == null) {
+                result.complete(value);
+                return;
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
+                    : error;
+            if (cause instanceof NotControllerException || cause instanceof IOException) {
+                if (cause instanceof IOException) {
+                    synchronized (this) {
+                        dropChannel();
+                    }
+                }
+                retry(what, localCall, remoteCall, deadline, result, cause.toString());
+            } else if (cause instanceof ApiException && !(cause instanceof TimeoutException)) {
+                result.completeExceptionally(cause);
+            } else {
+                retry(what, localCall, remoteCall, deadline, result, cause.toString());
+            }
+        });
+    }
+
+    private <T> void retry(String what, Supplier<CompletableFuture<T>> localCall,
+                           Function<BrokerChannel, CompletableFuture<? extends Object>> remoteCall, long deadline,
+                           CompletableFuture<T> result, String problem) {
+        LOG.debug("Node {}: {} will be retried: {}", nodeId, what, problem);
+        try {
+            loop.schedule(() -> attempt(what, localCall, remoteCall, deadline, result, problem), retryBackoffMs,
+                    TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new NotControllerException(what + " not sent: the broker is shutting down"));
+        }
+    }
+
+    private synchronized CompletableFuture<BrokerChannel> channelTo(BrokerImage node) {
+        if (channel != null && channelNode == node.id()) {
+            BrokerChannel open = channel.getNow(null);
+            if (open == null && !channel.isDone() || open != null && open.isOpen()) {
+                return channel;
+            }
+        }
+        dropChannel();
+        channelNode = node.id();
+        channel = BrokerChannel.connect(loop, node.host(), node.port(), "millrace-broker-" + nodeId,
+                (int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        return channel;
+    }
+
+    private void dropChannel() {
+        if (channel != null) {
+            channel.thenAccept(BrokerChannel::close);
+            channel = null;
+            channelNode = -1;
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package dev.millrace.broker.cluster;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AlterPartitionRequestData;
+import org.apache.kafka.common.message.AlterPartitionResponseData;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AllocateProducerIdsRequest;
+import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.AlterPartitionRequest;
+import org.apache.kafka.common.requests.AlterPartitionResponse;
+import org.apache.kafka.common.requests.BrokerHeartbeatRequest;
+import org.apache.kafka.common.requests.BrokerHeartbeatResponse;
+import org.apache.kafka.common.requests.BrokerRegistrationRequest;
+import org.apache.kafka.common.requests.BrokerRegistrationResponse;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+
+import dev.millrace.broker.controller.Controller.AlterPartitionResult;
+import dev.millrace.broker.controller.Controller.BrokerHeartbeat;
+import dev.millrace.broker.controller.Controller.BrokerHeartbeatReply;
+import dev.millrace.broker.controller.Controller.BrokerRegistration;
+import dev.millrace.broker.controller.Controller.IsrChange;
+import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.MetadataImage.PartitionImage;
+import dev.millrace.broker.controller.ProducerIdBlock;
+
+/**
+ * The mapping between the controller's calls ({@link dev.millrace.broker.controller.Controller}) and the Kafka
+ * controller APIs that carry them between nodes, in both directions: {@link ControllerClient} builds requests and
+ * reads responses, {@link ControllerApis} reads requests and builds responses.
+ *
+ * <pre>
+ *   BrokerRegistration   BrokerId, ClusterId, IncarnationId, Listeners[0] = PLAINTEXT host:port, Rack
+ *                        → ErrorCode, BrokerEpoch
+ *   BrokerHeartbeat      BrokerId, BrokerEpoch, CurrentMetadataOffset (the applied quorum index), WantFence,
+ *                        WantShutDown → ErrorCode, IsCaughtUp, IsFenced, ShouldShutDown
+ *   AlterPartition       BrokerId, BrokerEpoch, per TopicId and partition: LeaderEpoch, NewIsrWithEpochs
+ *                        (broker epochs -1: not checked), PartitionEpoch → per partition ErrorCode, LeaderId,
+ *                        LeaderEpoch, Isr, PartitionEpoch (the committed state)
+ *   AllocateProducerIds  BrokerId, BrokerEpoch → ErrorCode, ProducerIdStart, ProducerIdLen
+ *   CreateTopics         as kafka-clients' Admin sends it (auto-created and internal topics)
+ * </pre>
+ *
+ * A failed call's error code travels, its message does not (these responses have no message field): the active
+ * controller logs the message. Stateless and thread-safe.
+ */
+final class ControllerMessages {
+
+    private static final String LISTENER = "PLAINTEXT";
+
+    private ControllerMessages() {
+    }
+
+    static BrokerRegistrationRequest.Builder registration(BrokerRegistration registration) {
+        BrokerRegistrationRequestData.ListenerCollection listeners = new BrokerRegistrationRequestData
+                .ListenerCollection();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName(LISTENER).setHost(registration.host())
+                .setPort(registration.port()).setSecurityProtocol(SecurityProtocol.PLAINTEXT.id));
+        return new BrokerRegistrationRequest.Builder(new BrokerRegistrationRequestData()
+                .setBrokerId(registration.brokerId()).setClusterId(registration.clusterId())
+                .setIncarnationId(registration.incarnationId()).setListeners(listeners)
+                .setRack(registration.rack()));
+    }
+
+    static BrokerRegistration registration(BrokerRegistrationRequestData data) {
+        BrokerRegistrationRequestData.Listener listener = data.listeners().find(LISTENER);
+        if (listener == null && !data.listeners().isEmpty()) {
+            listener = data.listeners().iterator().next();
+        }
+        String host = listener == null ? "" : listener.host();
+        int port = listener == null ? 0 : listener.port();
+        return new BrokerRegistration(data.brokerId(), data.clusterId(), data.incarnationId(), host, port,
+                data.rack());
+    }
+
+    static long registrationEpoch(BrokerRegistrationResponse response) {
+        Errors error = Errors.forCode(response.data().errorCode());
+        if (error != Errors.NONE) {
+            throw error.exception("BrokerRegistration refused by the active controller: " + error.message());
+        }
+        return response.data().brokerEpoch();
+    }
+
+    static BrokerHeartbeatRequest.Builder heartbeat(BrokerHeartbeat heartbeat) {
+        return new BrokerHeartbeatRequest.Builder(new BrokerHeartbeatRequestData().setBrokerId(heartbeat.brokerId())
+                .setBrokerEpoch(heartbeat.brokerEpoch()).setCurrentMetadataOffset(heartbeat.appliedMetadataIndex())
+                .setWantFence(heartbeat.wantFence()).setWantShutDown(heartbeat.wantShutdown()));
+    }
+
+    static BrokerHeartbeat heartbeat(BrokerHeartbeatRequestData data) {
+        return new BrokerHeartbeat(data.brokerId(), data.brokerEpoch(), data.currentMetadataOffset(),
+                data.wantFence(), data.wantShutDown());
+    }
+
+    static BrokerHeartbeatReply heartbeatReply(BrokerHeartbeatResponse response) {
+        Errors error = Errors.forCode(response.data().errorCode());
+        if (error != Errors.NONE) {
+            throw error.exception("BrokerHeartbeat refused by the active controller: " + error.message());
+        }
+        return new BrokerHeartbeatReply(response.data().isCaughtUp(), response.data().isFenced(),
+                response.data().shouldShutDown());
+    }
+
+    static AlterPartitionRequest.Builder alterPartition(int brokerId, long brokerEpoch, List<IsrChange> changes) {
+        AlterPartitionRequestData data = new AlterPartitionRequestData().setBrokerId(brokerId)
+                .setBrokerEpoch(brokerEpoch);
+        Map<Uuid, AlterPartitionRequestData.TopicData> topics = new LinkedHashMap<>();
+        for (IsrChange change : changes) {
+            AlterPartitionRequestData.TopicData topic = topics.computeIfAbsent(change.topicId(), id -> {
+                AlterPartitionRequestData.TopicData t = new AlterPartitionRequestData.TopicData().setTopicId(id);
+                data.topics().add(t);
+                return t;
+            });
+            List<AlterPartitionRequestData.BrokerState> isr = new ArrayList<>();
+            for (int replica : change.newIsr()) {
+                isr.add(new AlterPartitionRequestData.BrokerState().setBrokerId(replica).setBrokerEpoch(-1));
+            }
+            topic.partitions().add(new AlterPartitionRequestData.PartitionData().setPartitionIndex(change.partition())
+                    .setLeaderEpoch(change.leaderEpoch()).setNewIsrWithEpochs(isr)
+                    .setPartitionEpoch(change.partitionEpoch()));
+        }
+        return new AlterPartitionRequest.Builder(data);
+    }
+
+    static List<IsrChange> isrChanges(AlterPartitionRequestData data) {
+        List<IsrChange> changes = new ArrayList<>();
+        for (AlterPartitionRequestData.TopicData topic : data.topics()) {
+            for (AlterPartitionRequestData.PartitionData p : topic.partitions()) {
+                List<Integer> isr = new ArrayList<>();
+                if (!p.newIsrWithEpochs().isEmpty()) {
+                    p.newIsrWithEpochs().forEach(b -> isr.add(b.brokerId()));
+                } else {
+                    isr.addAll(p.newIsr());
+                }
+                changes.add(new IsrChange(topic.topicId(), p.partitionIndex(), p.leaderEpoch(), isr,
+                        p.partitionEpoch()));
+            }
+        }
+        return changes;
+    }
+
+    static AlterPartitionResponse alterPartitionResponse(Map<TopicIdPartition, AlterPartitionResult> results) {
+        AlterPartitionResponseData data = new AlterPartitionResponseData();
+        Map<Uuid, AlterPartitionResponseData.TopicData> topics = new LinkedHashMap<>();
+        results.forEach((tp, result) -> {
+            AlterPartitionResponseData.TopicData topic = topics.computeIfAbsent(tp.topicId(), id -> {
+                AlterPartitionResponseData.TopicData t = new AlterPartitionResponseData.TopicData().setTopicId(id);
+                data.topics().add(t);
+                return t;
+            });
+            AlterPartitionResponseData.PartitionData out = new AlterPartitionResponseData.PartitionData()
+                    .setPartitionIndex(tp.partition()).setErrorCode(result.error().code());
+            PartitionImage state = result.partition();
+            if (state != null) {
+                out.setLeaderId(state.leader()).setLeaderEpoch(state.leaderEpoch())
+                        .setIsr(new ArrayList<>(state.isr())).setPartitionEpoch(state.partitionEpoch());
+            }
+            topic.partitions().add(out);
+        });
+        return new AlterPartitionResponse(data);
+    }
+
+    /**
+     * The per-partition results of an AlterPartition response. The returned {@link PartitionImage}s carry the
+     * committed leader, leader epoch, ISR and partition epoch; their replica list is empty (the response does not
+     * carry it; callers keep the one they know).
+     */
+    static Map<TopicIdPartition, AlterPartitionResult> alterPartitionResults(AlterPartitionResponse response) {
+        Errors top = Errors.forCode(response.data().errorCode());
+        if (top != Errors.NONE) {
+            throw top.exception("AlterPartition refused by the active controller: " + top.message());
+        }
+        Map<TopicIdPartition, AlterPartitionResult> results = new LinkedHashMap<>();
+        for (AlterPartitionResponseData.TopicData topic : response.data().topics()) {
+            for (AlterPartitionResponseData.PartitionData p : topic.partitions()) {
+                Errors error = Errors.forCode(p.errorCode());
+                PartitionImage state = p.leaderEpoch() < 0 && error != Errors.NONE ? null
+                        : new PartitionImage(p.partitionIndex(), List.of(), p.isr(), p.leaderId(), p.leaderEpoch(),
+                        p.partitionEpoch());
+                results.put(new TopicIdPartition(topic.topicId(), new TopicPartition("", p.partitionIndex())),
+                        new AlterPartitionResult(error, state));
+            }
+        }
+        return results;
+    }
+
+    static CreateTopicsRequest.Builder createTopics(List<NewTopic> topics, int timeoutMs) {
+        CreateTopicsRequestData.CreatableTopicCollection collection = new CreateTopicsRequestData
+                .CreatableTopicCollection();
+        for (NewTopic topic : topics) {
+            CreateTopicsRequestData.CreatableTopic creatable = new CreateTopicsRequestData.CreatableTopic()
+                    .setName(topic.name()).setNumPartitions(topic.numPartitions())
+                    .setReplicationFactor(topic.replicationFactor());
+            topic.configs().forEach((name, value) -> creatable.configs().add(
+                    new CreateTopicsRequestData.CreatableTopicConfig().setName(name).setValue(value)));
+            collection.add(creatable);
+        }
+        return new CreateTopicsRequest.Builder(new CreateTopicsRequestData().setTopics(collection)
+                .setTimeoutMs(timeoutMs));
+    }
+
+    static Map<String, ApiError> createTopicsResults(CreateTopicsResponse response) {
+        Map<String, ApiError> results = new LinkedHashMap<>();
+        for (CreateTopicsResponseData.CreatableTopicResult result : response.data().topics()) {
+            results.put(result.name(), new ApiError(Errors.forCode(result.errorCode()), result.errorMessage()));
+        }
+        return results;
+    }
+
+    static AllocateProducerIdsRequest.Builder allocateProducerIds(int brokerId, long brokerEpoch) {
+        return new AllocateProducerIdsRequest.Builder(new AllocateProducerIdsRequestData().setBrokerId(brokerId)
+                .setBrokerEpoch(brokerEpoch));
+    }
+
+    static ProducerIdBlock producerIdBlock(int brokerId, AllocateProducerIdsResponse response) {
+        Errors error = Errors.forCode(response.data().errorCode());
+        if (error != Errors.NONE) {
+            throw error.exception("AllocateProducerIds refused by the active controller: " + error.message());
+        }
+        return new ProducerIdBlock(brokerId, response.data().producerIdStart(), response.data().producerIdLen());
+    }
+}
