@@ -4,19 +4,27 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.AlterPartitionResponse;
+import org.apache.kafka.common.requests.ElectLeadersResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.BrokerHeartbeatResponse;
 import org.apache.kafka.common.requests.BrokerRegistrationResponse;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
@@ -32,6 +40,8 @@ import dev.millrace.broker.controller.Controller.BrokerHeartbeatReply;
 import dev.millrace.broker.controller.Controller.BrokerRegistration;
 import dev.millrace.broker.controller.Controller.IsrChange;
 import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.Controller.OngoingReassignment;
+import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.controller.ProducerIdBlock;
 import dev.millrace.protocol.net.BrokerChannel;
@@ -47,9 +57,16 @@ import io.netty.channel.nio.NioEventLoopGroup;
  * AlterPartition, AllocateProducerIds, encoded with kafka-clients' message classes), to that node's Kafka listener,
  * whose address the node registered in the metadata ({@link ControllerApis} answers there).
  *
+ * <p>Admin calls that clients may send to any broker (ElectLeaders, AlterPartitionReassignments,
+ * ListPartitionReassignments, IncrementalAlterConfigs and AlterConfigs of topics) are forwarded the same way, as the
+ * same Kafka request. The node that receives a forwarded request answers it from its own controller and never
+ * forwards it again: forwarded requests carry the client id {@link #CLIENT_ID_PREFIX}{@code <node id>}
+ * ({@link #isForwarded}), so two nodes that disagree for a moment about which one is active cannot pass a request
+ * back and forth.
+ *
  * <p>A call is retried, after {@code retryBackoffMs}, while there is no active controller, while its node has not
- * registered its listener yet, when the answer is NOT_CONTROLLER (leadership moved meanwhile) or when the connection
- * fails; it fails with a {@link TimeoutException} naming the call and the last problem once {@code timeoutMs} has
+ * registered its listener yet, when the answer is NOT_CONTROLLER (leadership moved meanwhile) or BROKER_NOT_AVAILABLE
+ * (the active controller's node is still starting) or when the connection fails; it fails with a {@link TimeoutException} naming the call and the last problem once {@code timeoutMs} has
  * passed. Any other error completes the call exceptionally with the kafka-clients exception of the error code.
  *
  * <p>Threading: thread-safe. One connection at a time (to the active controller's node), on one event-loop thread
@@ -59,6 +76,9 @@ import io.netty.channel.nio.NioEventLoopGroup;
 public final class ControllerClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControllerClient.class);
+
+    /** The client id of this client's connections, followed by the sending node's id. */
+    public static final String CLIENT_ID_PREFIX = "millrace-broker-";
 
     private final int nodeId;
     private final Controller local;
@@ -121,6 +141,63 @@ public final class ControllerClient implements AutoCloseable {
                 ch -> ch.<CreateTopicsResponse>send(ControllerMessages.createTopics(topics, (int) timeoutMs),
                         ApiKeys.CREATE_TOPICS.latestVersion())
                         .thenApply(response -> orNotController(ControllerMessages.createTopicsResults(response))));
+    }
+
+    /**
+     * Whether a request with {@code clientId} was forwarded by another node's controller client: it is answered by
+     * the receiving node's controller, never forwarded again.
+     */
+    public static boolean isForwarded(String clientId) {
+        return clientId != null && clientId.startsWith(CLIENT_ID_PREFIX);
+    }
+
+    /**
+     * Preferred or unclean leader election at the active controller ({@link Controller#electLeaders}).
+     *
+     * @param partitions null for every partition
+     */
+    public CompletableFuture<Map<TopicPartition, ApiError>> electLeaders(boolean preferred,
+                                                                       Set<TopicPartition> partitions) {
+        return call("ElectLeaders", () -> local.electLeaders(preferred, partitions),
+                ch -> ch.<ElectLeadersResponse>send(ControllerMessages.electLeaders(preferred, partitions,
+                        (int) timeoutMs), ApiKeys.ELECT_LEADERS.latestVersion())
+                        .thenApply(ControllerMessages::electLeadersResults));
+    }
+
+    /** Partition reassignments at the active controller ({@link Controller#alterPartitionReassignments}). */
+    public CompletableFuture<Map<TopicPartition, ApiError>> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> reassignments) {
+        return call("AlterPartitionReassignments", () -> local.alterPartitionReassignments(reassignments),
+                ch -> ch.<AlterPartitionReassignmentsResponse>send(ControllerMessages.alterPartitionReassignments(
+                        reassignments, (int) timeoutMs), ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion())
+                        .thenApply(ControllerMessages::alterPartitionReassignmentsResults));
+    }
+
+    /** The reassignments in progress, as the active controller knows them. */
+    public CompletableFuture<Map<TopicPartition, OngoingReassignment>> listPartitionReassignments() {
+        return call("ListPartitionReassignments", local::listPartitionReassignments,
+                ch -> ch.<ListPartitionReassignmentsResponse>send(ControllerMessages.listPartitionReassignments(
+                        (int) timeoutMs), ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion())
+                        .thenApply(ControllerMessages::listPartitionReassignmentsResults));
+    }
+
+    /**
+     * Topic config changes at the active controller ({@link Controller#alterTopicConfigs}): every change incremental
+     * (sent as IncrementalAlterConfigs) or every one a {@link TopicConfigChange#replace() replace} (AlterConfigs).
+     * Per topic name, NONE or the error with its message.
+     */
+    public CompletableFuture<Map<String, ApiError>> alterTopicConfigs(Map<String, TopicConfigChange> changes,
+                                                                      boolean validateOnly) {
+        boolean replace = ControllerMessages.allReplace(changes);
+        return call(replace ? "AlterConfigs" : "IncrementalAlterConfigs",
+                () -> local.alterTopicConfigs(changes, validateOnly).thenApply(ControllerClient::orNotController),
+                ch -> replace
+                        ? ch.<AlterConfigsResponse>send(ControllerMessages.alterConfigs(changes, validateOnly),
+                                ApiKeys.ALTER_CONFIGS.latestVersion())
+                        .thenApply(r -> orNotController(ControllerMessages.alterConfigsResults(r)))
+                        : ch.<IncrementalAlterConfigsResponse>send(ControllerMessages.incrementalAlterConfigs(changes,
+                                validateOnly), ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion())
+                        .thenApply(r -> orNotController(ControllerMessages.incrementalAlterConfigsResults(r))));
     }
 
     /** Turns a per-topic NOT_CONTROLLER (leadership moved while the request waited) into a retry of the whole call. */
@@ -188,7 +265,8 @@ public final class ControllerClient implements AutoCloseable {
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
                     : error;
-            if (cause instanceof NotControllerException || cause instanceof IOException) {
+            if (cause instanceof NotControllerException || cause instanceof BrokerNotAvailableException
+                    || cause instanceof IOException) {
                 if (cause instanceof IOException) {
                     synchronized (this) {
                         dropChannel();
@@ -224,7 +302,7 @@ public final class ControllerClient implements AutoCloseable {
         }
         dropChannel();
         channelNode = node.id();
-        channel = BrokerChannel.connect(loop, node.host(), node.port(), "millrace-broker-" + nodeId,
+        channel = BrokerChannel.connect(loop, node.host(), node.port(), CLIENT_ID_PREFIX + nodeId,
                 (int) Math.min(Integer.MAX_VALUE, timeoutMs));
         return channel;
     }

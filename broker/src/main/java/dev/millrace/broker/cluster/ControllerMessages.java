@@ -4,20 +4,34 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.ElectLeadersResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AllocateProducerIdsRequest;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.AlterPartitionRequest;
 import org.apache.kafka.common.requests.AlterPartitionResponse;
 import org.apache.kafka.common.requests.BrokerHeartbeatRequest;
@@ -26,6 +40,12 @@ import org.apache.kafka.common.requests.BrokerRegistrationRequest;
 import org.apache.kafka.common.requests.BrokerRegistrationResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.ElectLeadersResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
@@ -35,6 +55,8 @@ import dev.millrace.broker.controller.Controller.BrokerHeartbeatReply;
 import dev.millrace.broker.controller.Controller.BrokerRegistration;
 import dev.millrace.broker.controller.Controller.IsrChange;
 import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.Controller.OngoingReassignment;
+import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.ProducerIdBlock;
 
@@ -53,10 +75,14 @@ import dev.millrace.broker.controller.ProducerIdBlock;
  *                        LeaderEpoch, Isr, PartitionEpoch (the committed state)
  *   AllocateProducerIds  BrokerId, BrokerEpoch → ErrorCode, ProducerIdStart, ProducerIdLen
  *   CreateTopics         as kafka-clients' Admin sends it (auto-created and internal topics)
+ *   ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments, IncrementalAlterConfigs (topics; SET and
+ *   DELETE), AlterConfigs (topics)
+ *                        as kafka-clients' Admin sends them, forwarded from the node a client asked; the answering
+ *                        node builds the response (dev.millrace.broker.server's admin handlers)
  * </pre>
  *
- * A failed call's error code travels, its message does not (these responses have no message field): the active
- * controller logs the message. Stateless and thread-safe.
+ * A failed call's error code travels; its message does only where the response has a message field (the forwarded
+ * admin calls, per entity; elsewhere the active controller logs the message). Stateless and thread-safe.
  */
 final class ControllerMessages {
 
@@ -232,5 +258,128 @@ final class ControllerMessages {
             throw error.exception("AllocateProducerIds refused by the active controller: " + error.message());
         }
         return new ProducerIdBlock(brokerId, response.data().producerIdStart(), response.data().producerIdLen());
+    }
+
+    static ElectLeadersRequest.Builder electLeaders(boolean preferred, Set<TopicPartition> partitions, int timeoutMs) {
+        return new ElectLeadersRequest.Builder(preferred ? ElectionType.PREFERRED : ElectionType.UNCLEAN, partitions,
+                timeoutMs);
+    }
+
+    static Map<TopicPartition, ApiError> electLeadersResults(ElectLeadersResponse response) {
+        throwIfFailed("ElectLeaders", response.data().errorCode(), null);
+        Map<TopicPartition, ApiError> results = new LinkedHashMap<>();
+        for (ElectLeadersResponseData.ReplicaElectionResult topic : response.data().replicaElectionResults()) {
+            for (ElectLeadersResponseData.PartitionResult p : topic.partitionResult()) {
+                results.put(new TopicPartition(topic.topic(), p.partitionId()),
+                        new ApiError(Errors.forCode(p.errorCode()), p.errorMessage()));
+            }
+        }
+        return results;
+    }
+
+    static AlterPartitionReassignmentsRequest.Builder alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> reassignments, int timeoutMs) {
+        AlterPartitionReassignmentsRequestData data = new AlterPartitionReassignmentsRequestData()
+                .setTimeoutMs(timeoutMs);
+        Map<String, AlterPartitionReassignmentsRequestData.ReassignableTopic> topics = new LinkedHashMap<>();
+        reassignments.forEach((tp, target) -> topics.computeIfAbsent(tp.topic(), name -> {
+            AlterPartitionReassignmentsRequestData.ReassignableTopic t = new AlterPartitionReassignmentsRequestData
+                    .ReassignableTopic().setName(name);
+            data.topics().add(t);
+            return t;
+        }).partitions().add(new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                .setPartitionIndex(tp.partition()).setReplicas(target == null ? null : target.orElse(null))));
+        return new AlterPartitionReassignmentsRequest.Builder(data);
+    }
+
+    static Map<TopicPartition, ApiError> alterPartitionReassignmentsResults(
+            AlterPartitionReassignmentsResponse response) {
+        throwIfFailed("AlterPartitionReassignments", response.data().errorCode(), response.data().errorMessage());
+        Map<TopicPartition, ApiError> results = new LinkedHashMap<>();
+        for (AlterPartitionReassignmentsResponseData.ReassignableTopicResponse topic : response.data().responses()) {
+            for (AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse p : topic.partitions()) {
+                results.put(new TopicPartition(topic.name(), p.partitionIndex()),
+                        new ApiError(Errors.forCode(p.errorCode()), p.errorMessage()));
+            }
+        }
+        return results;
+    }
+
+    /** Lists every reassignment in progress (the asking node filters). */
+    static ListPartitionReassignmentsRequest.Builder listPartitionReassignments(int timeoutMs) {
+        return new ListPartitionReassignmentsRequest.Builder(new ListPartitionReassignmentsRequestData()
+                .setTimeoutMs(timeoutMs).setTopics(null));
+    }
+
+    static Map<TopicPartition, OngoingReassignment> listPartitionReassignmentsResults(
+            ListPartitionReassignmentsResponse response) {
+        throwIfFailed("ListPartitionReassignments", response.data().errorCode(), response.data().errorMessage());
+        Map<TopicPartition, OngoingReassignment> results = new LinkedHashMap<>();
+        for (ListPartitionReassignmentsResponseData.OngoingTopicReassignment topic : response.data().topics()) {
+            for (ListPartitionReassignmentsResponseData.OngoingPartitionReassignment p : topic.partitions()) {
+                results.put(new TopicPartition(topic.name(), p.partitionIndex()), new OngoingReassignment(
+                        List.copyOf(p.replicas()), List.copyOf(p.addingReplicas()),
+                        List.copyOf(p.removingReplicas())));
+            }
+        }
+        return results;
+    }
+
+    /** Whether every change replaces its topic's whole config (legacy AlterConfigs); a mix is a bug. */
+    static boolean allReplace(Map<String, TopicConfigChange> changes) {
+        long replacing = changes.values().stream().filter(TopicConfigChange::replace).count();
+        if (replacing != 0 && replacing != changes.size()) {
+            throw new IllegalArgumentException("Incremental and replacing config changes in one call: " + changes);
+        }
+        return replacing != 0;
+    }
+
+    static IncrementalAlterConfigsRequest.Builder incrementalAlterConfigs(Map<String, TopicConfigChange> changes,
+                                                                         boolean validateOnly) {
+        IncrementalAlterConfigsRequestData data = new IncrementalAlterConfigsRequestData()
+                .setValidateOnly(validateOnly);
+        changes.forEach((topic, change) -> {
+            IncrementalAlterConfigsRequestData.AlterConfigsResource resource = new IncrementalAlterConfigsRequestData
+                    .AlterConfigsResource().setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName(topic);
+            change.set().forEach((name, value) -> resource.configs().add(new IncrementalAlterConfigsRequestData
+                    .AlterableConfig().setName(name).setValue(value).setConfigOperation((byte) 0)));
+            change.delete().forEach(name -> resource.configs().add(new IncrementalAlterConfigsRequestData
+                    .AlterableConfig().setName(name).setValue(null).setConfigOperation((byte) 1)));
+            data.resources().add(resource);
+        });
+        return new IncrementalAlterConfigsRequest.Builder(data);
+    }
+
+    static Map<String, ApiError> incrementalAlterConfigsResults(IncrementalAlterConfigsResponse response) {
+        Map<String, ApiError> results = new LinkedHashMap<>();
+        response.data().responses().forEach(r -> results.put(r.resourceName(),
+                new ApiError(Errors.forCode(r.errorCode()), r.errorMessage())));
+        return results;
+    }
+
+    static AlterConfigsRequest.Builder alterConfigs(Map<String, TopicConfigChange> changes, boolean validateOnly) {
+        Map<ConfigResource, AlterConfigsRequest.Config> configs = new LinkedHashMap<>();
+        changes.forEach((topic, change) -> {
+            List<AlterConfigsRequest.ConfigEntry> entries = new ArrayList<>();
+            change.set().forEach((name, value) -> entries.add(new AlterConfigsRequest.ConfigEntry(name, value)));
+            configs.put(new ConfigResource(ConfigResource.Type.TOPIC, topic), new AlterConfigsRequest.Config(entries));
+        });
+        return new AlterConfigsRequest.Builder(configs, validateOnly);
+    }
+
+    static Map<String, ApiError> alterConfigsResults(AlterConfigsResponse response) {
+        Map<String, ApiError> results = new LinkedHashMap<>();
+        response.data().responses().forEach(r -> results.put(r.resourceName(),
+                new ApiError(Errors.forCode(r.errorCode()), r.errorMessage())));
+        return results;
+    }
+
+    /** Throws the kafka-clients exception of a whole-request error (NOT_CONTROLLER makes the caller retry). */
+    private static void throwIfFailed(String what, short errorCode, String message) {
+        Errors error = Errors.forCode(errorCode);
+        if (error != Errors.NONE) {
+            throw error.exception(what + " refused by the active controller: "
+                    + (message == null ? error.message() : message));
+        }
     }
 }

@@ -155,6 +155,7 @@ public final class BrokerServer implements AutoCloseable {
         controller = controllerFactory.create(config, new File(dataDir, "metadata"), initialClusterId);
         controller.registerListener(partitions);
         controller.start();
+        partitions.enableReplicaRemoval(); // the metadata log is replayed: images from here on are not history
         ClusterIdentity identity = ClusterIdentity.adopt(dataDir, stored, awaitClusterId(), config.nodeId());
         controllerClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100);
         ControllerApis controllerApis = new ControllerApis(controller);
@@ -241,7 +242,8 @@ public final class BrokerServer implements AutoCloseable {
                 producePurgatory, endpoints, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new OffsetsForLeaderEpochHandler(partitions),
-                new TopicAdminHandler(controller, partitions, BrokerConfigLoader.values(config)), new DeleteRecordsHandler(partitions),
+                new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
+                new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);

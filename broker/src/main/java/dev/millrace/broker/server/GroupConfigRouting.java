@@ -43,7 +43,7 @@ final class GroupConfigRouting {
         if (others.resources().isEmpty()) {
             return CompletableFuture.completedFuture(new IncrementalAlterConfigsResponse(groupResults));
         }
-        return topicAdmin.incrementalAlterConfigs(new IncrementalAlterConfigsRequest(others, version))
+        return topicAdmin.incrementalAlterConfigs(new IncrementalAlterConfigsRequest(others, version), false)
                 .thenApply(response -> {
                     IncrementalAlterConfigsResponseData joined = response.data().duplicate();
                     joined.responses().addAll(groupResults.responses());

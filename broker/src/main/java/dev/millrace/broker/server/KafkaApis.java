@@ -16,6 +16,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
+import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
@@ -57,6 +60,7 @@ import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 
+import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.network.ApiVersionTable;
 import dev.millrace.broker.network.RequestHandler;
@@ -94,6 +98,9 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_CONFIGS)
             .addAll(ApiKeys.ALTER_CONFIGS)
             .addAll(ApiKeys.INCREMENTAL_ALTER_CONFIGS)
+            .addAll(ApiKeys.ELECT_LEADERS)
+            .addAll(ApiKeys.ALTER_PARTITION_REASSIGNMENTS)
+            .addAll(ApiKeys.LIST_PARTITION_REASSIGNMENTS)
             .addAll(ApiKeys.DELETE_RECORDS)
             .addAll(ApiKeys.INIT_PRODUCER_ID)
             .addAll(ApiKeys.FIND_COORDINATOR)
@@ -138,6 +145,7 @@ public final class KafkaApis implements RequestHandler {
     private final ListOffsetsHandler listOffsets;
     private final OffsetsForLeaderEpochHandler offsetsForLeaderEpoch;
     private final TopicAdminHandler topicAdmin;
+    private final PartitionAdminHandler partitionAdmin;
     private final DeleteRecordsHandler deleteRecords;
     private final InitProducerIdHandler initProducerId;
     private final GroupCoordinator groups;
@@ -147,7 +155,7 @@ public final class KafkaApis implements RequestHandler {
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
               OffsetsForLeaderEpochHandler offsetsForLeaderEpoch, TopicAdminHandler topicAdmin,
-              DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
+              PartitionAdminHandler partitionAdmin, DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
               GroupCoordinator groups, TransactionHandler transactions) {
         this.transactions = transactions;
         this.deleteRecords = deleteRecords;
@@ -162,6 +170,7 @@ public final class KafkaApis implements RequestHandler {
         this.listOffsets = listOffsets;
         this.offsetsForLeaderEpoch = offsetsForLeaderEpoch;
         this.topicAdmin = topicAdmin;
+        this.partitionAdmin = partitionAdmin;
     }
 
     @Override
@@ -213,11 +222,22 @@ public final class KafkaApis implements RequestHandler {
                         : GroupConfigRouting.describeConfigs((DescribeConfigsRequest) request, version, topicAdmin,
                                 shares.groupConfigs()));
             case ALTER_CONFIGS:
-                return topicAdmin.alterConfigs((AlterConfigsRequest) request).thenApply(r -> r);
+                return topicAdmin.alterConfigs((AlterConfigsRequest) request, forwarded(context)).thenApply(r -> r);
             case INCREMENTAL_ALTER_CONFIGS:
-                return (shares == null ? topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request)
+                return (shares == null || forwarded(context)
+                        ? topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request,
+                                forwarded(context))
                         : GroupConfigRouting.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request, version,
                                 topicAdmin, shares.groupConfigs())).thenApply(r -> r);
+            case ELECT_LEADERS:
+                return partitionAdmin.electLeaders((ElectLeadersRequest) request, forwarded(context))
+                        .thenApply(r -> r);
+            case ALTER_PARTITION_REASSIGNMENTS:
+                return partitionAdmin.alterPartitionReassignments((AlterPartitionReassignmentsRequest) request,
+                        forwarded(context)).thenApply(r -> r);
+            case LIST_PARTITION_REASSIGNMENTS:
+                return partitionAdmin.listPartitionReassignments((ListPartitionReassignmentsRequest) request,
+                        forwarded(context)).thenApply(r -> r);
             case DELETE_RECORDS:
                 return done(deleteRecords.handle((DeleteRecordsRequest) request));
             case INIT_PRODUCER_ID: {
@@ -303,6 +323,14 @@ public final class KafkaApis implements RequestHandler {
             data.setErrorCode(Errors.INVALID_REQUEST.code());
         }
         return new ApiVersionsResponse(data);
+    }
+
+    /**
+     * Whether another node's controller client forwarded this request to this node's controller (see
+     * {@link ControllerClient}); such a request is answered here, never forwarded again.
+     */
+    private static boolean forwarded(RequestContext context) {
+        return ControllerClient.isForwarded(context.clientId());
     }
 
     private static CompletableFuture<AbstractResponse> done(AbstractResponse response) {

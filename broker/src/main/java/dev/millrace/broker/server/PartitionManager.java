@@ -36,8 +36,10 @@ import dev.millrace.broker.replica.ReplicaFetcherManager;
 
 /**
  * Keeps one {@link Partition} (and its log under {@code <logsDir>/<topic>-<partition>}) for every
- * partition the metadata assigns to this broker: opens logs for new partitions, applies topic config
- * changes, and closes and deletes the logs of deleted topics.
+ * partition the metadata assigns to this broker: opens logs for new partitions (also for a broker a reassignment
+ * adds: it starts as a follower and fetches from the leader), applies topic config changes, and closes and deletes
+ * the logs of deleted topics and, once {@link #enableReplicaRemoval enabled}, of partitions a reassignment moved
+ * away from this broker.
  *
  * <p>Replication: every image's state of each partition goes to {@link Partition#applyState}; a partition that
  * becomes a follower is handed to the {@link ReplicaFetcherManager} (which fetches it from its leader), one that
@@ -63,6 +65,8 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
     private final ReplicaFetcherManager fetchers;
     private final List<Consumer<TopicPartition>> changeListeners = new CopyOnWriteArrayList<>();
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Whether partitions no longer assigned here are removed (see {@link #enableReplicaRemoval}). */
+    private volatile boolean replicaRemoval;
     /** Topics {@link #onMetadataUpdate} has looked at in full (built their log config), for tests. */
     private long topicsExamined;
 
@@ -159,7 +163,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
                 Partition existing = partitions.get(tp);
                 if (existing == null || !existing.topicId().equals(topic.topicId())) {
                     if (existing != null) {
-                        remove(tp);
+                        remove(tp, "its topic was deleted and created again");
                     }
                     open(tp, topic, p, config);
                 } else {
@@ -170,12 +174,30 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
                 }
             }
         }
-        for (TopicPartition tp : partitions.keySet()) {
+        for (Map.Entry<TopicPartition, Partition> entry : partitions.entrySet()) {
+            TopicPartition tp = entry.getKey();
             TopicImage topic = current.topics().get(tp.topic());
-            if (topic == null || !topic.partitions().containsKey(tp.partition())) {
-                remove(tp);
+            PartitionImage state = topic == null ? null : topic.partitions().get(tp.partition());
+            if (state == null || !topic.topicId().equals(entry.getValue().topicId())) {
+                remove(tp, "its topic was deleted");
+            } else if (!state.replicas().contains(nodeId)) {
+                fetchers.stopFollowing(tp);
+                if (replicaRemoval) {
+                    remove(tp, "broker " + nodeId + " is no longer one of its replicas " + state.replicas());
+                }
             }
         }
+    }
+
+    /**
+     * From now on, a partition whose replicas no longer include this broker (a reassignment moved it away) is closed
+     * and its log directory deleted. Call once the controller has replayed the metadata log at start: replayed images
+     * are history, and one that dropped this broker may be followed by one that adds it back, with records it has
+     * fetched since that only the log on disk holds. Before this call such a partition only stops fetching (a later
+     * update removes it). Logs of deleted topics are removed at once either way: a topic id never comes back.
+     */
+    public void enableReplicaRemoval() {
+        replicaRemoval = true;
     }
 
     /** How many topics metadata updates have looked at in full so far (controller's applying thread). */
@@ -225,7 +247,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         }
     }
 
-    private void remove(TopicPartition tp) {
+    private void remove(TopicPartition tp, String why) {
         fetchers.stopFollowing(tp);
         Partition partition = partitions.remove(tp);
         if (partition == null) {
@@ -234,7 +256,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         maintenance.unregister(partition.log()); // waits for a maintenance round working on this log
         partition.log().close();
         deleteRecursively(partition.log().dir().toPath());
-        log.info("Deleted the log of {}", tp);
+        log.info("Deleted the log of {}: {}", tp, why);
     }
 
     private static void deleteRecursively(Path dir) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigResource;
@@ -37,6 +38,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 
+import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
@@ -47,7 +49,14 @@ import dev.millrace.broker.log.LogConfig;
 /**
  * Topic administration for the Admin client: create, delete and grow topics, describe and alter
  * topic configs (incrementally, and the legacy replace-all form). Changes go through the
- * {@link Controller}; results and errors are per topic. Broker-resource configs are described as
+ * {@link Controller}; results and errors are per topic.
+ *
+ * <p>Topic config changes come from kafka-clients' Admin to any broker (its least loaded node), so they go to the
+ * active controller through the {@link ControllerClient}: the local controller when this node is active, else the same
+ * request to the active controller's node. A change that another node forwarded ({@code forwarded}) is applied by the
+ * local controller (NOT_CONTROLLER per topic when it is not active; the forwarding node tries again). Describing
+ * configs reads the local metadata image, on any node. Create, delete and grow go to the local controller: Admin sends
+ * them to the node the Metadata response names as controller, and retries on NOT_CONTROLLER. Broker-resource configs are described as
  * empty and cannot be altered yet (INVALID_REQUEST, naming the resource).
  *
  * <p>Thread-safe; called on request threads.
@@ -55,13 +64,15 @@ import dev.millrace.broker.log.LogConfig;
 final class TopicAdminHandler {
 
     private final Controller controller;
+    private final ControllerClient controllerClient;
     private final PartitionManager partitions;
     private final List<BrokerConfigLoader.SettingValue> brokerSettings;
 
-    TopicAdminHandler(Controller controller, PartitionManager partitions,
+    TopicAdminHandler(Controller controller, ControllerClient controllerClient, PartitionManager partitions,
                       List<BrokerConfigLoader.SettingValue> brokerSettings) {
         this.brokerSettings = List.copyOf(brokerSettings);
         this.controller = controller;
+        this.controllerClient = controllerClient;
         this.partitions = partitions;
     }
 
@@ -180,7 +191,8 @@ final class TopicAdminHandler {
         }
     }
 
-    CompletableFuture<IncrementalAlterConfigsResponse> incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
+    CompletableFuture<IncrementalAlterConfigsResponse> incrementalAlterConfigs(IncrementalAlterConfigsRequest request,
+                                                                            boolean forwarded) {
         IncrementalAlterConfigsRequestData data = request.data();
         Map<String, TopicConfigChange> changes = new LinkedHashMap<>();
         IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
@@ -210,7 +222,7 @@ final class TopicAdminHandler {
             }
             changes.put(resource.resourceName(), new TopicConfigChange(set, delete, false));
         }
-        return controller.alterTopicConfigs(changes, data.validateOnly()).thenApply(results -> {
+        return alterTopicConfigs(changes, data.validateOnly(), forwarded).thenApply(results -> {
             results.forEach((topic, error) -> response.responses().add(
                     new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName(topic)
@@ -219,7 +231,7 @@ final class TopicAdminHandler {
         });
     }
 
-    CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest request) {
+    CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest request, boolean forwarded) {
         AlterConfigsRequestData data = request.data();
         Map<String, TopicConfigChange> changes = new LinkedHashMap<>();
         AlterConfigsResponseData response = new AlterConfigsResponseData();
@@ -235,12 +247,34 @@ final class TopicAdminHandler {
             resource.configs().forEach(c -> set.put(c.name(), c.value()));
             changes.put(resource.resourceName(), new TopicConfigChange(set, Set.of(), true));
         }
-        return controller.alterTopicConfigs(changes, data.validateOnly()).thenApply(results -> {
+        return alterTopicConfigs(changes, data.validateOnly(), forwarded).thenApply(results -> {
             results.forEach((topic, error) -> response.responses().add(
                     new AlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName(topic)
                             .setErrorCode(error.error().code()).setErrorMessage(error.message())));
             return new AlterConfigsResponse(response);
+        });
+    }
+
+    /**
+     * Applies topic config changes at the active controller; a failure of the whole call (no active controller within
+     * the controller client's timeout) becomes every topic's error.
+     */
+    private CompletableFuture<Map<String, ApiError>> alterTopicConfigs(Map<String, TopicConfigChange> changes,
+                                                                       boolean validateOnly, boolean forwarded) {
+        if (changes.isEmpty()) {
+            return CompletableFuture.completedFuture(Map.of());
+        }
+        CompletableFuture<Map<String, ApiError>> results = forwarded
+                ? controller.alterTopicConfigs(changes, validateOnly)
+                : controllerClient.alterTopicConfigs(changes, validateOnly);
+        return results.exceptionally(error -> {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
+                    : error;
+            ApiError failure = ApiError.fromThrowable(cause);
+            Map<String, ApiError> all = new LinkedHashMap<>();
+            changes.keySet().forEach(topic -> all.put(topic, failure));
+            return all;
         });
     }
 

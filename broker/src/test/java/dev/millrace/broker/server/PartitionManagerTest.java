@@ -108,6 +108,37 @@ class PartitionManagerTest {
                 .isEqualTo(again.topicId()).isNotEqualTo(first.topicId());
     }
 
+    @Test
+    void shouldRemoveAReplicaMovedAwayOnlyOnceRemovalIsEnabled() {
+        TopicImage moved = topic("moved", Map.of());
+        publish(moved);
+        File logDir = manager.partition(new TopicPartition("moved", 0)).orElseThrow().log().dir();
+        TopicImage elsewhere = new TopicImage("moved", moved.topicId(),
+                Map.of(0, new PartitionImage(0, List.of(2, 3), List.of(2, 3), 2, 1, 1)), Map.of());
+
+        // while the controller replays its log at start, an image that drops this broker may be history
+        publish(elsewhere);
+        assertThat(manager.partition(new TopicPartition("moved", 0))).isPresent();
+        assertThat(logDir).isDirectory();
+
+        manager.enableReplicaRemoval();
+        publish(topic("unrelated", Map.of()));
+        assertThat(manager.partition(new TopicPartition("moved", 0))).isEmpty();
+        assertThat(logDir).doesNotExist();
+        assertThat(manager.partition(new TopicPartition("unrelated", 0))).isPresent();
+    }
+
+    @Test
+    void shouldDeleteTheOldLogOfATopicRecreatedWithoutThisBroker() {
+        publish(topic("renewed", Map.of()));
+        File logDir = manager.partition(new TopicPartition("renewed", 0)).orElseThrow().log().dir();
+
+        publish(new TopicImage("renewed", Uuid.randomUuid(),
+                Map.of(0, new PartitionImage(0, List.of(2), List.of(2), 2, 0, 0)), Map.of()));
+        assertThat(manager.partition(new TopicPartition("renewed", 0))).isEmpty();
+        assertThat(logDir).doesNotExist();
+    }
+
     private TopicImage topic(String name, Map<String, String> configs) {
         return new TopicImage(name, Uuid.randomUuid(),
                 Map.of(0, new PartitionImage(0, List.of(NODE), List.of(NODE), NODE, 0, 0)), configs);
