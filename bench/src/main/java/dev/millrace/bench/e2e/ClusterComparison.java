@@ -259,29 +259,27 @@ public final class ClusterComparison {
     /** Parts 1 and 2: the perf tools, unthrottled produce and consume, then produce at the fixed rate. */
     private void measureTools(String side, String key, String bootstrap, SideResult result)
             throws IOException, InterruptedException {
-        {
-            if (options.warmupRecords() > 0) {
-                PerfResult warm = tool(key + "-warmup", PerfTool.producerArgs(bootstrap, WARMUP_TOPIC,
-                        options.warmupRecords(), 0, 1024, -1, "all", true), options.warmupRecords());
-                progress(side + " warm-up: " + describe(warm));
-            }
-            settle();
-            result.produce = tool(key + "-produce", PerfTool.producerArgs(bootstrap, PRODUCE_TOPIC,
-                    options.records(), 0, 1024, -1, "all", true), options.records());
-            progress(side + " produce: " + describe(result.produce));
-            settle();
-            result.consume = tool(key + "-consume", PerfTool.consumerArgs(bootstrap, PRODUCE_TOPIC,
-                    options.records(), "cluster-consume-" + key), options.records());
-            progress(side + " consume: " + describe(result.consume));
-            settle();
-            result.fixed = tool(key + "-fixed", PerfTool.producerArgs(bootstrap, FIXED_TOPIC,
-                    options.fixedRecords(), options.fixedRecords() / 10, 1024, options.fixedRate(), "all", true),
-                    options.fixedRecords());
-            progress(side + " at " + options.fixedRate() + " records/s: " + describe(result.fixed));
+        if (options.warmupRecords() > 0) {
+            PerfResult warm = tool(key + "-warmup", PerfTool.producerArgs(bootstrap, WARMUP_TOPIC,
+                    options.warmupRecords(), 0, 1024, -1, "all", true), options.warmupRecords());
+            progress(side + " warm-up: " + describe(warm));
         }
+        settle();
+        result.produce = tool(key + "-produce", PerfTool.producerArgs(bootstrap, PRODUCE_TOPIC,
+                options.records(), 0, 1024, -1, "all", true), options.records());
+        progress(side + " produce: " + describe(result.produce));
+        settle();
+        result.consume = tool(key + "-consume", PerfTool.consumerArgs(bootstrap, PRODUCE_TOPIC,
+                options.records(), "cluster-consume-" + key), options.records());
+        progress(side + " consume: " + describe(result.consume));
+        settle();
+        result.fixed = tool(key + "-fixed", PerfTool.producerArgs(bootstrap, FIXED_TOPIC,
+                options.fixedRecords(), options.fixedRecords() / 10, 1024, options.fixedRate(), "all", true),
+                options.fixedRecords());
+        progress(side + " at " + options.fixedRate() + " records/s: " + describe(result.fixed));
     }
 
-    /** Starts the three nodes of one side in parallel-friendly order: all processes first, then waits for each. */
+    /** Starts the three nodes of one side at once (a voter needs a quorum before it listens) and waits for each. */
     private BrokerNode[] startCluster(String side) throws IOException, InterruptedException {
         int[] ports = new int[NODES];
         int[] controllerPorts = new int[NODES];
