@@ -19,7 +19,6 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -41,9 +40,12 @@ public final class BrokerNode implements AutoCloseable {
     private final Path log;
     private final Cleanup cleanup;
     private final List<String> command;
+    private final Path workDir;
     private Integer exitCode;
 
-    private BrokerNode(String name, Process process, int port, Path log, Cleanup cleanup, List<String> command) {
+    private BrokerNode(String name, Process process, int port, Path log, Cleanup cleanup, List<String> command,
+                       Path workDir) {
+        this.workDir = workDir;
         this.name = name;
         this.process = process;
         this.port = port;
@@ -66,14 +68,26 @@ public final class BrokerNode implements AutoCloseable {
     /** Like {@link #startMillrace(Path, Path, List, Cleanup)}, with {@code settings} ({@code name=value}) as {@code --set}. */
     public static BrokerNode startMillrace(Path home, Path workDir, List<String> jvm, Cleanup cleanup,
                                            List<String> settings) throws IOException, InterruptedException {
+        int port = Cleanup.freePort();
+        int controllerPort = Cleanup.freePort();
+        List<String> all = new ArrayList<>(List.of("controller.host=127.0.0.1", "controller.port=" + controllerPort));
+        all.addAll(settings);
+        return startMillrace(home, workDir, "Millrace", port, jvm, cleanup, all);
+    }
+
+    /**
+     * Starts one Millrace node named {@code name} on {@code port} with its data and log in {@code workDir}
+     * ({@code host=127.0.0.1} and {@code group.initial.rebalance.delay.ms=0} come first, then {@code settings}).
+     * A cluster node passes its {@code node.id} and {@code controller.quorum.voters} as settings.
+     */
+    static BrokerNode startMillrace(Path home, Path workDir, String name, int port, List<String> jvm,
+                                    Cleanup cleanup, List<String> settings) throws IOException, InterruptedException {
         Path jar = home.resolve("broker/target/millrace-broker.jar");
         Path lib = home.resolve("broker/target/lib");
         if (!Files.isRegularFile(jar) || !Files.isDirectory(lib)) {
             throw new IllegalStateException(jar + " or " + lib + " not found; build first with: "
                     + "mvn -B -q package -DskipTests");
         }
-        int port = Cleanup.freePort();
-        int controllerPort = Cleanup.freePort();
         Path data = Files.createDirectories(workDir.resolve("millrace-data"));
         List<String> command = new ArrayList<>();
         command.add(BrokerComparison.javaBinary());
@@ -89,14 +103,12 @@ public final class BrokerNode implements AutoCloseable {
         command.add("server");
         command.addAll(List.of("--port", Integer.toString(port), "--data-dir", data.toString(),
                 "--set", "host=127.0.0.1",
-                "--set", "controller.host=127.0.0.1",
-                "--set", "controller.port=" + controllerPort,
                 "--set", "group.initial.rebalance.delay.ms=0"));
         for (String setting : settings) {
             command.add("--set");
             command.add(setting);
         }
-        return launch("Millrace", command, port, workDir.resolve("millrace.log"), workDir, cleanup);
+        return launch(name, command, port, workDir.resolve("millrace.log"), workDir, cleanup);
     }
 
     /**
@@ -107,30 +119,45 @@ public final class BrokerNode implements AutoCloseable {
                                  Cleanup cleanup) throws IOException, InterruptedException {
         int port = Cleanup.freePort();
         int controllerPort = Cleanup.freePort();
+        return startKafka(peerClasspath, workDir, "Kafka", jvm, cleanup, 1, port, controllerPort,
+                "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), List.of(
+                        "num.partitions=" + partitions,
+                        "offsets.topic.replication.factor=1",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "share.coordinator.state.topic.replication.factor=1",
+                        "share.coordinator.state.topic.min.isr=1"));
+    }
+
+    /**
+     * Formats and starts one Kafka KRaft node (combined broker and controller) named {@code name}: node
+     * {@code nodeId} listening on {@code port} and, as a controller, on {@code controllerPort}; {@code voters}
+     * is the {@code controller.quorum.voters} list and {@code clusterId} the id every node of one cluster is
+     * formatted with; {@code extraProperties} ({@code name=value}) are appended to its server.properties.
+     */
+    static BrokerNode startKafka(String peerClasspath, Path workDir, String name, List<String> jvm, Cleanup cleanup,
+                                 int nodeId, int port, int controllerPort, String voters, String clusterId,
+                                 List<String> extraProperties) throws IOException, InterruptedException {
         Path data = Files.createDirectories(workDir.resolve("kafka-data"));
         Path properties = workDir.resolve("kafka-server.properties");
-        Files.writeString(properties, String.join("\n",
+        List<String> lines = new ArrayList<>(List.of(
                 "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                "node.id=" + nodeId,
+                "controller.quorum.voters=" + voters,
                 "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
                 "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
                 "controller.listener.names=CONTROLLER",
                 "inter.broker.listener.name=PLAINTEXT",
                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
                 "log.dirs=" + data,
-                "num.partitions=" + partitions,
-                "offsets.topic.replication.factor=1",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "share.coordinator.state.topic.replication.factor=1",
-                "share.coordinator.state.topic.min.isr=1",
-                "group.initial.rebalance.delay.ms=0",
-                ""), StandardCharsets.UTF_8);
+                "group.initial.rebalance.delay.ms=0"));
+        lines.addAll(extraProperties);
+        lines.add("");
+        Files.writeString(properties, String.join("\n", lines), StandardCharsets.UTF_8);
 
         List<String> format = new ArrayList<>(List.of(BrokerComparison.javaBinary(), "-Xmx256m",
                 "-cp", peerClasspath, "kafka.tools.StorageTool", "format",
-                "--cluster-id", Uuid.randomUuid().toString(), "--config", properties.toString()));
+                "--cluster-id", clusterId, "--config", properties.toString()));
         Path formatLog = workDir.resolve("kafka-format.log");
         Process formatting = new ProcessBuilder(format).redirectErrorStream(true)
                 .redirectOutput(formatLog.toFile()).start();
@@ -156,7 +183,7 @@ public final class BrokerNode implements AutoCloseable {
         command.add(peerClasspath);
         command.add("kafka.Kafka");
         command.add(properties.toString());
-        return launch("Kafka", command, port, workDir.resolve("kafka.log"), workDir, cleanup);
+        return launch(name, command, port, workDir.resolve("kafka.log"), workDir, cleanup);
     }
 
     /**
@@ -188,9 +215,9 @@ public final class BrokerNode implements AutoCloseable {
     private static BrokerNode launch(String name, List<String> command, int port, Path log, Path workDir,
                                      Cleanup cleanup) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         cleanup.track(process);
-        BrokerNode node = new BrokerNode(name, process, port, log, cleanup, command);
+        BrokerNode node = new BrokerNode(name, process, port, log, cleanup, command, workDir);
         try {
             Cleanup.awaitPort(process, port, STARTUP_TIMEOUT, name);
         } catch (RuntimeException | InterruptedException e) {
@@ -230,6 +257,15 @@ public final class BrokerNode implements AutoCloseable {
      * while the broker settles, and waits until every partition has a leader.
      */
     public void createTopic(String topic, int partitions) throws InterruptedException {
+        createTopic(topic, partitions, (short) 1, Map.of());
+    }
+
+    /**
+     * Creates a topic with {@code replicationFactor} replicas and the topic {@code configs}, retrying for up to a
+     * minute, and waits until every partition has a leader and a full ISR (as many replicas as the factor).
+     */
+    public void createTopic(String topic, int partitions, short replicationFactor, Map<String, String> configs)
+            throws InterruptedException {
         Properties config = new Properties();
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
@@ -241,7 +277,7 @@ public final class BrokerNode implements AutoCloseable {
             while (!created && System.nanoTime() < deadline) {
                 checkAlive();
                 try {
-                    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()
+                    admin.createTopics(List.of(new NewTopic(topic, partitions, replicationFactor).configs(configs))).all()
                             .get(25, TimeUnit.SECONDS);
                     created = true;
                 } catch (ExecutionException e) {
@@ -264,7 +300,8 @@ public final class BrokerNode implements AutoCloseable {
                     TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
                             .get(10, TimeUnit.SECONDS).get(topic);
                     if (description.partitions().size() == partitions && description.partitions().stream()
-                            .map(TopicPartitionInfo::leader).allMatch(l -> l != null && !l.isEmpty())) {
+                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty()
+                                    && p.isr().size() >= replicationFactor)) {
                         return;
                     }
                 } catch (ExecutionException | TimeoutException e) {
@@ -309,6 +346,23 @@ public final class BrokerNode implements AutoCloseable {
         for (String line : Cleanup.tail(log, lines)) {
             System.out.println("    | " + line);
         }
+    }
+
+    /**
+     * Kills the broker at once (SIGKILL) and returns after the signal was sent, without waiting for the
+     * process to be reaped; {@link #stop()} afterwards reaps it.
+     */
+    public void kill() {
+        process.destroyForcibly();
+    }
+
+    /**
+     * Starts the same command again (same port, data and log file, appended to) after this node has been
+     * stopped or killed, and waits until it accepts connections.
+     */
+    public BrokerNode relaunch() throws IOException, InterruptedException {
+        stop();
+        return launch(name, command, port, log, workDir, cleanup);
     }
 
     /** Stops the broker (SIGTERM, SIGKILL after {@link Cleanup#STOP_GRACE}); returns its exit code. */
