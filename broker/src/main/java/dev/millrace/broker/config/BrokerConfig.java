@@ -58,22 +58,27 @@ public final class BrokerConfig {
 
     @Setting(name = "controller.host", doc = "IP address the embedded metadata quorum voter binds; with the port "
             + "it identifies the voter, so it must not change across restarts. When controller.quorum.voters is set, "
-            + "this node's entry there gives the address; leave this unset or give the same host.")
+            + "this node's entry there gives the address; leave this unset or give the same host. On a node that is "
+            + "not in controller.quorum.voters (a broker only) it is the address of its metadata learner, which the "
+            + "voters connect to.")
     @NotBlank
     String controllerHost = "127.0.0.1";
 
     @Setting(name = "controller.port", doc = "Port of the embedded metadata quorum voter (SOFAJRaft); it must not "
             + "change across restarts, since it is part of the quorum membership. When controller.quorum.voters is "
-            + "set, this node's entry there gives the port; leave this unset or give the same port.")
+            + "set, this node's entry there gives the port; leave this unset or give the same port. On a node that is "
+            + "not in controller.quorum.voters (a broker only) it is the port of its metadata learner, which "
+            + "replicates the metadata log without voting; it must not be a voter's port on the same host.")
     @Min(1)
     @Max(65535)
     int controllerPort = 9093;
 
     @Setting(name = "controller.quorum.voters", doc = "The metadata quorum's voters, id@host:port[,id@host:port...], "
             + "the same list on every node; each voter listens on its own entry's address. Empty (the default) "
-            + "means embedded mode: this node is the only voter, on controller.host:controller.port. When set, "
-            + "node.id must be one of the ids (brokers that are not voters are not supported yet). "
-            + "Work in progress: the multi-voter controller is being built (issue 22).")
+            + "means embedded mode: this node is the only voter, on controller.host:controller.port. When set, a "
+            + "node whose node.id is one of the ids is a voter; any other node joins as a broker only, running a "
+            + "metadata learner on controller.host:controller.port that the raft leader adds to the quorum (it "
+            + "never votes or becomes the controller, and stays in the quorum's configuration after it leaves).")
     String controllerQuorumVoters = "";
 
     @Setting(name = "broker.rack", doc = "This broker's rack; the controller spreads a partition's replicas over "
@@ -304,15 +309,28 @@ public final class BrokerConfig {
         return controllerQuorumVoters;
     }
 
-    /** True when {@code controller.quorum.voters} is set: this node is one voter of a multi-node quorum. */
+    /**
+     * True when {@code controller.quorum.voters} is set: this node is one node of a cluster, a voter or
+     * (see {@link #isQuorumVoter()}) a broker only.
+     */
     public boolean isClusterMode() {
         return !controllerQuorumVoters.isBlank();
     }
 
     /**
+     * Whether this node votes in the metadata quorum: always in embedded mode; in cluster mode when
+     * {@code node.id} is one of {@code controller.quorum.voters}. Otherwise it is a broker only, whose
+     * metadata learner listens on {@link #controllerHost()}:{@link #controllerPort()}.
+     */
+    public boolean isQuorumVoter() {
+        return quorumVoters().contains(nodeId);
+    }
+
+    /**
      * The metadata quorum's voters: the parsed {@code controller.quorum.voters}, or in embedded mode the
-     * single entry {@code node.id@controller.host:controller.port}. This node's voter listens on
-     * {@code quorumVoters().address(nodeId())}, which is also {@link #controllerHost()}:{@link #controllerPort()}.
+     * single entry {@code node.id@controller.host:controller.port}. A voter listens on
+     * {@code quorumVoters().address(nodeId())}, which is also {@link #controllerHost()}:{@link #controllerPort()};
+     * a broker-only node is not in this list.
      */
     public QuorumVoters quorumVoters() {
         return isClusterMode() ? QuorumVoters.parse(controllerQuorumVoters)

@@ -3,7 +3,6 @@ package dev.millrace.broker.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * Checks of the cluster settings against each other, beyond what one setting's constraint can say, and
@@ -12,12 +11,13 @@ import java.util.stream.Collectors;
  * <p>When the voters are set (cluster mode):
  * <ul>
  *   <li>the list must parse ({@link QuorumVoters#parse});
- *   <li>{@code node.id} must be one of the voters: a node outside the list would join as a broker only, which
- *       is not built yet;
- *   <li>this node's voter listens on its own entry's address, so {@code controller.host} and
- *       {@code controller.port}, when given explicitly, must equal that entry; afterwards they hold it, so
- *       code that reads {@link BrokerConfig#controllerHost()}/{@link BrokerConfig#controllerPort()} and
- *       DescribeConfigs see the address the voter really uses.
+ *   <li>when {@code node.id} is one of the voters, this node's voter listens on its own entry's address, so
+ *       {@code controller.host} and {@code controller.port}, when given explicitly, must equal that entry;
+ *       afterwards they hold it, so code that reads {@link BrokerConfig#controllerHost()}/
+ *       {@link BrokerConfig#controllerPort()} and DescribeConfigs see the address the voter really uses;
+ *   <li>when {@code node.id} is not one of the voters, the node joins as a broker only: its metadata quorum
+ *       learner (it replicates the metadata log, never votes) listens on {@code controller.host}:
+ *       {@code controller.port}, which must not be a voter's address.
  * </ul>
  * In both modes the Kafka listener's {@code port} must differ from the voter's port,
  * {@code replica.fetch.wait.max.ms} must be below {@code replica.lag.time.max.ms} and
@@ -66,10 +66,7 @@ final class ClusterSettings {
             return;
         }
         if (!voters.contains(config.nodeId)) {
-            problems.add("node.id: " + config.nodeId + " is not one of the ids in " + QuorumVoters.SETTING + " ("
-                    + voters + "); a node that is not a voter would join as a broker only, which is not built yet: "
-                    + "set node.id to one of " + voters.nodeIds().stream().map(String::valueOf)
-                    .collect(Collectors.joining(", ")) + " or add this node to " + QuorumVoters.SETTING);
+            checkLearner(config, voters, problems);
             return;
         }
         HostPort own = voters.address(config.nodeId);
@@ -90,5 +87,28 @@ final class ClusterSettings {
         }
         config.controllerHost = own.host();
         config.controllerPort = own.port();
+    }
+
+    /** A node outside the voters: its learner's address is controller.host:controller.port. */
+    private static void checkLearner(BrokerConfig config, QuorumVoters voters, List<String> problems) {
+        if (config.controllerHost == null || config.controllerHost.isBlank() || config.controllerPort < 1
+                || config.controllerPort > 65535) {
+            return; // already reported by the settings' own constraints
+        }
+        HostPort learner = new HostPort(config.controllerHost, config.controllerPort);
+        String notVoter = "node.id " + config.nodeId + " is not one of the ids in " + QuorumVoters.SETTING + " ("
+                + voters + "), so this node joins as a broker only and its metadata learner listens on "
+                + "controller.host:controller.port";
+        for (int id : voters.nodeIds()) {
+            if (voters.address(id).equals(learner)) {
+                problems.add("controller.port: " + learner + " is voter " + id + "'s address in "
+                        + QuorumVoters.SETTING + "; " + notVoter + ", which must be an address of its own (or set "
+                        + "node.id to " + id + " to run that voter)");
+            }
+        }
+        if (config.port == config.controllerPort) {
+            problems.add("port: " + config.port + " is also controller.port; " + notVoter
+                    + ", and the Kafka listener and the learner need different ports");
+        }
     }
 }

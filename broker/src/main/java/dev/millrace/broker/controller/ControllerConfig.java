@@ -9,18 +9,24 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The settings of one controller voter, validated on construction with messages that name the
- * setting. A voter is identified in the quorum by its {@code host:port}, which must therefore stay
- * the same across restarts; {@code voters} maps every voter's node id to its {@code host:port}, this
- * one's included, with the same map on every voter (Kafka's {@code controller.quorum.voters}). Use IP
- * addresses, not host names: jraft compares peers as text.
+ * The settings of one controller node, validated on construction with messages that name the
+ * setting. A node is identified in the quorum by its {@code host:port}, which must therefore stay
+ * the same across restarts; {@code voters} maps every voter's node id to its {@code host:port}, with
+ * the same map on every node (Kafka's {@code controller.quorum.voters}). Use IP addresses, not host
+ * names: jraft compares peers as text.
+ *
+ * <p>A node whose id is a key of {@code voters} is a voter and listens on its entry's address. A node
+ * whose id is not is a <em>learner</em> ({@link #isLearner()}): it replicates and applies the metadata
+ * log on its own {@code host:port} (which must not be a voter's) but never votes or leads; see
+ * {@link MetadataQuorum}.
  *
  * <p>Replicas are placed on the registered, unfenced brokers of the image (there is no static broker
  * list any more): a topic created before any broker registered fails with INVALID_REPLICATION_FACTOR.
  *
- * @param nodeId                       this node's id; must be a key of {@code voters}
+ * @param nodeId                       this node's id; a key of {@code voters} for a voter, any other id for
+ *                                     a learner
  * @param dataDir                      holds the raft log, raft metadata and snapshots; created if missing
- * @param host                         the address the quorum port binds to and the voters know this node by
+ * @param host                         the address the quorum port binds to and the quorum knows this node by
  * @param port                         the quorum port
  * @param voters                       node id to {@code host:port} of every voter, in the configured order;
  *                                     one entry for embedded mode
@@ -70,9 +76,15 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
         }
         check(new HashSet<>(voters.values()).size() == voters.size(),
                 "voters (" + VOTERS_SETTING + ") must not repeat an address, got " + voters);
-        check(address(host, port).equals(voters.get(nodeId)),
-                "voters (" + VOTERS_SETTING + ") must map this node id " + nodeId + " to its own address "
-                        + address(host, port) + ", got " + voters);
+        if (voters.containsKey(nodeId)) {
+            check(address(host, port).equals(voters.get(nodeId)),
+                    "voters (" + VOTERS_SETTING + ") must map this node id " + nodeId + " to its own address "
+                            + address(host, port) + ", got " + voters);
+        } else {
+            check(!voters.containsValue(address(host, port)),
+                    "this node " + nodeId + " is not a voter, so its learner address " + address(host, port)
+                            + " must differ from every voter's address in " + VOTERS_SETTING + ", got " + voters);
+        }
         check(defaultNumPartitions >= 1, "defaultNumPartitions must be at least 1, got " + defaultNumPartitions);
         check(defaultReplicationFactor >= 1,
                 "defaultReplicationFactor must be at least 1, got " + defaultReplicationFactor);
@@ -154,7 +166,15 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
                 initialClusterId, brokerSessionTimeout, uncleanLeaderElection, interval);
     }
 
-    /** This voter's {@code host:port}. */
+    /**
+     * Whether this node is a learner of the quorum rather than a voter: its id is not among the voters.
+     * A learner replicates the metadata log but never votes and never becomes the active controller.
+     */
+    public boolean isLearner() {
+        return !voters.containsKey(nodeId);
+    }
+
+    /** This node's {@code host:port} in the quorum. */
     public String address() {
         return address(host, port);
     }

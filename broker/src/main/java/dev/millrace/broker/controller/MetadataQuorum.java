@@ -3,6 +3,7 @@ package dev.millrace.broker.controller;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -14,10 +15,12 @@ import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.alipay.sofa.jraft.CliService;
 import com.alipay.sofa.jraft.Closure;
 import com.alipay.sofa.jraft.Node;
 import com.alipay.sofa.jraft.NodeManager;
 import com.alipay.sofa.jraft.RaftGroupService;
+import com.alipay.sofa.jraft.RaftServiceFactory;
 import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.closure.ReadIndexClosure;
 import com.alipay.sofa.jraft.conf.Configuration;
@@ -25,13 +28,14 @@ import com.alipay.sofa.jraft.core.NodeImpl;
 import com.alipay.sofa.jraft.entity.PeerId;
 import com.alipay.sofa.jraft.entity.Task;
 import com.alipay.sofa.jraft.error.RaftError;
+import com.alipay.sofa.jraft.option.CliOptions;
 import com.alipay.sofa.jraft.option.NodeOptions;
 import com.alipay.sofa.jraft.rpc.RaftRpcServerFactory;
 import com.alipay.sofa.jraft.rpc.RpcServer;
 import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
 
 /**
- * This voter's SOFAJRaft node: wires the {@link MetadataStateMachine} into a raft group over a bolt
+ * This node's SOFAJRaft node, a voter or a learner of the metadata group: wires the {@link MetadataStateMachine} into a raft group over a bolt
  * RPC server, starts it, and offers the few quorum operations the controller needs.
  *
  * <p>Layout under {@code dataDir}: {@code log/} (RocksDB raft log), {@code raft_meta/} (term and
@@ -51,7 +55,21 @@ import com.alipay.sofa.jraft.rpc.impl.BoltRpcServer;
  *       differ, rather than run a quorum whose members disagree on who votes.</li>
  *   <li>A one-voter group elects itself at once; with more voters the election timeout is randomised
  *       within [timeout, 2 x timeout).</li>
- *   <li>The CLI service (remote membership changes) is disabled; membership is static for now.</li>
+ *   <li>The voters are static. Learners are not: jraft keeps them in the configuration beside the
+ *       voters (replicated by the leader like followers, never counted in a quorum, never starting an
+ *       election: a node not among the configuration's peers does not even pre-vote). A learner
+ *       ({@link ControllerConfig#isLearner()}) starts its node with the voters plus itself as learner,
+ *       then asks the leader to add it through jraft's CLI service ({@code addLearners}; adding a
+ *       learner that is already in the configuration succeeds at once, so a restarted learner asks
+ *       again harmlessly), retried every {@value #JOIN_RETRY_MS} ms until the start timeout, which fails
+ *       naming {@value ControllerConfig#VOTERS_SETTING}. It learns the leader from the leader's own
+ *       append-entries, so {@link #leaderAddress()} works on it as on a voter; its read-index barrier is
+ *       served by the leader (jraft accepts read-index requests from learners in the configuration).
+ *       For that, the CLI service is enabled on every node; it answers only on the quorum port, which
+ *       must be reachable by cluster members only.</li>
+ *   <li>A learner stays in the configuration when its node stops or is removed: the leader keeps a
+ *       replicator that retries it (log noise, no effect on commits or elections), and the same node
+ *       id and address find their place again on restart. Nothing removes it today.</li>
  * </ul>
  *
  * <p>{@link #start} binds the port first (so a port in use fails before any raft state is opened),
@@ -70,6 +88,8 @@ final class MetadataQuorum implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
     private static final long READ_BARRIER_RETRY_MS = 20;
+    private static final long JOIN_RETRY_MS = 200;
+    private static final int JOIN_RPC_TIMEOUT_MS = 2_000;
 
     private final ControllerConfig config;
     private final MetadataStateMachine stateMachine;
@@ -93,10 +113,14 @@ final class MetadataQuorum implements AutoCloseable {
         startNode();
         try {
             checkVoters("its raft log");
+            if (config.isLearner()) {
+                joinAsLearner(deadlineNs);
+            }
             awaitLeader(deadlineNs);
             long index = awaitCaughtUp(deadlineNs);
             checkVoters("the leader's committed configuration");
-            LOG.info("{}Quorum node started in {} ms; leader {}, caught up to index {}", logPrefix,
+            LOG.info("{}Quorum {} started in {} ms; leader {}, caught up to index {}", logPrefix,
+                    config.isLearner() ? "learner" : "voter",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), leaderAddress().orElse("?"), index);
         } catch (TimeoutException | InterruptedException | RuntimeException e) {
             close();
@@ -150,6 +174,39 @@ final class MetadataQuorum implements AutoCloseable {
                     + source + " (data directory " + config.dataDir() + ") has voters " + committed
                     + "; every voter must be started with the same " + ControllerConfig.VOTERS_SETTING);
         }
+    }
+
+    /**
+     * Asks the leader, through the voters' CLI service, to add this node as a learner; retries until it
+     * succeeds (also when it already is one) or the start deadline passes.
+     */
+    private void joinAsLearner(long deadlineNs) throws TimeoutException, InterruptedException {
+        PeerId self = new PeerId(config.host(), config.port());
+        CliOptions options = new CliOptions();
+        options.setTimeoutMs(JOIN_RPC_TIMEOUT_MS);
+        options.setMaxRetry(0);
+        CliService cli = RaftServiceFactory.createAndInitCliService(options);
+        String lastFailure = "none";
+        try {
+            while (remainingNs(deadlineNs) > 0) {
+                checkNotClosed();
+                Status status = cli.addLearners(GROUP_ID, votersConfiguration(), List.of(self));
+                if (status.isOk()) {
+                    LOG.info("{}Joined the metadata quorum as learner {}", logPrefix, self);
+                    return;
+                }
+                lastFailure = status.toString();
+                LOG.debug("{}Joining as learner failed, retrying: {}", logPrefix, status);
+                TimeUnit.MILLISECONDS.sleep(Math.min(JOIN_RETRY_MS,
+                        TimeUnit.NANOSECONDS.toMillis(remainingNs(deadlineNs)) + 1));
+            }
+        } finally {
+            cli.shutdown();
+        }
+        throw new TimeoutException(logPrefix + "node " + config.nodeId() + " is not in "
+                + ControllerConfig.VOTERS_SETTING + " (" + config.votersText() + "), so it joins the metadata quorum "
+                + "as a learner, but no leader among those voters added it within " + config.startTimeout().toMillis()
+                + " ms (last answer: " + lastFailure + "); a majority of the voters must be running and reachable");
     }
 
     /**
@@ -247,7 +304,7 @@ final class MetadataQuorum implements AutoCloseable {
         closedSignal.complete(null);
     }
 
-    private NodeOptions nodeOptions() {
+    private Configuration votersConfiguration() {
         Configuration voters = new Configuration();
         for (String voter : config.voters().values()) {
             PeerId peer = PeerId.parsePeer(voter);
@@ -255,6 +312,14 @@ final class MetadataQuorum implements AutoCloseable {
                 throw new IllegalArgumentException(logPrefix + "voter '" + voter + "' is not host:port");
             }
             voters.addPeer(peer);
+        }
+        return voters;
+    }
+
+    private NodeOptions nodeOptions() {
+        Configuration voters = votersConfiguration();
+        if (config.isLearner()) {
+            voters.addLearner(new PeerId(config.host(), config.port()));
         }
         int electionTimeoutMs = (int) config.electionTimeout().toMillis();
         NodeOptions options = new NodeOptions();
@@ -266,7 +331,7 @@ final class MetadataQuorum implements AutoCloseable {
         options.setLogUri(config.dataDir().resolve("log").toString());
         options.setRaftMetaUri(config.dataDir().resolve("raft_meta").toString());
         options.setSnapshotUri(config.dataDir().resolve("snapshot").toString());
-        options.setDisableCli(true);
+        options.setDisableCli(false);
         return options;
     }
 

@@ -28,7 +28,11 @@ import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.error.RaftError;
 
 /**
- * The metadata controller on a SOFAJRaft quorum: one voter, in embedded mode the only one.
+ * The metadata controller on a SOFAJRaft quorum: one voter, in embedded mode the only one. A node
+ * whose id is not among the voters ({@link ControllerConfig#isLearner()}) runs a learner of the same
+ * quorum instead: it applies the same log into the same image and names the active controller
+ * ({@link #activeControllerId()}), but never becomes active, so every request on it gets
+ * NOT_CONTROLLER like on a follower voter.
  *
  * <p>A request runs as an event on this controller's single event thread, and only while this
  * voter is the active controller (between jraft's {@code onLeaderStart} and {@code onLeaderStop}):

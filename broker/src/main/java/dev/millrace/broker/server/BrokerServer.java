@@ -120,8 +120,9 @@ public final class BrokerServer implements AutoCloseable {
     /**
      * Starts the node in dependency order:
      * <ol>
-     *   <li>the metadata quorum voter; once a leader is elected and the log replayed, the quorum's cluster id is
-     *       checked against (or written to) {@code meta.properties};</li>
+     *   <li>the metadata quorum voter (on a node outside {@code controller.quorum.voters}, a learner that applies
+     *       the same log but never votes); once a leader is known and the log replayed, the quorum's cluster id
+     *       is checked against (or written to) {@code meta.properties};</li>
      *   <li>the Kafka listener, answering at first only the controller APIs other nodes send to the active
      *       controller ({@link ControllerApis}) and BROKER_NOT_AVAILABLE to everything else;</li>
      *   <li>registration with the active controller, then heartbeats until it unfences this broker (it has caught

@@ -12,7 +12,9 @@ import dev.millrace.broker.controller.RaftController;
  * The SOFAJRaft controller voter inside the broker's process. Embedded mode (no
  * {@code controller.quorum.voters}) runs the only voter on {@code controller.host:controller.port};
  * a cluster node runs the voter of its own {@code controller.quorum.voters} entry (the loader has
- * put that entry's address in {@code controller.host}/{@code controller.port}). Topic defaults,
+ * put that entry's address in {@code controller.host}/{@code controller.port}); a cluster node whose
+ * {@code node.id} is not among the voters runs a learner of the same quorum on
+ * {@code controller.host:controller.port} (see {@link ControllerConfig#isLearner()}). Topic defaults,
  * broker session timeout, unclean election and the leader-imbalance check come from the broker's
  * settings of the same names.
  */

@@ -78,13 +78,39 @@ class BrokerConfigClusterTest {
     }
 
     @Test
-    void shouldRefuseANodeThatIsNotAVoter() {
+    void shouldRunANodeThatIsNotAVoterAsABrokerOnlyWithItsLearnerOnControllerHostAndPort() {
+        BrokerConfig config = commandLine(9392, "d4", "node.id=4", "controller.quorum.voters=" + VOTERS,
+                "controller.port=9393");
+        assertThat(config.isClusterMode()).isTrue();
+        assertThat(config.isQuorumVoter()).isFalse();
+        assertThat(config.quorumVoters().nodeIds()).containsExactly(1, 2, 3);
+        assertThat(config.controllerHost()).isEqualTo("127.0.0.1");
+        assertThat(config.controllerPort()).isEqualTo(9393);
+        assertThat(commandLine(9092, "d1", "node.id=1", "controller.quorum.voters=" + VOTERS).isQuorumVoter())
+                .isTrue();
+        assertThat(BrokerConfigLoader.load(null, Map.of()).isQuorumVoter()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseANonVoterWhoseLearnerAddressIsAVotersAddress() {
+        // controller.port's default 9093 is voter 1's address here
         assertThatThrownBy(() -> commandLine(9392, "d4", "node.id=4", "controller.quorum.voters=" + VOTERS))
                 .isInstanceOf(ConfigurationException.class)
                 .satisfies(e -> assertThat(((ConfigurationException) e).problems()).containsExactly(
-                        "node.id: 4 is not one of the ids in controller.quorum.voters (" + VOTERS + "); a node that "
-                                + "is not a voter would join as a broker only, which is not built yet: set node.id "
-                                + "to one of 1, 2, 3 or add this node to controller.quorum.voters"));
+                        "controller.port: 127.0.0.1:9093 is voter 1's address in controller.quorum.voters; node.id 4 "
+                                + "is not one of the ids in controller.quorum.voters (" + VOTERS + "), so this node "
+                                + "joins as a broker only and its metadata learner listens on "
+                                + "controller.host:controller.port, which must be an address of its own (or set "
+                                + "node.id to 1 to run that voter)"));
+    }
+
+    @Test
+    void shouldRefuseANonVoterWhoseKafkaPortIsItsLearnerPort() {
+        assertThatThrownBy(() -> commandLine(9393, "d4", "node.id=4", "controller.quorum.voters=" + VOTERS,
+                "controller.port=9393"))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("port: 9393 is also controller.port; node.id 4 is not one of the ids")
+                .hasMessageContaining("the Kafka listener and the learner need different ports");
     }
 
     @Test

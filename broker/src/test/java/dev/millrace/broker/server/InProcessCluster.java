@@ -24,7 +24,8 @@ import dev.millrace.broker.config.BrokerConfigLoader;
  * A cluster of brokers in this JVM, each a voter of the metadata quorum, on 127.0.0.1 with ports chosen free up
  * front (voter ports must be known to every node before any starts), data under one directory per node. Nodes start
  * together (each one's start waits for the others' registrations); {@link #stop} closes one with a controlled
- * shutdown, {@link #start} brings it back with the same ports and data.
+ * shutdown, {@link #start} brings it back with the same ports and data. {@link #addBroker} starts a further node
+ * that is not a voter (a broker only, whose metadata learner gets a port of its own) in the running cluster.
  *
  * <p>For tests; not thread-safe.
  */
@@ -34,6 +35,7 @@ final class InProcessCluster implements AutoCloseable {
     private final Map<String, String> settings;
     private final Map<Integer, Integer> kafkaPorts = new LinkedHashMap<>();
     private final Map<Integer, Integer> voterPorts = new LinkedHashMap<>();
+    private final Map<Integer, Integer> learnerPorts = new LinkedHashMap<>();
     private final Map<Integer, BrokerServer> running = new HashMap<>();
     private final String voters;
     /** Notified on every metadata change of every node, so that {@link #awaitCondition} re-checks at once. */
@@ -105,6 +107,9 @@ final class InProcessCluster implements AutoCloseable {
         all.put("broker.session.timeout.ms", "3000");
         all.put("broker.heartbeat.interval.ms", "300");
         all.put("replica.lag.time.max.ms", "3000");
+        if (learnerPorts.containsKey(id)) {
+            all.put("controller.port", String.valueOf(learnerPorts.get(id)));
+        }
         all.putAll(settings);
         return all;
     }
@@ -115,6 +120,11 @@ final class InProcessCluster implements AutoCloseable {
             throw new IllegalStateException("Node " + id + " is not running");
         }
         return broker;
+    }
+
+    /** The voters' {@code controller.quorum.voters} setting, as every node of this cluster has it. */
+    String voters() {
+        return voters;
     }
 
     List<Integer> nodeIds() {
@@ -145,6 +155,20 @@ final class InProcessCluster implements AutoCloseable {
         if (running.containsKey(id)) {
             throw new IllegalStateException("Node " + id + " is already running");
         }
+        startAll(List.of(id));
+    }
+
+    /**
+     * Starts node {@code id}, not in the voter list, in the running cluster: a broker only, with its own Kafka and
+     * metadata learner ports; waits until it is registered and unfenced. {@link #stop} and {@link #start} work for
+     * it as for the voters.
+     */
+    void addBroker(int id) throws Exception {
+        if (kafkaPorts.containsKey(id)) {
+            throw new IllegalStateException("Node " + id + " is already part of the cluster");
+        }
+        kafkaPorts.put(id, freePort());
+        learnerPorts.put(id, freePort());
         startAll(List.of(id));
     }
 
