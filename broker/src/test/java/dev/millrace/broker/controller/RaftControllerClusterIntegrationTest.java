@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.millrace.broker.log.ManualTime;
 import dev.millrace.broker.controller.Controller.NewTopic;
 
 /** Three voters in one process on 127.0.0.1, each with its own port and data directory. */

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.millrace.broker.log.ManualTime;
 import dev.millrace.broker.controller.Controller.AlterPartitionResult;
 import dev.millrace.broker.controller.Controller.BrokerHeartbeat;
 import dev.millrace.broker.controller.Controller.BrokerRegistration;

@@ -38,6 +38,7 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 
+import dev.millrace.broker.log.ManualTime;
 import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
@@ -75,7 +76,7 @@ public final class ReplicaTestCluster implements AutoCloseable {
     private final ReplicaConfig config;
     private final Map<String, String> topicConfigs;
     private final Uuid topicId = Uuid.randomUuid();
-    private final ManualTime time = new ManualTime();
+    private final ManualTime time = new ManualTime(1_000_000L);
     private final Map<Integer, Node> nodes = new TreeMap<>();
     private final Map<Integer, InetSocketAddress> addresses = new ConcurrentHashMap<>();
     private final EventLoopGroup clientLoop = new NioEventLoopGroup(1,
