@@ -66,7 +66,8 @@ import io.netty.channel.nio.NioEventLoopGroup;
  *
  * <p>A call is retried, after {@code retryBackoffMs}, while there is no active controller, while its node has not
  * registered its listener yet, when the answer is NOT_CONTROLLER (leadership moved meanwhile) or BROKER_NOT_AVAILABLE
- * (the active controller's node is still starting) or when the connection fails; it fails with a {@link TimeoutException} naming the call and the last problem once {@code timeoutMs} has
+ * (the active controller's node is still starting) or when the connection fails; it fails with a
+ * {@link TimeoutException} naming the call and the last problem once {@code timeoutMs} has
  * passed. Any other error completes the call exceptionally with the kafka-clients exception of the error code.
  *
  * <p>Threading: thread-safe. One connection at a time (to the active controller's node), on one event-loop thread
@@ -137,7 +138,8 @@ public final class ControllerClient implements AutoCloseable {
      * CreateTopics to the active controller's node. Per topic name, NONE or the error with its message.
      */
     public CompletableFuture<Map<String, ApiError>> createTopics(List<NewTopic> topics) {
-        return call("CreateTopics", () -> local.createTopics(topics, false).thenApply(ControllerClient::orNotController),
+        return call("CreateTopics",
+                () -> local.createTopics(topics, false).thenApply(ControllerClient::orNotController),
                 ch -> ch.<CreateTopicsResponse>send(ControllerMessages.createTopics(topics, (int) timeoutMs),
                         ApiKeys.CREATE_TOPICS.latestVersion())
                         .thenApply(response -> orNotController(ControllerMessages.createTopicsResults(response))));

@@ -63,7 +63,8 @@ final class InternalTopics {
                 LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024));
         // kept until the delay service moves its log start past delivered records (no time or size retention,
         // which could lose pending delays)
-        Map<String, String> delay = Map.of(LogConfig.CLEANUP_POLICY, "delete", LogConfig.RETENTION_MS, "-1", LogConfig.RETENTION_BYTES, "-1",
+        Map<String, String> delay = Map.of(LogConfig.CLEANUP_POLICY, "delete", LogConfig.RETENTION_MS, "-1",
+                LogConfig.RETENTION_BYTES, "-1",
                 LogConfig.SEGMENT_BYTES, String.valueOf(100 * 1024 * 1024));
         List<NewTopic> wanted = List.of(
                 new NewTopic(OffsetsTopic.NAME, offsetsPartitions, replicationFactor, compacted),
