@@ -41,6 +41,9 @@ import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.group.GroupCoordinatorConfig;
+import dev.millrace.broker.group.OffsetsTopic;
+import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.txn.TransactionStateTopic;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
@@ -90,6 +93,8 @@ public final class BrokerServer implements AutoCloseable {
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
     private DelayedDeliveryService delays;
+    /** Coordinator appends waiting for their internal partition's in-sync replicas. */
+    private ReplicationWaiters replicationWaiters;
     private KafkaServer network;
     private volatile ControllerClient controllerClient;
     private BrokerEndpoints endpoints;
@@ -199,6 +204,9 @@ public final class BrokerServer implements AutoCloseable {
                 config.delayTopicNumPartitions(), config.offsetsTopicNumPartitions(), 120_000);
         timer = TimerReaper.start("millrace-timer-reaper", new SystemTimer("millrace-timer"),
                 TimerReaper.DEFAULT_REAP_INTERVAL_MS);
+        replicationWaiters = new ReplicationWaiters(partitions, timer,
+                config.replicaLagTimeMaxMs() + partitions.replicaConfig().isrCheckIntervalMs() + 5_000);
+        partitions.addChangeListener(replicationWaiters::onPartitionChange);
         groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
         AtomicReference<Node> selfNode = new AtomicReference<>();
         groups = new GroupCoordinator(GroupCoordinatorConfig.defaults()
@@ -246,7 +254,7 @@ public final class BrokerServer implements AutoCloseable {
                 new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
-                InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
+                InternalTopics.offsetsTopic(controller, partitions).partitionCount()), findCoordinatorHandler());
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
                 shareTopics), timer, dev.millrace.delay.Time.SYSTEM);
@@ -263,9 +271,21 @@ public final class BrokerServer implements AutoCloseable {
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
         background.scheduleWithFixedDelay(producePurgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
+        background.scheduleWithFixedDelay(replicationWaiters::purgeCompleted, 10, 10, TimeUnit.SECONDS);
         long isrCheckMs = partitions.replicaConfig().isrCheckIntervalMs();
         background.scheduleWithFixedDelay(partitions::maybeShrinkIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
         log.info("Broker {} of cluster {} started on {}", config.nodeId(), identity.clusterId(), boundAddress);
+    }
+
+    /** FindCoordinator over the leaders of the three coordinator topics. */
+    private FindCoordinatorHandler findCoordinatorHandler() {
+        return new FindCoordinatorHandler(coordinators(OffsetsTopic.NAME), coordinators(TransactionStateTopic.NAME),
+                coordinators(LogShareStateStore.TOPIC));
+    }
+
+    private FindCoordinatorHandler.Coordinators coordinators(String topic) {
+        return new FindCoordinatorHandler.Coordinators(controller.image().topic(topic).orElseThrow().partitions().size(),
+                ClusterCoordinatorLocators.forTopic(controller, topic));
     }
 
     private void startDelaysInBackground(int attempt) {

@@ -149,6 +149,7 @@ public final class KafkaApis implements RequestHandler {
     private final DeleteRecordsHandler deleteRecords;
     private final InitProducerIdHandler initProducerId;
     private final GroupCoordinator groups;
+    private final FindCoordinatorHandler findCoordinator;
     private final TransactionHandler transactions;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
     private volatile ShareBroker shares;
@@ -156,8 +157,9 @@ public final class KafkaApis implements RequestHandler {
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
               OffsetsForLeaderEpochHandler offsetsForLeaderEpoch, TopicAdminHandler topicAdmin,
               PartitionAdminHandler partitionAdmin, DeleteRecordsHandler deleteRecords, InitProducerIdHandler initProducerId,
-              GroupCoordinator groups, TransactionHandler transactions) {
+              GroupCoordinator groups, TransactionHandler transactions, FindCoordinatorHandler findCoordinator) {
         this.transactions = transactions;
+        this.findCoordinator = findCoordinator;
         this.deleteRecords = deleteRecords;
         this.initProducerId = initProducerId;
         this.groups = groups;
@@ -260,7 +262,7 @@ public final class KafkaApis implements RequestHandler {
             case DESCRIBE_PRODUCERS:
                 return done(transactions.describeProducers((DescribeProducersRequest) request));
             case FIND_COORDINATOR:
-                return groups.handleFindCoordinator((FindCoordinatorRequest) request, version).thenApply(r -> r);
+                return findCoordinator.handle((FindCoordinatorRequest) request, version).thenApply(r -> r);
             case JOIN_GROUP:
                 return groups.handleJoinGroup((JoinGroupRequest) request, version, context.clientId(),
                         context.clientAddress.toString()).thenApply(r -> r);

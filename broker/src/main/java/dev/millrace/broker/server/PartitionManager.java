@@ -20,6 +20,7 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.coordinator.CoordinatorElection;
 import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
@@ -46,6 +47,7 @@ import dev.millrace.broker.replica.ReplicaFetcherManager;
  * becomes leader or is deleted is taken from it. {@link #maybeShrinkIsr} is the leaders' periodic ISR check, run by
  * the broker every {@link ReplicaConfig#isrCheckIntervalMs()}. Listeners added with {@link #addChangeListener} hear
  * of every change to a partition's high watermark, role or ISR (the purgatories re-check their waiting requests).
+ * Coordinators hear with {@link #addElectionListener} which partitions of their internal topic this broker leads.
  *
  * <p>Threading: {@link #onMetadataUpdate} runs on the controller's applying thread, one update at a
  * time; lookups come from request threads and see a partition once its log is open.
@@ -65,6 +67,11 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
     private final ReplicaFetcherManager fetchers;
     private final List<Consumer<TopicPartition>> changeListeners = new CopyOnWriteArrayList<>();
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Guards {@link #elections} and {@link #ledEpochs}: elections are told in order, registration included. */
+    private final Object electionLock = new Object();
+    private final Map<String, List<CoordinatorElection>> elections = new HashMap<>();
+    /** The epoch each partition of a topic with election listeners is led here in; absent when not led here. */
+    private final Map<TopicPartition, Integer> ledEpochs = new HashMap<>();
     /** Whether partitions no longer assigned here are removed (see {@link #enableReplicaRemoval}). */
     private volatile boolean replicaRemoval;
     /** Topics {@link #onMetadataUpdate} has looked at in full (built their log config), for tests. */
@@ -107,6 +114,50 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
     /** Also tells {@code listener} of every change to a partition's high watermark, role or ISR (any thread). */
     public void addChangeListener(Consumer<TopicPartition> listener) {
         changeListeners.add(listener);
+    }
+
+    /**
+     * Tells {@code election} which partitions of {@code topic} this broker leads: at once for those it leads now,
+     * then at every change (see {@link CoordinatorElection} for the order and threading). Call before or after the
+     * partitions exist.
+     */
+    public void addElectionListener(String topic, CoordinatorElection election) {
+        synchronized (electionLock) {
+            elections.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>()).add(election);
+            for (Partition partition : partitions.values()) {
+                TopicPartition tp = partition.topicPartition();
+                if (tp.topic().equals(topic)) {
+                    Integer led = ledEpochs.get(tp);
+                    if (led != null) {
+                        election.onElected(tp.partition(), led);
+                    } else {
+                        noteLeadership(partition);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Tells the election listeners of {@code partition}'s topic if its leadership here began or ended. */
+    private void noteLeadership(Partition partition) {
+        TopicPartition tp = partition.topicPartition();
+        synchronized (electionLock) {
+            List<CoordinatorElection> listeners = elections.get(tp.topic());
+            if (listeners == null) {
+                return;
+            }
+            boolean leads = partitions.get(tp) == partition && partition.isLeader();
+            int epoch = partition.leaderEpoch();
+            Integer led = ledEpochs.get(tp);
+            if (led != null && (!leads || led != epoch)) {
+                ledEpochs.remove(tp);
+                listeners.forEach(l -> l.onResigned(tp.partition(), led));
+            }
+            if (leads && (led == null || led != epoch)) {
+                ledEpochs.put(tp, epoch);
+                listeners.forEach(l -> l.onElected(tp.partition(), epoch));
+            }
+        }
     }
 
     /** The leaders' ISR check: each partition led here proposes removing followers that lag too long. */
@@ -227,6 +278,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
             applyState(partition, state);
             partitions.put(tp, partition);
             maintenance.register(partitionLog);
+            noteLeadership(partition);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot open the log of " + tp, e);
         }
@@ -245,6 +297,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
             default -> {
             }
         }
+        noteLeadership(partition);
     }
 
     private void remove(TopicPartition tp, String why) {
@@ -253,6 +306,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         if (partition == null) {
             return;
         }
+        noteLeadership(partition);
         maintenance.unregister(partition.log()); // waits for a maintenance round working on this log
         partition.log().close();
         deleteRecursively(partition.log().dir().toPath());

@@ -139,6 +139,42 @@ class PartitionManagerTest {
         assertThat(logDir).doesNotExist();
     }
 
+    @Test
+    void shouldTellElectionListenersWhenLeadershipBeginsAndEndsInOrder() {
+        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TopicImage led = topic("__coordinated", Map.of());
+        publish(led);
+        manager.addElectionListener("__coordinated", new dev.millrace.broker.coordinator.CoordinatorElection() {
+            @Override
+            public void onElected(int partition, int leaderEpoch) {
+                events.add("elected " + partition + "@" + leaderEpoch);
+            }
+
+            @Override
+            public void onResigned(int partition, int leaderEpoch) {
+                events.add("resigned " + partition + "@" + leaderEpoch);
+            }
+        });
+        assertThat(events).containsExactly("elected 0@0"); // told at once of what it leads already
+
+        publish(withState(led, new PartitionImage(0, List.of(NODE, 2), List.of(NODE, 2), 2, 1, 1)));
+        publish(withState(led, new PartitionImage(0, List.of(NODE, 2), List.of(NODE, 2), NODE, 2, 2)));
+        // a newer epoch of its own leadership is a resignation and an election
+        publish(withState(led, new PartitionImage(0, List.of(NODE, 2), List.of(NODE, 2), NODE, 3, 3)));
+        // an ISR change in the same epoch is neither
+        publish(withState(led, new PartitionImage(0, List.of(NODE, 2), List.of(NODE), NODE, 3, 4)));
+        publish(topic("unrelated", Map.of()));
+        topics.remove("__coordinated");
+        publish(topic("other", Map.of())); // the topic is deleted with this image
+
+        assertThat(events).containsExactly("elected 0@0", "resigned 0@0", "elected 0@2", "resigned 0@2",
+                "elected 0@3", "resigned 0@3");
+    }
+
+    private static TopicImage withState(TopicImage topic, PartitionImage state) {
+        return new TopicImage(topic.name(), topic.topicId(), Map.of(state.partition(), state), topic.configs());
+    }
+
     private TopicImage topic(String name, Map<String, String> configs) {
         return new TopicImage(name, Uuid.randomUuid(),
                 Map.of(0, new PartitionImage(0, List.of(NODE), List.of(NODE), NODE, 0, 0)), configs);
