@@ -171,12 +171,17 @@ public final class BrokerServer implements AutoCloseable {
             @Override
             public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
                 if (ControllerApis.handles(request.apiKey())) {
-                    return controllerApis.handle(request).orElseThrow();
+                    return controllerApis.handle(context.connectionId, request).orElseThrow();
                 }
                 RequestHandler target = apis.get();
                 return target == null
                         ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
                         : target.handle(context, request);
+            }
+
+            @Override
+            public void onConnectionClosed(String connectionId) {
+                controllerApis.onConnectionClosed(connectionId);
             }
 
             @Override
