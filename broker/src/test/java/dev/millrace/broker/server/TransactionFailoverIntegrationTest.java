@@ -24,6 +24,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -45,7 +46,9 @@ import dev.millrace.broker.txn.TransactionStateTopic;
  * commits and aborts (with {@code sendOffsetsToTransaction}) seen correctly by read-committed consumers; and the
  * broker that coordinates the transactional id stopped mid-stream: every acknowledged commit is visible on every
  * partition afterwards, nothing of an aborted or interrupted transaction is, and the old producer is fenced once a new
- * one initialises with its transactional id on the new coordinator.
+ * one initialises with its transactional id on the new coordinator; when the broker is back, a preferred election
+ * (Admin {@code electLeaders}) hands the coordinator back to it without stopping anything, and the producer carries
+ * on.
  *
  * <p>The transactional ids are chosen so that their coordinator is not the leader of {@code __consumer_offsets} (the
  * group coordinator's failover is tested on its own).
@@ -125,6 +128,8 @@ class TransactionFailoverIntegrationTest {
         TopicPartition coordinatorPartition = new TopicPartition(TransactionStateTopic.NAME,
                 Utils.abs(transactionalId.hashCode()) % TXN_PARTITIONS);
         int coordinator = leaderOf(coordinatorPartition);
+        assertThat(replicasOf(coordinatorPartition).get(0)).as("the coordinator is the preferred replica")
+                .isEqualTo(coordinator);
 
         KafkaProducer<String, String> zombie = producer(transactionalId);
         try {
@@ -153,13 +158,26 @@ class TransactionFailoverIntegrationTest {
                 successor.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(7)),
                         new ConsumerGroupMetadata(GROUP));
                 successor.commitTransaction();
+
+                // the broker comes back and a preferred election hands the coordinator back to it: it loads the
+                // partition again (the state its successor wrote) and the producer carries on
+                cluster.start(coordinator);
+                await(() -> isrOf(coordinatorPartition).contains(coordinator), "broker " + coordinator
+                        + " back in the ISR of " + coordinatorPartition);
+                assertThat(admin.electLeaders(ElectionType.PREFERRED, Set.of(coordinatorPartition)).partitions()
+                        .get(30, TimeUnit.SECONDS).get(coordinatorPartition)).isEmpty();
+                await(() -> leaderOf(coordinatorPartition) == coordinator, "broker " + coordinator + " leading "
+                        + coordinatorPartition + " again");
+                successor.beginTransaction();
+                sendToEveryPartition(successor, "e");
+                successor.commitTransaction();
             }
         } finally {
             zombie.close(Duration.ofSeconds(5));
         }
 
         assertThat(ReadCommitted.values(cluster.bootstrap(), TOPIC, PARTITIONS))
-                .containsExactlyInAnyOrder("a-0", "a-1", "a-2", "d-0", "d-1", "d-2");
+                .containsExactlyInAnyOrder("a-0", "a-1", "a-2", "d-0", "d-1", "d-2", "e-0", "e-1", "e-2");
         assertThat(committedOffset()).isEqualTo(7);
     }
 
@@ -248,6 +266,18 @@ class TransactionFailoverIntegrationTest {
         int any = cluster.runningIds().get(0);
         return cluster.broker(any).controller().image().topic(tp.topic())
                 .map(t -> t.partitions().get(tp.partition()).leader()).orElse(-1);
+    }
+
+    private List<Integer> replicasOf(TopicPartition tp) {
+        int any = cluster.runningIds().get(0);
+        return cluster.broker(any).controller().image().topic(tp.topic())
+                .map(t -> t.partitions().get(tp.partition()).replicas()).orElse(List.of());
+    }
+
+    private List<Integer> isrOf(TopicPartition tp) {
+        int any = cluster.runningIds().get(0);
+        return cluster.broker(any).controller().image().topic(tp.topic())
+                .map(t -> t.partitions().get(tp.partition()).isr()).orElse(List.of());
     }
 
     private KafkaProducer<String, String> producer(String transactionalId) {
