@@ -1,16 +1,13 @@
 package dev.millrace.broker.txn;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,14 +18,10 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -121,8 +114,8 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private final Time time;
     private final Timer timer;
     private final ExecutorService executor;
-    /** The partitions led here, by index; a resignation removes its entry at once. */
-    private final Map<Integer, TxnPartition> owned = new ConcurrentHashMap<>();
+    /** The partitions led here; a resignation takes effect there at once. */
+    private final TxnPartitions partitions;
     private final AtomicBoolean scanStarted = new AtomicBoolean();
     private volatile boolean closed;
 
@@ -137,6 +130,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                                   TxnMarkerWriter markers, ReplicationAwaiter replication, Time time, Timer timer) {
         this.config = config;
         this.topic = topic;
+        this.partitions = new TxnPartitions(topic, time);
         this.producerIds = producerIds;
         this.markers = markers;
         this.replication = replication;
@@ -166,11 +160,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     @Override
     public void onElected(int partition, int leaderEpoch) {
-        TxnPartition elected = new TxnPartition(partition, leaderEpoch);
-        TxnPartition before = owned.put(partition, elected);
-        if (before != null) {
-            log.warn("{} elected while {} was still served; replacing it", elected, before);
-        }
+        TxnPartition elected = partitions.elect(partition, leaderEpoch);
         log.info("Loading the transactions of {}", elected);
         try {
             executor.execute(() -> loadPartition(elected));
@@ -184,10 +174,9 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     @Override
     public void onResigned(int partition, int leaderEpoch) {
-        TxnPartition current = owned.get(partition);
-        if (current != null && current.leaderEpoch == leaderEpoch && owned.remove(partition, current)) {
-            current.loaded.completeExceptionally(new NotCoordinatorException(current + " moved to another broker"));
-            log.info("No longer coordinating the {} transactional ids of {}", current.txns.size(), current);
+        TxnPartition dropped = partitions.resign(partition, leaderEpoch);
+        if (dropped != null) {
+            log.info("No longer coordinating the {} transactional ids of {}", dropped.txns.size(), dropped);
         }
     }
 
@@ -196,13 +185,11 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
      * NotCoordinatorException if this broker does not lead it, or with the load's error.
      */
     public CompletableFuture<Void> whenLoaded(int partition) {
-        TxnPartition p = owned.get(partition);
-        return p == null ? CompletableFuture.failedFuture(new NotCoordinatorException(TransactionStateTopic.NAME + "-"
-                + partition + " is not led by this broker")) : p.loaded;
+        return partitions.whenLoaded(partition);
     }
 
     private void loadPartition(TxnPartition p) {
-        if (owned.get(p.partition) != p) {
+        if (!partitions.isServed(p)) {
             return; // resigned before its turn
         }
         long start = time.hiResClockMs();
@@ -391,7 +378,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         if (transactionalId == null) {
             return Errors.INVALID_TXN_STATE;
         }
-        TxnPartition p = owned.get(topic.partitionFor(transactionalId));
+        TxnPartition p = partitions.of(transactionalId);
         if (p == null) {
             return Errors.NONE;
         }
@@ -412,36 +399,22 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
      * elsewhere), COORDINATOR_LOAD_IN_PROGRESS or COORDINATOR_NOT_AVAILABLE (its partition failed to load).
      */
     public Errors coordinatorError(String transactionalId) {
-        return refusal(owned.get(topic.partitionFor(transactionalId)));
+        return partitions.refusal(partitions.of(transactionalId));
     }
 
     /** The current state of the given ids coordinated here (absent ones are missing from the map). */
     public Map<String, TransactionMetadata> describe(Collection<String> transactionalIds) {
-        Map<String, TransactionMetadata> out = new LinkedHashMap<>();
-        for (String id : transactionalIds) {
-            TxnPartition p = owned.get(topic.partitionFor(id));
-            TransactionMetadata txn = p == null || !p.isLoaded() ? null : p.txns.get(id);
-            if (txn != null) {
-                out.put(id, txn);
-            }
-        }
-        return out;
+        return partitions.describe(transactionalIds);
     }
 
     /** Every transactional id's state, of the partitions led and loaded here. */
     public List<TransactionMetadata> list() {
-        List<TransactionMetadata> all = new ArrayList<>();
-        for (TxnPartition p : owned.values()) {
-            if (p.isLoaded()) {
-                all.addAll(p.txns.values());
-            }
-        }
-        return all;
+        return partitions.list();
     }
 
     /** Whether every partition led here is loaded. */
     public boolean isLoaded() {
-        return owned.values().stream().allMatch(TxnPartition::isLoaded);
+        return partitions.allLoaded();
     }
 
     // ---- internals, on the coordinator thread
@@ -473,7 +446,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         TransactionMetadata prepared = ongoing.withProducer(ongoing.producerId(), markerEpoch, ongoing.timeoutMs(), now)
                 .with(commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT, ongoing.partitions(),
                         ongoing.txnStartMs(), now);
-        append(p, prepared);
+        partitions.append(p, prepared);
         return completeWithMarkers(p, prepared);
     }
 
@@ -498,7 +471,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     private void writeMarkersThenComplete(TxnPartition p, TransactionMetadata prepared,
                                           CompletableFuture<TransactionMetadata> result) {
-        if (!isCurrent(p, prepared)) {
+        if (!partitions.isCurrent(p, prepared)) {
             result.completeExceptionally(new NotCoordinatorException(p + " moved before the markers of "
                     + prepared.transactionalId() + " were written"));
             return;
@@ -520,14 +493,14 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                 result.complete(prepared);
                 return;
             }
-            if (!isCurrent(p, prepared)) {
+            if (!partitions.isCurrent(p, prepared)) {
                 result.complete(prepared); // resigned meanwhile: the new leader writes the markers again
                 return;
             }
             TransactionMetadata complete = prepared.with(commit ? TransactionState.COMPLETE_COMMIT
                     : TransactionState.COMPLETE_ABORT, Set.of(), -1, time.milliseconds());
             try {
-                append(p, complete);
+                partitions.append(p, complete);
             } catch (RuntimeException e) {
                 log.warn("Could not write the {} state of {}: {}", complete.state(), complete.transactionalId(),
                         e.toString());
@@ -562,21 +535,16 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     private void retryMarkersLater(TxnPartition p, TransactionMetadata prepared) {
         scheduleOnCoordinator(MARKER_RETRY_MS, () -> {
-            if (isCurrent(p, prepared)) {
+            if (partitions.isCurrent(p, prepared)) {
                 completeWithMarkers(p, prepared);
             }
         });
     }
 
-    /** Whether {@code p} is still led here and {@code txn} is still its id's state. */
-    private boolean isCurrent(TxnPartition p, TransactionMetadata txn) {
-        return owned.get(p.partition) == p && txn.equals(p.txns.get(txn.transactionalId()));
-    }
-
     private void abortTimedOut() {
         long now = time.milliseconds();
-        for (TxnPartition p : owned.values()) {
-            if (!p.isLoaded() || refusal(p) != Errors.NONE) {
+        for (TxnPartition p : partitions.all()) {
+            if (partitions.refusal(p) != Errors.NONE) {
                 continue;
             }
             for (TransactionMetadata txn : List.copyOf(p.txns.values())) {
@@ -623,52 +591,8 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     /** Writes the new state to the transactional id's partition and makes it current; then waits for the ISR. */
     private CompletableFuture<Void> persist(TxnPartition p, TransactionMetadata txn) {
-        append(p, txn);
+        partitions.append(p, txn);
         return replication.awaitLogEnd(p.partition);
-    }
-
-    /**
-     * Appends the new state to the transactional id's partition, fenced by the epoch the partition was loaded in,
-     * and makes it current.
-     *
-     * @throws NotCoordinatorException if the partition is no longer led here in that epoch
-     */
-    private void append(TxnPartition p, TransactionMetadata txn) {
-        int currentEpoch;
-        try {
-            currentEpoch = topic.leaderEpoch(p.partition);
-        } catch (NotLeaderOrFollowerException e) {
-            throw new NotCoordinatorException(p + " is no longer led by this broker: " + e.getMessage());
-        }
-        if (owned.get(p.partition) != p || currentEpoch != p.leaderEpoch) {
-            throw new NotCoordinatorException(p + " is no longer served here (its leader epoch is now "
-                    + currentEpoch + ")");
-        }
-        byte[] key = TxnLogRecordSerde.serializeKey(txn.transactionalId());
-        byte[] value = TxnLogRecordSerde.serializeValue(txn);
-        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(key.length + value.length + 128),
-                Compression.NONE, TimestampType.CREATE_TIME, 0L);
-        builder.append(time.milliseconds(), key, value);
-        topic.log(p.partition).appendAsLeader(builder.build(), p.leaderEpoch);
-        p.txns.put(txn.transactionalId(), txn);
-    }
-
-    /** Why {@code p} cannot serve a request now, or NONE. */
-    private Errors refusal(TxnPartition p) {
-        if (p == null) {
-            return Errors.NOT_COORDINATOR;
-        }
-        if (!p.loaded.isDone()) {
-            return Errors.COORDINATOR_LOAD_IN_PROGRESS;
-        }
-        if (p.loaded.isCompletedExceptionally()) {
-            return owned.get(p.partition) == p ? Errors.COORDINATOR_NOT_AVAILABLE : Errors.NOT_COORDINATOR;
-        }
-        try {
-            return topic.leaderEpoch(p.partition) == p.leaderEpoch ? Errors.NONE : Errors.NOT_COORDINATOR;
-        } catch (RuntimeException e) {
-            return Errors.NOT_COORDINATOR;
-        }
     }
 
     /**
@@ -680,15 +604,15 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
      */
     private <T> CompletableFuture<T> call(String transactionalId, Function<Errors, T> onError,
                                           Function<TxnPartition, CompletableFuture<T>> task) {
-        Errors early = refusal(owned.get(topic.partitionFor(transactionalId)));
+        Errors early = partitions.refusal(partitions.of(transactionalId));
         if (early != Errors.NONE) {
             // at once, not behind a load running on the coordinator thread
             return CompletableFuture.completedFuture(onError.apply(early));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         onCoordinator(result, () -> {
-            TxnPartition p = owned.get(topic.partitionFor(transactionalId));
-            Errors refused = refusal(p);
+            TxnPartition p = partitions.of(transactionalId);
+            Errors refused = partitions.refusal(p);
             if (refused != Errors.NONE) {
                 result.complete(onError.apply(refused));
                 return;
@@ -712,7 +636,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     /** Runs {@code next} if {@code p} is still led here; otherwise fails with NotCoordinatorException. */
     private <T> CompletableFuture<T> onOwned(TxnPartition p, Supplier<CompletableFuture<T>> next) {
-        if (owned.get(p.partition) != p) {
+        if (!partitions.isServed(p)) {
             return CompletableFuture.failedFuture(new NotCoordinatorException(p + " moved to another broker"));
         }
         return next.get();

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * One partition of {@code __transaction_state} that this broker leads, in one leader epoch: the transactional ids
  * that hash to it, once loaded from its log. A new election makes a new instance, so a task that began in an older
- * epoch can tell, by identity, that its partition moved on ({@code coordinator.owned(p) != this}).
+ * epoch can tell, by identity, that its partition moved on ({@link TxnPartitions#isServed}).
  *
  * <p>Threading: {@link #txns} changes only on the coordinator thread and is read from request threads (describe,
  * produce verification); {@link #loaded} completes on the coordinator thread.
