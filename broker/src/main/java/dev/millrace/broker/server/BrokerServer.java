@@ -273,7 +273,8 @@ public final class BrokerServer implements AutoCloseable {
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
-                .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false)), findCoordinatorHandler());
+                .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false)),
+                findCoordinatorHandler());
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
                 shareTopics), timer, dev.millrace.delay.Time.SYSTEM);

@@ -105,12 +105,14 @@ class TransactionFailoverIntegrationTest {
             producer.initTransactions();
             producer.beginTransaction();
             sendToEveryPartition(producer, "committed");
-            producer.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(42)), new ConsumerGroupMetadata(GROUP));
+            producer.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(42)),
+                    new ConsumerGroupMetadata(GROUP));
             producer.commitTransaction();
 
             producer.beginTransaction();
             sendToEveryPartition(producer, "aborted");
-            producer.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(99)), new ConsumerGroupMetadata(GROUP));
+            producer.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(99)),
+                    new ConsumerGroupMetadata(GROUP));
             producer.flush();
             producer.abortTransaction();
         }

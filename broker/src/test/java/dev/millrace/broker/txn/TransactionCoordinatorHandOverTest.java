@@ -49,7 +49,8 @@ class TransactionCoordinatorHandOverTest {
     private static final String A = "tx-a";
 
     /** One marker set a coordinator wrote. */
-    record Markers(long producerId, short epoch, int coordinatorEpoch, boolean commit, List<TopicPartition> partitions) {
+    record Markers(long producerId, short epoch, int coordinatorEpoch, boolean commit,
+                   List<TopicPartition> partitions) {
     }
 
     @TempDir
