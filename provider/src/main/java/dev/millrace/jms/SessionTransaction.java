@@ -34,6 +34,11 @@ import jakarta.jms.TransactionRolledBackException;
  *       session then redelivers what it consumed (queues release it: JMSRedelivered, delivery count + 1).</li>
  *   <li>When the broker aborted the transaction (its timeout, a fencing) or a send failed, commit aborts what is
  *       left, redelivers what was consumed, and throws {@link TransactionRolledBackException}.</li>
+ *   <li>Failover: sends, the acknowledgement holds and the commit request each retry through a lost broker or a
+ *       moved leader/coordinator for up to {@code requestTimeoutMs + failoverTimeoutMs}. A failure before the commit
+ *       request is sent rolls back (TransactionRolledBackException: the broker has made nothing visible, and aborts
+ *       the transaction, at the latest at its timeout). Only when the commit request itself stays unanswered that
+ *       long is the outcome unknown to the client ({@link #inDoubt}).</li>
  * </ul>
  *
  * <p>Not thread-safe: used by the session's thread of control (JMS sessions are single-threaded).
@@ -99,9 +104,10 @@ final class SessionTransaction implements AutoCloseable {
             return;
         }
         List<Map.Entry<MillraceMessageConsumer, List<Delivery>>> afterCommit = new ArrayList<>();
+        boolean committing = false;
         try {
             producer.flush();
-            long timeoutMs = connection.settings().requestTimeoutMs();
+            long timeoutMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
             for (Future<RecordMetadata> send : sends) {
                 send.get(timeoutMs, TimeUnit.MILLISECONDS);
             }
@@ -115,10 +121,14 @@ final class SessionTransaction implements AutoCloseable {
                 }
                 afterCommit.add(e);
             }
-            producer.commitTransaction();
+            committing = true;
+            producer.commitTransaction(); // retries through a failover for up to max.block.ms (KafkaClients)
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
+            }
+            if (committing && e instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw inDoubt(e);
             }
             abortQuietly();
             redeliver(consumed);
@@ -136,6 +146,26 @@ final class SessionTransaction implements AutoCloseable {
         for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : afterCommit) {
             e.getKey().committedInTransaction(e.getValue());
         }
+    }
+
+    /**
+     * commitTransaction found no broker to answer for {@code max.block.ms} ({@code requestTimeoutMs +
+     * failoverTimeoutMs}): the commit request may or may not have reached the transaction coordinator, and only the
+     * broker knows which. It decides all or nothing either way (a commit it received completes; a transaction it
+     * never heard the end of is aborted at its timeout), so nothing is half applied; but the provider cannot tell
+     * which, so this is a plain JMSException saying so, not a TransactionRolledBackException. The producer is
+     * discarded (the next transaction starts with a new one, which fences this one). Queue messages consumed in
+     * the transaction are held for it on the broker already: its commit accepts them, its abort releases them.
+     */
+    private JMSException inDoubt(Exception timeout) {
+        discardProducer();
+        JMSException e = new JMSException("the outcome of the commit is unknown: the cluster at "
+                + connection.settings().brokers() + " did not answer within requestTimeoutMs + failoverTimeoutMs ("
+                + connection.settings().blockingTimeoutMs() + " ms); the broker commits or aborts the whole "
+                + "transaction, never a part: " + timeout.getMessage(), "TRANSACTION_OUTCOME_UNKNOWN");
+        e.setLinkedException(timeout);
+        e.initCause(timeout);
+        return e;
     }
 
     /** Aborts the broker transaction, if one is open; the caller redelivers what was consumed. */

@@ -35,17 +35,19 @@ import jakarta.jms.JMSException;
  * transactional producer.
  *
  * <p>Liveness: {@link #checkAlive} asks the cluster to describe itself at most once per
- * {@code connectionCheckIntervalMs} for all connections of the entry, and answers the others from that result.
+ * {@code connectionCheckIntervalMs} for all connections of the entry, and answers the others from that result; each
+ * connection decides from these answers when an outage has outlasted its failover window.
  *
  * <p>Thread-safe.
  */
 public final class SharedClients {
 
     private record Key(String brokers, String persistentAcks, String nonPersistentAcks, int lingerMs,
-                       int batchSizeBytes, int requestTimeoutMs, String user, String destinationKey) {
+                       int batchSizeBytes, int requestTimeoutMs, int failoverTimeoutMs, String user,
+                       String destinationKey) {
         static Key of(ConnectionSettings s) {
             return new Key(s.brokers(), s.persistentAcks(), s.nonPersistentAcks(), s.lingerMs(), s.batchSizeBytes(),
-                    s.requestTimeoutMs(), s.user(), s.destinationKey());
+                    s.requestTimeoutMs(), s.failoverTimeoutMs(), s.user(), s.destinationKey());
         }
     }
 
@@ -191,13 +193,25 @@ public final class SharedClients {
         }
     }
 
+    /**
+     * How long one liveness check waits: the request timeout, but with failover at most a quarter of the window
+     * (at least 1 s), so that several checks fall within it and one slow answer does not decide.
+     */
+    static int checkTimeoutMs(ConnectionSettings s) {
+        if (s.failoverTimeoutMs() == 0) {
+            return s.requestTimeoutMs();
+        }
+        return Math.min(s.requestTimeoutMs(), Math.max(1000, s.failoverTimeoutMs() / 4));
+    }
+
     /** Under {@link #checkLock}, never under {@code this}: a send must not wait for a liveness check. */
     private void checkAliveLocked(long maxAgeMs) throws JMSException {
         long now = System.nanoTime();
         if (!checked || now - lastCheckNanos >= TimeUnit.MILLISECONDS.toNanos(maxAgeMs)) {
+            int timeoutMs = checkTimeoutMs(settings);
             try {
-                admin.describeCluster(new DescribeClusterOptions().timeoutMs(settings.requestTimeoutMs()))
-                        .clusterId().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                admin.describeCluster(new DescribeClusterOptions().timeoutMs(timeoutMs))
+                        .clusterId().get(timeoutMs, TimeUnit.MILLISECONDS);
                 lastCheckFailure = null;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

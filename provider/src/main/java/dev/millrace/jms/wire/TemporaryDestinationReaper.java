@@ -61,7 +61,7 @@ public final class TemporaryDestinationReaper {
         Map<String, List<String>> byOwner = new HashMap<>();
         try {
             Set<String> names = admin.listTopics(new ListTopicsOptions().listInternal(false)).names()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
             for (String name : names) {
                 String owner = ownerOf(name);
                 if (owner != null && !owner.equals(ownConnectionId)) {
@@ -78,7 +78,7 @@ public final class TemporaryDestinationReaper {
                 continue;
             }
             try {
-                admin.deleteTopics(entry.getValue()).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                admin.deleteTopics(entry.getValue()).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
                 deleted.addAll(entry.getValue());
             } catch (ExecutionException e) {
                 // another connection's sweep may have deleted them first; the next sweep tries again otherwise
@@ -92,7 +92,7 @@ public final class TemporaryDestinationReaper {
 
     private static void deleteGroupQuietly(Admin admin, String group, ConnectionSettings settings) {
         try {
-            admin.deleteShareGroups(List.of(group)).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.deleteShareGroups(List.of(group)).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
