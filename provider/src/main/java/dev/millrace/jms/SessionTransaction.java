@@ -15,6 +15,7 @@ import org.apache.kafka.common.KafkaException;
 
 import dev.millrace.jms.wire.Delivery;
 import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.ShareFetcher;
 import jakarta.jms.JMSException;
 import jakarta.jms.TransactionRolledBackException;
 
@@ -98,9 +99,7 @@ final class SessionTransaction implements AutoCloseable {
     synchronized void commit(Map<MillraceMessageConsumer, List<Delivery>> consumed) throws JMSException {
         if (!wrote) {
             end();
-            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
-                e.getKey().acknowledge(e.getValue(), true);
-            }
+            acknowledgeConsumed(consumed);
             return;
         }
         List<Map.Entry<MillraceMessageConsumer, List<Delivery>>> afterCommit = new ArrayList<>();
@@ -166,6 +165,47 @@ final class SessionTransaction implements AutoCloseable {
         e.setLinkedException(timeout);
         e.initCause(timeout);
         return e;
+    }
+
+    /**
+     * The commit of a transaction that only consumed: each consumer's messages are accepted with one synchronous
+     * settlement (sent again after a failover). When the first consumer's is refused (a failover released its
+     * messages), the rest is released too and the commit throws {@link TransactionRolledBackException}: the broker
+     * accepted none of them (a refused settlement applies only to records still held, which after a failover are
+     * none, or all if it kept them). Not covered, and said so with a plain JMSException instead: a refusal after
+     * another consumer's messages were accepted (partly applied: a failover fell between two consumers'
+     * settlements), or a refusal of a request sent again after its first answer was lost (the first may have been
+     * applied: {@link ShareFetcher#SETTLE_OUTCOME_UNKNOWN}).
+     */
+    private static void acknowledgeConsumed(Map<MillraceMessageConsumer, List<Delivery>> consumed)
+            throws JMSException {
+        boolean accepted = false;
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+            try {
+                e.getKey().acknowledge(e.getValue(), true);
+                accepted = true;
+            } catch (JMSException failure) {
+                Map<MillraceMessageConsumer, List<Delivery>> rest = new java.util.LinkedHashMap<>(consumed);
+                rest.remove(e.getKey());
+                if (ShareFetcher.SETTLE_OUTCOME_UNKNOWN.equals(failure.getErrorCode())) {
+                    throw failure;
+                }
+                if (accepted) {
+                    JMSException partly = new JMSException("the commit was applied only in part: the messages of "
+                            + "one consumer were accepted, those of " + e.getKey() + " were not (" + failure.getMessage()
+                            + "); they will be delivered again");
+                    partly.setLinkedException(failure);
+                    partly.initCause(failure);
+                    throw partly;
+                }
+                redeliver(rest);
+                TransactionRolledBackException rolledBack = new TransactionRolledBackException(
+                        "the transaction was rolled back instead of committed: " + failure.getMessage());
+                rolledBack.setLinkedException(failure);
+                rolledBack.initCause(failure);
+                throw rolledBack;
+            }
+        }
     }
 
     /** Aborts the broker transaction, if one is open; the caller redelivers what was consumed. */

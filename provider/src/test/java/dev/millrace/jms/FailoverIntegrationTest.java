@@ -354,6 +354,48 @@ class FailoverIntegrationTest {
         assertThat(((TextMessage) m).getText()).isEqualTo("still there");
     }
 
+    @Test
+    void shouldCommitAConsumeOnlyTransactionAcrossARestartOrThrowRolledBackAndDeliverAgain(@TempDir Path dataDir)
+            throws Exception {
+        TestBroker broker = broker(dataDir);
+        Connection c = connect(factory(broker));
+        Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+        Queue in = plain.createQueue("failover.tx.consume");
+        plain.createProducer(in).send(plain.createTextMessage("order"));
+        Session tx = c.createSession(Session.SESSION_TRANSACTED);
+        MessageConsumer consumer = tx.createConsumer(in);
+        c.start();
+        assertThat(consumer.receive(30_000)).isNotNull();
+
+        broker.stop();
+        CountDownLatch committing = new CountDownLatch(1);
+        CompletableFuture<Void> commit = during(committing, () -> {
+            tx.commit();
+            return null;
+        });
+        assertThat(committing.await(10, TimeUnit.SECONDS)).isTrue();
+        awaitOutageLongerThanARequest(c);
+        broker.restart();
+        boolean committed;
+        try {
+            commit.get(90, TimeUnit.SECONDS);
+            committed = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            assertThat(e.getCause()).as("a commit that fails across a failover rolls back")
+                    .isInstanceOf(TransactionRolledBackException.class);
+            committed = false;
+        }
+        System.out.println("consume-only transaction across the restart: " + (committed ? "committed" : "rolled back"));
+        Message again = consumer.receive(committed ? 1000 : 60_000);
+        if (committed) {
+            assertThat(again).as("a committed consumption is final").isNull();
+        } else {
+            assertThat(again).as("a rolled back consumption comes again").isNotNull();
+            assertThat(again.getJMSRedelivered()).isTrue();
+            tx.commit();
+        }
+    }
+
     private static Message take(LinkedBlockingQueue<Message> heard) throws InterruptedException {
         Message m = heard.poll(60, TimeUnit.SECONDS);
         if (m == null) {

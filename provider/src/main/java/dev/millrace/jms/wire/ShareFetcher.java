@@ -79,6 +79,12 @@ import jakarta.jms.JMSException;
  */
 public final class ShareFetcher implements Fetcher {
 
+    /**
+     * Error code of the JMSException of a synchronous settlement whose outcome is unknown: its first request's answer
+     * was lost and the broker refused the request sent again (it may have applied the first).
+     */
+    public static final String SETTLE_OUTCOME_UNKNOWN = "SETTLE_OUTCOME_UNKNOWN";
+
     /** How long a ShareFetch may wait at the broker for records. */
     static final int FETCH_MAX_WAIT_MS = 500;
     private static final short FETCH_VERSION = 1;
@@ -262,6 +268,7 @@ public final class ShareFetcher implements Fetcher {
         // a lost connection or a moved leader: wait for the reconnection and send the same settlement again, within
         // the failover window; the broker's answer then says whether the records were still held
         boolean[] retry = {false};
+        boolean[] resent = {false}; // an earlier attempt may have reached the broker
         ShareSettle.Response r = retryWindow.call(what + " " + deliveries.size() + " message(s) of " + topic, () -> {
             CompletableFuture<ShareSettle.Response> attempt = retry[0]
                     ? attemptSettle(deliveries, type, toSettle, true) : firstAttempt;
@@ -269,10 +276,21 @@ public final class ShareFetcher implements Fetcher {
             try {
                 return attempt.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.ExecutionException e) {
+                resent[0] |= !(e.getCause() instanceof NotSentException);
                 throw e.getCause() instanceof Exception ex ? ex : e;
+            } catch (java.util.concurrent.TimeoutException e) {
+                resent[0] = true;
+                throw e;
             }
         });
         for (ShareSettle.PartitionResult p : r.partitions()) {
+            if (p.errorCode() != Errors.NONE.code() && resent[0]) {
+                // the first attempt's answer was lost: it may have been applied before the broker refused the resend
+                throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
+                        + "): the outcome is unknown: the answer to the first request was lost in a failover and the "
+                        + "broker refused the request sent again (" + Errors.forCode(p.errorCode()).name() + ")",
+                        SETTLE_OUTCOME_UNKNOWN);
+            }
             if (p.errorCode() != Errors.NONE.code()) {
                 Errors error = Errors.forCode(p.errorCode());
                 throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
@@ -595,8 +613,8 @@ public final class ShareFetcher implements Fetcher {
         if (batches.isEmpty()) {
             return CompletableFuture.completedFuture(new ShareSettle.Response(Errors.NONE.code(), null, List.of()));
         }
-        if (controlChannel == null) {
-            return CompletableFuture.failedFuture(new IOException("not connected to the broker"));
+        if (controlChannel == null || !controlChannel.isOpen()) {
+            return CompletableFuture.failedFuture(new NotSentException());
         }
         ShareSettle.Request request = new ShareSettle.Request(groupId, memberId, batches.drain());
         return controlChannel.sendExtension(ExtensionApi.SHARE_SETTLE, ShareSettle.VERSION, request.toStruct())
@@ -670,6 +688,15 @@ public final class ShareFetcher implements Fetcher {
     }
 
     // ---- helpers
+
+    /** A settlement not sent because the control channel is down: the broker has certainly not seen it. */
+    private static final class NotSentException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotSentException() {
+            super("not connected to the broker");
+        }
+    }
 
     private void onLoop(Runnable r) {
         if (loop.inEventLoop()) {
