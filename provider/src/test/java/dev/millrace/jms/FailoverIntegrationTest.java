@@ -396,6 +396,37 @@ class FailoverIntegrationTest {
         }
     }
 
+    @Test
+    void shouldKeepADurableSubscriptionsPositionAcrossARestart(@TempDir Path dataDir) throws Exception {
+        TestBroker broker = broker(dataDir);
+        MillraceConnectionFactory factory = factory(broker);
+        factory.setClientId("failover-durable");
+        Connection c = connect(factory);
+        Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+        jakarta.jms.Topic topic = s.createTopic("failover.prices");
+        MessageConsumer subscriber = s.createDurableConsumer(topic, "sub");
+        c.start();
+        MessageProducer producer = s.createProducer(topic);
+        producer.send(s.createTextMessage("p1"));
+        assertThat(((TextMessage) subscriber.receive(30_000)).getText()).isEqualTo("p1");
+
+        broker.stop();
+        awaitOutageLongerThanARequest(c);
+        broker.restart();
+        producer.send(s.createTextMessage("p2"));
+        Message next = subscriber.receive(60_000);
+        assertThat(next).isNotNull();
+        assertThat(((TextMessage) next).getText()).as("the same subscriber goes on after the restart").isEqualTo("p2");
+        subscriber.close();
+        producer.send(s.createTextMessage("p3"));
+        MessageConsumer resumed = s.createDurableConsumer(topic, "sub");
+        Message after = resumed.receive(60_000);
+        assertThat(((TextMessage) after).getText()).as("resumed where it was: nothing acknowledged comes again")
+                .isEqualTo("p3");
+        resumed.close();
+        s.unsubscribe("sub");
+    }
+
     private static Message take(LinkedBlockingQueue<Message> heard) throws InterruptedException {
         Message m = heard.poll(60, TimeUnit.SECONDS);
         if (m == null) {
