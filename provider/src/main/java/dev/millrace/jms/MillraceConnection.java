@@ -120,7 +120,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
             throw JmsExceptions.fromClient("cannot create a connection to " + settings.brokers(), e);
         }
         try {
-            c.checkBroker();
+            c.shared.checkAliveForOpen(settings.connectionCheckIntervalMs());
             if (settings.clientId() != null) {
                 c.claimClientId(settings.clientId());
                 c.clientIdFromFactory = true;

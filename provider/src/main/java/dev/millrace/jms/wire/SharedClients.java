@@ -22,7 +22,8 @@ import jakarta.jms.JMSException;
  * non-transacted sends (kafka-clients producers are thread-safe; each record carries its connection's id where JMS needs
  * it, for noLocal). Connections lease an entry when they open and release it when they close; the last release closes
  * the clients. Entries are keyed by every setting that shapes these clients (brokers, acks, linger, batch size, request
- * timeout, user, and the destination settings), so connections of differently configured factories never share.
+ * timeout, failover window, user, and the destination settings), so connections of differently configured
+ * factories never share.
  * The entry also holds what connections learn about destinations ({@link Destinations}: which exist;
  * {@link DestinationSetup}: whose policy was written; {@link QueueGroups}: which queue groups were configured), so
  * that a new connection does not ask the brokers again what an earlier one found out: a destination is set up once
@@ -189,7 +190,17 @@ public final class SharedClients {
      */
     public void checkAlive(long maxAgeMs) throws JMSException {
         synchronized (checkLock) {
-            checkAliveLocked(maxAgeMs);
+            checkAliveLocked(maxAgeMs, false);
+        }
+    }
+
+    /**
+     * As {@link #checkAlive}, for a connection being opened: a remembered failure is not repeated but checked again
+     * (it may be from just before the cluster came back).
+     */
+    public void checkAliveForOpen(long maxAgeMs) throws JMSException {
+        synchronized (checkLock) {
+            checkAliveLocked(maxAgeMs, true);
         }
     }
 
@@ -205,9 +216,10 @@ public final class SharedClients {
     }
 
     /** Under {@link #checkLock}, never under {@code this}: a send must not wait for a liveness check. */
-    private void checkAliveLocked(long maxAgeMs) throws JMSException {
+    private void checkAliveLocked(long maxAgeMs, boolean recheckFailure) throws JMSException {
         long now = System.nanoTime();
-        if (!checked || now - lastCheckNanos >= TimeUnit.MILLISECONDS.toNanos(maxAgeMs)) {
+        if (!checked || now - lastCheckNanos >= TimeUnit.MILLISECONDS.toNanos(maxAgeMs)
+                || recheckFailure && lastCheckFailure != null) {
             int timeoutMs = checkTimeoutMs(settings);
             try {
                 admin.describeCluster(new DescribeClusterOptions().timeoutMs(timeoutMs))
