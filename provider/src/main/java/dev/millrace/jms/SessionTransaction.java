@@ -192,7 +192,8 @@ final class SessionTransaction implements AutoCloseable {
                 }
                 if (accepted) {
                     JMSException partly = new JMSException("the commit was applied only in part: the messages of "
-                            + "one consumer were accepted, those of " + e.getKey() + " were not (" + failure.getMessage()
+                            + "one consumer were accepted, those of " + e.getKey() + " were not ("
+                            + failure.getMessage()
                             + "); they will be delivered again");
                     partly.setLinkedException(failure);
                     partly.initCause(failure);

@@ -33,7 +33,7 @@ final class TestBroker implements AutoCloseable {
         return start(dataDir, Map.of("port", String.valueOf(freePort())));
     }
 
-    /** Stops the broker (as a crash would, for its clients: their connections drop); {@link #restart} brings it back. */
+    /** Stops the broker (for its clients as a crash: their connections drop); {@link #restart} brings it back. */
     synchronized void stop() {
         if (server != null) {
             server.close();

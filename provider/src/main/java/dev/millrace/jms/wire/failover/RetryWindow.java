@@ -140,7 +140,8 @@ public final class RetryWindow {
                     || t instanceof java.util.concurrent.TimeoutException) {
                 return true;
             }
-            if (t instanceof JMSException j && j.getErrorCode() != null && RETRIABLE_ERRORS.contains(j.getErrorCode())) {
+            if (t instanceof JMSException j && j.getErrorCode() != null
+                    && RETRIABLE_ERRORS.contains(j.getErrorCode())) {
                 return true;
             }
             if (!(t instanceof ExecutionException || t instanceof CompletionException || t instanceof JMSException
