@@ -85,6 +85,7 @@ public final class RaftController implements Controller {
     private final BrokerSessions sessions;
     private final Time time;
     private final ScheduledExecutorService eventExecutor;
+    private volatile EndpointProbe endpointProbe = EndpointProbe.NONE;
     private final Object queueLock = new Object();
 
     private CompletableFuture<Void> queueTail = CompletableFuture.completedFuture(null);
@@ -281,8 +282,21 @@ public final class RaftController implements Controller {
                 RaftController::failWith);
     }
 
+    /**
+     * How a broker that looks dead is checked ({@link EndpointProbe}); {@link EndpointProbe#NONE} (the grace alone)
+     * unless set. Set before {@link #start}.
+     */
+    public void setEndpointProbe(EndpointProbe probe) {
+        this.endpointProbe = Objects.requireNonNull(probe, "probe");
+    }
+
     @Override
     public void brokerUnreachable(int brokerId) {
+        runIfActive(() -> suspect(brokerId, "lost its connection to the active controller"));
+    }
+
+    /** Runs {@code task} on the event thread if this voter is the active controller, after a new term's reset. */
+    private void runIfActive(Runnable task) {
         try {
             eventExecutor.execute(() -> {
                 long term = stateMachine.leaderTerm();
@@ -292,13 +306,40 @@ public final class RaftController implements Controller {
                 if (sessions.resetIfNewTerm(term, stateMachine.image(), time.milliseconds())) {
                     suspectPreviousLeader();
                 }
-                sessions.suspect(brokerId, time.milliseconds(), config.brokerUnreachableGrace().toMillis());
-                LOG.info("{}Broker {} lost its connection to the active controller: fenced in {} ms unless it "
-                        + "heartbeats", logPrefix, brokerId, config.brokerUnreachableGrace().toMillis());
+                task.run();
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // closed
         }
+    }
+
+    /**
+     * On the event thread: the broker's session ends within the unreachable grace unless it heartbeats; if a probe
+     * of its endpoint is refused (the process is gone) it is fenced at once, provided it has not registered again
+     * (a new epoch) in the meantime.
+     */
+    private void suspect(int brokerId, String why) {
+        MetadataImage.BrokerImage broker = stateMachine.image().brokers().get(brokerId);
+        if (broker == null || broker.state() == BrokerState.FENCED) {
+            return;
+        }
+        long graceMs = config.brokerUnreachableGrace().toMillis();
+        sessions.suspect(brokerId, time.milliseconds(), graceMs);
+        LOG.info("{}Broker {} {}: fenced in {} ms unless it heartbeats", logPrefix, brokerId, why, graceMs);
+        long epoch = broker.epoch();
+        endpointProbe.refuses(broker.host(), broker.port()).thenAccept(refused -> {
+            if (refused) {
+                runIfActive(() -> {
+                    MetadataImage.BrokerImage now = stateMachine.image().brokers().get(brokerId);
+                    if (now != null && now.epoch() == epoch && now.state() != BrokerState.FENCED) {
+                        sessions.suspect(brokerId, time.milliseconds(), -1);
+                        LOG.info("{}Broker {} refuses connections on {}:{}: fencing it now", logPrefix, brokerId,
+                                broker.host(), broker.port());
+                        runPeriodicChecks();
+                    }
+                });
+            }
+        });
     }
 
     /**
@@ -310,11 +351,7 @@ public final class RaftController implements Controller {
         stateMachine.lastFollowedLeader().flatMap(address -> config.voters().entrySet().stream()
                 .filter(voter -> voter.getValue().equals(address)).map(Map.Entry::getKey).findFirst())
                 .filter(id -> id != config.nodeId())
-                .ifPresent(id -> {
-                    sessions.suspect(id, time.milliseconds(), config.brokerUnreachableGrace().toMillis());
-                    LOG.info("{}Broker {} ran the previous active controller: fenced in {} ms unless it heartbeats",
-                            logPrefix, id, config.brokerUnreachableGrace().toMillis());
-                });
+                .ifPresent(id -> suspect(id, "ran the previous active controller"));
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.time.Duration;
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.ControllerConfig;
+import dev.millrace.broker.controller.EndpointProbe;
 import dev.millrace.broker.controller.RaftController;
 
 /**
@@ -36,6 +37,9 @@ final class RaftControllerFactory {
                 .withUncleanLeaderElection(config.uncleanLeaderElectionEnable())
                 .withLeaderImbalanceCheckInterval(config.autoLeaderRebalanceEnable()
                         ? Duration.ofSeconds(config.leaderImbalanceCheckIntervalSeconds()) : Duration.ZERO);
-        return new RaftController(controllerConfig);
+        RaftController controller = new RaftController(controllerConfig);
+        // a broker whose heartbeat connection closed and whose port refuses connections is fenced at once
+        controller.setEndpointProbe(EndpointProbe.tcp(500));
+        return controller;
     }
 }

@@ -146,6 +146,28 @@ class RaftControllerMembershipIntegrationTest {
         assertThat(controller.image().unfencedBrokerIds()).containsExactlyInAnyOrder(1, 2);
     }
 
+    @Test
+    @Timeout(30)
+    void shouldFenceAtOnceABrokerWhoseEndpointRefusesConnectionsAfterItsConnectionClosed() throws Exception {
+        List<String> probed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RaftController controller = new RaftController(config(), time);
+        started.add(controller);
+        controller.setEndpointProbe((host, probePort) -> {
+            probed.add(host + ":" + probePort);
+            return java.util.concurrent.CompletableFuture.completedFuture(probePort == 9003);
+        });
+        controller.start();
+        registerUnfenced(controller, 2);
+        registerUnfenced(controller, 3);
+
+        controller.brokerUnreachable(2); // its port accepts: the grace decides
+        controller.brokerUnreachable(3); // its port refuses: gone
+        awaitImage(controller, image -> !image.unfencedBrokerIds().contains(3));
+
+        assertThat(controller.image().unfencedBrokerIds()).containsExactly(2); // no time passed on the clock
+        assertThat(probed).containsExactlyInAnyOrder(LOOPBACK + ":9002", LOOPBACK + ":9003");
+    }
+
     private static Uuid topicId(RaftController controller) {
         return controller.image().topic("t").orElseThrow().topicId();
     }
