@@ -145,6 +145,8 @@ class DelayedDeliveryServiceTest {
         DelayedDeliveryService s = new DelayedDeliveryService(new DelayedDeliveryService.Config(2, 3_600_000, 60_000,
                 dir.resolve("checkpoints").toFile(), 1 << 20), delayLogs, coordinator, timer, clock);
         s.start();
+        s.onElected(0, 0);
+        s.onElected(1, 0);
         return s;
     }
 
