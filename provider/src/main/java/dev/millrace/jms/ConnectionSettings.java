@@ -28,6 +28,7 @@ public final class ConnectionSettings implements Serializable {
     final int prefetchIdleReleaseMs;
     final int requestTimeoutMs;
     final int connectionCheckIntervalMs;
+    final int failoverTimeoutMs;
     final int transactionTimeoutMs;
     final boolean autoCreateDestinations;
     final int destinationPartitions;
@@ -52,6 +53,7 @@ public final class ConnectionSettings implements Serializable {
         this.prefetchIdleReleaseMs = f.getPrefetchIdleReleaseMs();
         this.requestTimeoutMs = f.getRequestTimeoutMs();
         this.connectionCheckIntervalMs = f.getConnectionCheckIntervalMs();
+        this.failoverTimeoutMs = f.getFailoverTimeoutMs();
         this.transactionTimeoutMs = f.getTransactionTimeoutMs();
         this.autoCreateDestinations = f.isAutoCreateDestinations();
         this.destinationPartitions = f.getDestinationPartitions();
@@ -136,6 +138,19 @@ public final class ConnectionSettings implements Serializable {
 
     public int transactionTimeoutMs() {
         return transactionTimeoutMs;
+    }
+
+    /** How long blocking calls retry while the cluster is unreachable, and how long until the ExceptionListener. */
+    public int failoverTimeoutMs() {
+        return failoverTimeoutMs;
+    }
+
+    /**
+     * The longest a blocking call waits for the broker: {@code requestTimeoutMs} for an answer plus
+     * {@code failoverTimeoutMs} of retrying while the cluster is unreachable.
+     */
+    public int blockingTimeoutMs() {
+        return (int) Math.min(Integer.MAX_VALUE, (long) requestTimeoutMs + failoverTimeoutMs);
     }
 
     public int connectionCheckIntervalMs() {

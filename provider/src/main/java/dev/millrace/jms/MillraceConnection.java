@@ -28,6 +28,7 @@ import dev.millrace.jms.wire.QueueGroups;
 import dev.millrace.jms.wire.SharedClients;
 import dev.millrace.jms.wire.SharedSubscriptions;
 import dev.millrace.jms.wire.TemporaryDestinationReaper;
+import dev.millrace.jms.wire.failover.Outage;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionConsumer;
 import jakarta.jms.ConnectionMetaData;
@@ -55,8 +56,10 @@ import jakarta.jms.TopicSession;
  *   <li><b>Client id</b>: set by the factory or once by {@link #setClientID} before anything else is done with the
  *       connection; unique across the cluster, held as membership of a share group ({@link ClientIdClaim}).
  *   <li><b>start/stop</b>: no message is delivered while stopped; {@link #stop} waits for listeners in progress.
- *   <li><b>Liveness</b>: a monitor thread asks the cluster to describe itself every
- *       {@code connectionCheckIntervalMs}; the first failure after a success calls the ExceptionListener.
+ *   <li><b>Liveness and failover</b>: a monitor thread asks the cluster to describe itself every
+ *       {@code connectionCheckIntervalMs}; the ExceptionListener is called once the cluster has stayed unreachable
+ *       for longer than {@code failoverTimeoutMs} ({@link Outage}), once per such outage. Meanwhile the connection
+ *       stays open and its blocking calls retry (see "Failover" in {@code provider/README.md}).
  *   <li><b>close</b>: idempotent; waits for listeners in progress, closes sessions, deletes temporary destinations.
  * </ul>
  *
@@ -81,12 +84,12 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final Set<String> temporaryDestinations = ConcurrentHashMap.newKeySet();
     private final AtomicLong sequence = new AtomicLong();
     private final Object lock = new Object();
+    private final Outage outage;
     private volatile boolean sent;
     private volatile ExceptionListener exceptionListener;
     private volatile boolean started;
     private volatile boolean closed;
     private volatile boolean used;
-    private volatile boolean brokerLost;
     private volatile String clientId;
     private volatile boolean clientIdFromFactory;
     private volatile ClientIdClaim claim;
@@ -96,6 +99,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     private MillraceConnection(ConnectionSettings settings) {
         this.settings = settings;
+        this.outage = new Outage(settings.failoverTimeoutMs(), System::nanoTime);
         UUID uuid = UUID.randomUUID();
         this.connectionId = uuid.toString();
         this.connectionIdBytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
@@ -116,7 +120,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
             throw JmsExceptions.fromClient("cannot create a connection to " + settings.brokers(), e);
         }
         try {
-            c.checkBroker();
+            c.shared.checkAliveForOpen(settings.connectionCheckIntervalMs());
             if (settings.clientId() != null) {
                 c.claimClientId(settings.clientId());
                 c.clientIdFromFactory = true;
@@ -134,7 +138,13 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         shared.checkAlive(settings.connectionCheckIntervalMs());
     }
 
+    /**
+     * The liveness check, every {@code connectionCheckIntervalMs} on the monitor thread: the cluster answers, and the
+     * client-id and temporary-destination memberships hold. Failures within the failover window are ridden out
+     * ({@link Outage}); the ExceptionListener hears of an outage once, when it outlasts the window.
+     */
     private void checkAlive() {
+        long started = outage.now();
         ClientIdClaim c = claim;
         try {
             if (c != null) {
@@ -149,14 +159,19 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
                 checksSinceSweep = 0;
                 sweepTemporaries();
             }
-            brokerLost = false;
+            outage.onSuccess();
         } catch (JMSException | RuntimeException e) {
-            if (!brokerLost && !closed) {
-                brokerLost = true;
+            if (outage.onFailure(started) && !closed) {
                 ExceptionListener listener = exceptionListener;
                 if (listener != null) {
-                    listener.onException(e instanceof JMSException ? (JMSException) e
-                            : JmsExceptions.fromClient("connection check", e));
+                    JMSException failure = e instanceof JMSException ? (JMSException) e
+                            : JmsExceptions.fromClient("connection check", e);
+                    JMSException broken = new JMSException("the cluster at " + settings.brokers() + " stayed "
+                            + "unreachable for longer than failoverTimeoutMs (" + settings.failoverTimeoutMs()
+                            + " ms): " + failure.getMessage(), failure.getErrorCode());
+                    broken.setLinkedException(failure);
+                    broken.initCause(failure);
+                    listener.onException(broken);
                 }
             }
         }
@@ -171,6 +186,11 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     }
 
     // ---- for sessions
+
+    /** The liveness checks' view of the cluster (tests wait on it). */
+    Outage outage() {
+        return outage;
+    }
 
     ConnectionSettings settings() {
         return settings;
@@ -225,8 +245,8 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         try {
             KafkaProducer<byte[], byte[]> p = producer(DeliveryMode.PERSISTENT);
             int partitions = p.partitionsFor(expiryQueue).size();
-            p.send(ExpiredRecords.copy(d, expiryQueue, partitions, nowMs)).get(settings.requestTimeoutMs(),
-                    TimeUnit.MILLISECONDS);
+            p.send(ExpiredRecords.copy(d, expiryQueue, partitions, nowMs)).get(settings.blockingTimeoutMs()
+                    + settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw JmsExceptions.fromClient("move expired message " + d + " to " + expiryQueue, e);

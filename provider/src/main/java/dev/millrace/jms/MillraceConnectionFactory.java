@@ -60,6 +60,7 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private int prefetchIdleReleaseMs = 100;
     private int requestTimeoutMs = 30_000;
     private int connectionCheckIntervalMs = 1000;
+    private int failoverTimeoutMs = 30_000;
     private int transactionTimeoutMs = 60_000;
     private boolean autoCreateDestinations = true;
     private int destinationPartitions = 1;
@@ -282,9 +283,26 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         return connectionCheckIntervalMs;
     }
 
-    /** How often a connection checks that the brokers answer, to call its ExceptionListener; default 1000. */
+    /**
+     * How often a connection checks that the brokers answer, to call its ExceptionListener once they have not for
+     * longer than {@code failoverTimeoutMs}; default 1000.
+     */
     public void setConnectionCheckIntervalMs(int connectionCheckIntervalMs) {
         this.connectionCheckIntervalMs = checkAtLeast("connectionCheckIntervalMs", connectionCheckIntervalMs, 10);
+    }
+
+    public int getFailoverTimeoutMs() {
+        return failoverTimeoutMs;
+    }
+
+    /**
+     * How long a connection rides out an unreachable cluster (brokers restarting, leaders and coordinators moving):
+     * blocking calls wait and retry for up to this long on top of {@code requestTimeoutMs}, and the ExceptionListener
+     * is called only once the cluster has stayed unreachable for longer; 0 = no failover (the first failure counts).
+     * Default 30000. See "Failover" in {@code provider/README.md}.
+     */
+    public void setFailoverTimeoutMs(int failoverTimeoutMs) {
+        this.failoverTimeoutMs = checkAtLeast("failoverTimeoutMs", failoverTimeoutMs, 0);
     }
 
     public int getTransactionTimeoutMs() {
@@ -446,8 +464,14 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
                 throw new IllegalArgumentException("unknown connection factory option '" + option.getKey()
                         + "'; known options: " + known.keySet());
             }
+            Object value;
             try {
-                p.getWriteMethod().invoke(this, convert(p.getPropertyType(), option.getValue()));
+                value = convert(p.getPropertyType(), option.getValue());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("option " + option.getKey() + ": " + e.getMessage(), e);
+            }
+            try {
+                p.getWriteMethod().invoke(this, value);
             } catch (InvocationTargetException e) {
                 throw new IllegalArgumentException("option " + option.getKey() + ": " + e.getCause().getMessage(),
                         e.getCause());

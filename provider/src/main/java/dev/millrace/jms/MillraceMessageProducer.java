@@ -327,7 +327,10 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
             Future<RecordMetadata> result;
             try {
                 result = producer.send(record);
-                result.get(connection.settings().requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                // kafka-clients retries through a failover and ends the future by itself after delivery.timeout.ms
+                // (requestTimeoutMs + failoverTimeoutMs); the longer wait here is only a safety net
+                result.get(connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs(),
+                        TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw JmsExceptions.fromClient("send to " + target, e);

@@ -107,7 +107,8 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
             deliveryThread = t;
             return t;
         });
-        this.asyncSends = new AsyncSends(deliveryExecutor, deliveryLock, connection.settings().requestTimeoutMs());
+        this.asyncSends = new AsyncSends(deliveryExecutor, deliveryLock,
+                connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs());
     }
 
     private record Unacknowledged(MillraceMessageConsumer consumer, Delivery delivery) {

@@ -15,6 +15,7 @@ import org.apache.kafka.common.KafkaException;
 
 import dev.millrace.jms.wire.Delivery;
 import dev.millrace.jms.wire.KafkaClients;
+import dev.millrace.jms.wire.ShareFetcher;
 import jakarta.jms.JMSException;
 import jakarta.jms.TransactionRolledBackException;
 
@@ -34,6 +35,11 @@ import jakarta.jms.TransactionRolledBackException;
  *       session then redelivers what it consumed (queues release it: JMSRedelivered, delivery count + 1).</li>
  *   <li>When the broker aborted the transaction (its timeout, a fencing) or a send failed, commit aborts what is
  *       left, redelivers what was consumed, and throws {@link TransactionRolledBackException}.</li>
+ *   <li>Failover: sends, the acknowledgement holds and the commit request each retry through a lost broker or a
+ *       moved leader/coordinator for up to {@code requestTimeoutMs + failoverTimeoutMs}. A failure before the commit
+ *       request is sent rolls back (TransactionRolledBackException: the broker has made nothing visible, and aborts
+ *       the transaction, at the latest at its timeout). Only when the commit request itself stays unanswered that
+ *       long is the outcome unknown to the client ({@link #inDoubt}).</li>
  * </ul>
  *
  * <p>Not thread-safe: used by the session's thread of control (JMS sessions are single-threaded).
@@ -93,15 +99,14 @@ final class SessionTransaction implements AutoCloseable {
     synchronized void commit(Map<MillraceMessageConsumer, List<Delivery>> consumed) throws JMSException {
         if (!wrote) {
             end();
-            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
-                e.getKey().acknowledge(e.getValue(), true);
-            }
+            acknowledgeConsumed(consumed);
             return;
         }
         List<Map.Entry<MillraceMessageConsumer, List<Delivery>>> afterCommit = new ArrayList<>();
+        boolean committing = false;
         try {
             producer.flush();
-            long timeoutMs = connection.settings().requestTimeoutMs();
+            long timeoutMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
             for (Future<RecordMetadata> send : sends) {
                 send.get(timeoutMs, TimeUnit.MILLISECONDS);
             }
@@ -115,10 +120,14 @@ final class SessionTransaction implements AutoCloseable {
                 }
                 afterCommit.add(e);
             }
-            producer.commitTransaction();
+            committing = true;
+            producer.commitTransaction(); // retries through a failover for up to max.block.ms (KafkaClients)
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
+            }
+            if (committing && e instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw inDoubt(e);
             }
             abortQuietly();
             redeliver(consumed);
@@ -135,6 +144,68 @@ final class SessionTransaction implements AutoCloseable {
         }
         for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : afterCommit) {
             e.getKey().committedInTransaction(e.getValue());
+        }
+    }
+
+    /**
+     * commitTransaction found no broker to answer for {@code max.block.ms} ({@code requestTimeoutMs +
+     * failoverTimeoutMs}): the commit request may or may not have reached the transaction coordinator, and only the
+     * broker knows which. It decides all or nothing either way (a commit it received completes; a transaction it
+     * never heard the end of is aborted at its timeout), so nothing is half applied; but the provider cannot tell
+     * which, so this is a plain JMSException saying so, not a TransactionRolledBackException. The producer is
+     * discarded (the next transaction starts with a new one, which fences this one). Queue messages consumed in
+     * the transaction are held for it on the broker already: its commit accepts them, its abort releases them.
+     */
+    private JMSException inDoubt(Exception timeout) {
+        discardProducer();
+        JMSException e = new JMSException("the outcome of the commit is unknown: the cluster at "
+                + connection.settings().brokers() + " did not answer within requestTimeoutMs + failoverTimeoutMs ("
+                + connection.settings().blockingTimeoutMs() + " ms); the broker commits or aborts the whole "
+                + "transaction, never a part: " + timeout.getMessage(), "TRANSACTION_OUTCOME_UNKNOWN");
+        e.setLinkedException(timeout);
+        e.initCause(timeout);
+        return e;
+    }
+
+    /**
+     * The commit of a transaction that only consumed: each consumer's messages are accepted with one synchronous
+     * settlement (sent again after a failover). When the first consumer's is refused (a failover released its
+     * messages), the rest is released too and the commit throws {@link TransactionRolledBackException}: the broker
+     * accepted none of them (a refused settlement applies only to records still held, which after a failover are
+     * none, or all if it kept them). Not covered, and said so with a plain JMSException instead: a refusal after
+     * another consumer's messages were accepted (partly applied: a failover fell between two consumers'
+     * settlements), or a refusal of a request sent again after its first answer was lost (the first may have been
+     * applied: {@link ShareFetcher#SETTLE_OUTCOME_UNKNOWN}).
+     */
+    private static void acknowledgeConsumed(Map<MillraceMessageConsumer, List<Delivery>> consumed)
+            throws JMSException {
+        boolean accepted = false;
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+            try {
+                e.getKey().acknowledge(e.getValue(), true);
+                accepted = true;
+            } catch (JMSException failure) {
+                Map<MillraceMessageConsumer, List<Delivery>> rest = new java.util.LinkedHashMap<>(consumed);
+                rest.remove(e.getKey());
+                if (ShareFetcher.SETTLE_OUTCOME_UNKNOWN.equals(failure.getErrorCode())) {
+                    throw failure;
+                }
+                if (accepted) {
+                    JMSException partly = new JMSException("the commit was applied only in part: the messages of "
+                            + "one consumer were accepted, those of " + e.getKey() + " were not ("
+                            + failure.getMessage()
+                            + "); they will be delivered again");
+                    partly.setLinkedException(failure);
+                    partly.initCause(failure);
+                    throw partly;
+                }
+                redeliver(rest);
+                TransactionRolledBackException rolledBack = new TransactionRolledBackException(
+                        "the transaction was rolled back instead of committed: " + failure.getMessage());
+                rolledBack.setLinkedException(failure);
+                rolledBack.initCause(failure);
+                throw rolledBack;
+            }
         }
     }
 

@@ -242,6 +242,7 @@ class AcknowledgeAndAsyncSendIntegrationTest {
         TestBroker own = TestBroker.start(ownDir);
         MillraceConnectionFactory f = own.factory();
         f.setRequestTimeoutMs(2000);
+        f.setFailoverTimeoutMs(0); // no failover: sends fail after the request timeout (FailoverIntegrationTest: with)
         f.setConnectionCheckIntervalMs(100);
         BlockingQueue<JMSException> lost = new ArrayBlockingQueue<>(10);
         try (Connection c = f.createConnection()) {

@@ -209,6 +209,7 @@ class ConnectionIntegrationTest {
         TestBroker own = TestBroker.start(ownDir);
         MillraceConnectionFactory f = own.factory();
         f.setRequestTimeoutMs(1000);
+        f.setFailoverTimeoutMs(1000); // reported once the broker has stayed away for longer than this
         f.setConnectionCheckIntervalMs(100);
         BlockingQueue<JMSException> failures = new ArrayBlockingQueue<>(10);
         try (Connection c = f.createConnection()) {

@@ -113,6 +113,7 @@ class CrashIntegrationTest {
                 assertThat(topics(admin)).containsAll(temporaries);
                 child.kill();
                 MillraceConnectionFactory f = broker.factory();
+                f.setFailoverTimeoutMs(1000); // an owner without members is removed on a sweep 1 s after the first
                 try (Connection survivor = f.createConnection()) {
                     Session s = survivor.createSession(Session.AUTO_ACKNOWLEDGE);
                     Queue own = s.createTemporaryQueue(); // sweeps; but the child's session has not timed out yet

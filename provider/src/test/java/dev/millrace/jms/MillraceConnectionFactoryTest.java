@@ -38,4 +38,28 @@ class MillraceConnectionFactoryTest {
         assertThatThrownBy(() -> new MillraceConnectionFactory("nohostport"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nohostport");
     }
+
+    @Test
+    void shouldTakeTheFailoverWindowAsPropertyByNameAndInAJndiUrlAndRejectBadValuesNamingIt() throws Exception {
+        MillraceConnectionFactory f = new MillraceConnectionFactory("h1:1");
+        assertThat(f.getFailoverTimeoutMs()).isEqualTo(30_000);
+        f.setProperties(Map.of("failoverTimeoutMs", "0"));
+        assertThat(f.getFailoverTimeoutMs()).isZero();
+        assertThatThrownBy(() -> f.setFailoverTimeoutMs(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("failoverTimeoutMs");
+        assertThatThrownBy(() -> f.setProperties(Map.of("failoverTimeoutMs", "soon")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("failoverTimeoutMs");
+        Hashtable<String, Object> env = new Hashtable<>();
+        env.put("java.naming.factory.initial", "dev.millrace.jms.jndi.MillraceInitialContextFactory");
+        env.put("connectionFactory.cf", "h1:1,h2:2?failoverTimeoutMs=5000");
+        javax.naming.Context context = new javax.naming.InitialContext(env);
+        try {
+            assertThat(((MillraceConnectionFactory) context.lookup("cf")).getFailoverTimeoutMs()).isEqualTo(5000);
+        } finally {
+            context.close();
+        }
+        env.put("connectionFactory.cf", "h1:1?failoverTimeoutMs=-5");
+        assertThatThrownBy(() -> new javax.naming.InitialContext(env).lookup("cf"))
+                .hasStackTraceContaining("failoverTimeoutMs");
+    }
 }

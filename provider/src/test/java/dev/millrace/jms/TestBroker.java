@@ -14,14 +14,41 @@ import dev.millrace.broker.server.BrokerServer;
 /**
  * A real Millrace broker in this JVM on 127.0.0.1 (any free port), for the provider's integration tests. Share groups
  * start at the log start ({@code group.share.auto.offset.reset=earliest}), as a JMS queue needs. To restart a broker on
- * the same data directory, pass the same {@code controller.port} (from {@link #freePort}) both times.
+ * the same data directory, pass the same {@code controller.port} (from {@link #freePort}) both times, or start it with
+ * {@link #restartable} and use {@link #stop} and {@link #restart} (same port, same data directory: a failover as a
+ * client sees it).
  */
 final class TestBroker implements AutoCloseable {
 
-    private final BrokerServer server;
+    private final Map<String, String> settings;
+    private BrokerServer server;
 
-    private TestBroker(BrokerServer server) {
+    private TestBroker(BrokerServer server, Map<String, String> settings) {
         this.server = server;
+        this.settings = settings;
+    }
+
+    /** A broker on fixed (free) client and controller ports, so that it can {@link #restart} where it was. */
+    static TestBroker restartable(Path dataDir) throws Exception {
+        return start(dataDir, Map.of("port", String.valueOf(freePort())));
+    }
+
+    /** Stops the broker (for its clients as a crash: their connections drop); {@link #restart} brings it back. */
+    synchronized void stop() {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+
+    /** Starts the broker again on the same ports and data directory (after {@link #stop}). */
+    synchronized void restart() throws Exception {
+        if (server != null) {
+            throw new IllegalStateException("the broker is running");
+        }
+        BrokerServer again = new BrokerServer(BrokerConfigLoader.fromMap(settings), Time.SYSTEM);
+        again.start();
+        server = again;
     }
 
     static TestBroker start(Path dataDir) throws Exception {
@@ -37,11 +64,12 @@ final class TestBroker implements AutoCloseable {
         all.putAll(settings);
         BrokerServer server = new BrokerServer(BrokerConfigLoader.fromMap(all), Time.SYSTEM);
         server.start();
-        return new TestBroker(server);
+        return new TestBroker(server, Map.copyOf(all));
     }
 
     String bootstrap() {
-        return "127.0.0.1:" + server.boundAddress().getPort();
+        String port = settings.get("port");
+        return "127.0.0.1:" + ("0".equals(port) ? server.boundAddress().getPort() : port);
     }
 
     MillraceConnectionFactory factory() {
@@ -58,6 +86,6 @@ final class TestBroker implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        server.close();
+        stop();
     }
 }

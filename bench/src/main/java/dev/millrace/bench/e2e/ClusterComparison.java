@@ -18,11 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -232,7 +230,7 @@ public final class ClusterComparison {
         progress("starting three " + side + " nodes");
         BrokerNode[] nodes = startCluster(side);
         try {
-            String bootstrap = bootstrap(nodes);
+            String bootstrap = ClusterWaits.bootstrap(nodes);
             progress(side + " nodes listen on " + bootstrap);
             for (String topic : List.of(WARMUP_TOPIC, PRODUCE_TOPIC, FIXED_TOPIC, FAILOVER_TOPIC)) {
                 nodes[0].createTopic(topic, options.partitions(), REPLICATION, TOPIC_CONFIG);
@@ -344,7 +342,7 @@ public final class ClusterComparison {
         AtomicLong failures = new AtomicLong();
         AtomicLong acked = new AtomicLong();
         Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes));
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ClusterWaits.bootstrap(nodes));
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.RETRIES_CONFIG, Integer.MAX_VALUE);
@@ -355,7 +353,7 @@ public final class ClusterComparison {
         byte[] value = new byte[1024];
         Arrays.fill(value, (byte) 'x');
         Properties adminConfig = new Properties();
-        adminConfig.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(nodes));
+        adminConfig.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ClusterWaits.bootstrap(nodes));
         adminConfig.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         adminConfig.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
@@ -397,8 +395,9 @@ public final class ClusterComparison {
             try {
                 awaitAcks(acked, 2_000, Duration.ofSeconds(60), side);
                 for (int kill = 1; kill <= options.kills(); kill++) {
-                    awaitFullIsr(admin, Duration.ofSeconds(180), side);
-                    int leader = leaderOf(admin, FAILOVER_TOPIC, 0);
+                    ClusterWaits.awaitFullIsr(admin, List.of(PRODUCE_TOPIC, FIXED_TOPIC, FAILOVER_TOPIC), NODES,
+                            Duration.ofSeconds(180), side);
+                    int leader = ClusterWaits.leaderOf(admin, FAILOVER_TOPIC, 0);
                     int index = leader - 1;
                     long ackedBefore = acked.get();
                     awaitAcks(acked, ackedBefore + 500, Duration.ofSeconds(60), side);
@@ -421,7 +420,8 @@ public final class ClusterComparison {
                     nodes[index].stop();
                     nodes[index] = nodes[index].relaunch();
                 }
-                awaitFullIsr(admin, Duration.ofSeconds(180), side);
+                ClusterWaits.awaitFullIsr(admin, List.of(PRODUCE_TOPIC, FIXED_TOPIC, FAILOVER_TOPIC), NODES,
+                        Duration.ofSeconds(180), side);
             } finally {
                 sender.interrupt();
                 sender.join(10_000);
@@ -446,64 +446,8 @@ public final class ClusterComparison {
         }
     }
 
-    private static int leaderOf(Admin admin, String topic, int partition) throws InterruptedException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            try {
-                TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
-                        .get(10, TimeUnit.SECONDS).get(topic);
-                TopicPartitionInfo info = description.partitions().get(partition);
-                if (info.leader() != null && !info.leader().isEmpty()) {
-                    return info.leader().id();
-                }
-            } catch (Exception e) {
-                // retried below
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("no leader of " + topic + "-" + partition);
-    }
-
-    /** Waits until every partition of every benchmark topic has three replicas in its ISR. */
-    private static void awaitFullIsr(Admin admin, Duration timeout, String side) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            try {
-                Map<String, TopicDescription> topics = admin.describeTopics(List.of(PRODUCE_TOPIC, FIXED_TOPIC,
-                        FAILOVER_TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS);
-                boolean full = true;
-                StringBuilder state = new StringBuilder();
-                for (TopicDescription description : topics.values()) {
-                    for (TopicPartitionInfo info : description.partitions()) {
-                        state.append(description.name()).append('-').append(info.partition()).append(" isr ")
-                                .append(info.isr().stream().map(n -> Integer.toString(n.id())).toList())
-                                .append("; ");
-                        full &= info.leader() != null && !info.leader().isEmpty() && info.isr().size() == NODES;
-                    }
-                }
-                if (full) {
-                    return;
-                }
-                last = state.toString();
-            } catch (Exception e) {
-                last = e.toString();
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException(side + ": the ISR did not fill up again within " + timeout.toSeconds()
-                + " s: " + last);
-    }
-
     private PerfResult tool(String label, List<String> args, long expected) throws IOException, InterruptedException {
         return PerfTool.run(label, peerClasspath, args, expected, Duration.ofMinutes(15), workDir, cleanup);
-    }
-
-    private static String bootstrap(BrokerNode[] nodes) {
-        List<String> all = new ArrayList<>();
-        for (BrokerNode node : nodes) {
-            all.add(node.bootstrap());
-        }
-        return String.join(",", all);
     }
 
     private static void settle() throws IOException, InterruptedException {

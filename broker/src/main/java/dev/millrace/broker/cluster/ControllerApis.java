@@ -1,6 +1,8 @@
 package dev.millrace.broker.cluster;
 
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -33,16 +35,30 @@ import dev.millrace.broker.controller.Controller;
  * the rest of the broker has started, because the other nodes' registrations may be what this node's start waits
  * for.
  *
- * <p>Thread-safe; called on request threads.
+ * <p>Liveness hint: the connection a broker's registration or heartbeats came on is remembered; when it closes the
+ * controller is told ({@link Controller#brokerUnreachable}), so that a killed broker is fenced within the
+ * unreachable grace rather than a whole session timeout.
+ *
+ * <p>Thread-safe; called on request threads (and {@link #onConnectionClosed} on the connection's event loop).
  */
 public final class ControllerApis {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControllerApis.class);
 
     private final Controller controller;
+    /** Which broker's registration or heartbeats came on each open connection, by connection id. */
+    private final Map<String, Integer> brokerConnections = new ConcurrentHashMap<>();
 
     public ControllerApis(Controller controller) {
         this.controller = controller;
+    }
+
+    /** The connection {@code connectionId} closed: if a broker's heartbeats came on it, that broker may be dead. */
+    public void onConnectionClosed(String connectionId) {
+        Integer brokerId = brokerConnections.remove(connectionId);
+        if (brokerId != null) {
+            controller.brokerUnreachable(brokerId);
+        }
     }
 
     /** Whether {@code key} is one of the APIs answered here. */
@@ -51,15 +67,17 @@ public final class ControllerApis {
                 || key == ApiKeys.ALTER_PARTITION || key == ApiKeys.ALLOCATE_PRODUCER_IDS;
     }
 
-    /** Answers one of the APIs for which {@link #handles} is true. */
-    public Optional<CompletableFuture<AbstractResponse>> handle(AbstractRequest request) {
+    /** Answers one of the APIs for which {@link #handles} is true, which came on connection {@code connectionId}. */
+    public Optional<CompletableFuture<AbstractResponse>> handle(String connectionId, AbstractRequest request) {
         if (request instanceof BrokerRegistrationRequest r) {
+            brokerConnections.put(connectionId, r.data().brokerId());
             return Optional.of(controller.registerBroker(ControllerMessages.registration(r.data()))
                     .<AbstractResponse>handle((epoch, error) -> new BrokerRegistrationResponse(new BrokerRegistrationResponseData()
                             .setErrorCode(code("BrokerRegistration of broker " + r.data().brokerId(), error))
                             .setBrokerEpoch(epoch == null ? -1 : epoch))));
         }
         if (request instanceof BrokerHeartbeatRequest r) {
+            brokerConnections.put(connectionId, r.data().brokerId());
             return Optional.of(controller.brokerHeartbeat(ControllerMessages.heartbeat(r.data()))
                     .<AbstractResponse>handle((reply, error) -> {
                         BrokerHeartbeatResponseData data = new BrokerHeartbeatResponseData()

@@ -106,9 +106,12 @@ public final class BrokerConfig {
     int brokerSessionTimeoutMs = 9000;
 
     @Setting(name = "broker.heartbeat.interval.ms", doc = "How often a broker heartbeats to the controller; less "
-            + "than broker.session.timeout.ms.")
+            + "than broker.session.timeout.ms. A broker whose connection to the active controller closes (a killed "
+            + "process), or that ran the previous active controller, is fenced unless it heartbeats within two "
+            + "intervals: so this, not the session timeout, sets how fast a killed broker's partitions move. "
+            + "Kafka's default is 2000; Millrace's 500 moves them in about a second.")
     @Min(1)
-    int brokerHeartbeatIntervalMs = 2000;
+    int brokerHeartbeatIntervalMs = 500;
 
     @Setting(name = "unclean.leader.election.enable", doc = "Default unclean.leader.election.enable of topics: "
             + "whether a replica outside the ISR may become leader when no ISR member is alive, at the price of "

@@ -34,10 +34,14 @@ final class BrokerSessions {
         this.sessionTimeoutMs = sessionTimeoutMs;
     }
 
-    /** Starts every registered broker's session at {@code nowMs} when {@code leaderTerm} is a new term. */
-    void resetIfNewTerm(long leaderTerm, MetadataImage image, long nowMs) {
+    /**
+     * Starts every registered broker's session at {@code nowMs} when {@code leaderTerm} is a new term.
+     *
+     * @return whether it was a new term
+     */
+    boolean resetIfNewTerm(long leaderTerm, MetadataImage image, long nowMs) {
         if (leaderTerm == term) {
-            return;
+            return false;
         }
         term = leaderTerm;
         lastContactMs.clear();
@@ -47,6 +51,19 @@ final class BrokerSessions {
             lastContactMs.put(id, nowMs);
             catchUpIndex.put(id, image.appliedIndex());
         }
+        return true;
+    }
+
+    /**
+     * The broker looks dead (its connection to this controller closed, or it ran the voter that led before this
+     * one): its session now ends within {@code graceMs} unless it is heard from again. Never lengthens a session.
+     */
+    void suspect(int brokerId, long nowMs, long graceMs) {
+        Long last = lastContactMs.get(brokerId);
+        if (last == null) {
+            return;
+        }
+        lastContactMs.put(brokerId, Math.min(last, nowMs - sessionTimeoutMs + graceMs));
     }
 
     /** The broker was heard from (registration or heartbeat) at {@code nowMs}. */

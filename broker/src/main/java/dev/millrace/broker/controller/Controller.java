@@ -91,6 +91,16 @@ public interface Controller extends AutoCloseable {
     CompletableFuture<BrokerHeartbeatReply> brokerHeartbeat(BrokerHeartbeat heartbeat);
 
     /**
+     * A hint that broker {@code brokerId} may be dead: its connection to this node closed (a process killed on a
+     * machine that stays up closes its sockets at once). If this node is the active controller, the broker's session
+     * now ends within the configured grace (two heartbeat intervals by default) unless it heartbeats again, so a
+     * dead broker is fenced in about a second instead of a whole session timeout; a live broker that lost its
+     * connection reconnects and heartbeats well within the grace. Ignored elsewhere.
+     */
+    default void brokerUnreachable(int brokerId) {
+    }
+
+    /**
      * ISR changes asked for by a partition leader (Kafka's AlterPartition). Per partition: NONE with the
      * committed state, or UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
      * INVALID_UPDATE_VERSION (with the current state to catch up with), INELIGIBLE_REPLICA. Fails with

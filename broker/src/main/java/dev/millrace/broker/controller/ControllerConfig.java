@@ -43,18 +43,24 @@ import java.util.Objects;
  *                                     ({@code unclean.leader.election.enable}), losing what only the ISR had
  * @param leaderImbalanceCheckInterval how often the active controller runs preferred-leader election for
  *                                     every partition; zero turns it off
+ * @param brokerUnreachableGrace       how long a broker that looks dead keeps its session: one whose connection to
+ *                                     the active controller closed, or the broker of the voter that led the quorum
+ *                                     before this one; it heartbeats within this if it is alive
+ *                                     ({@link Controller#brokerUnreachable})
  */
 public record ControllerConfig(int nodeId, Path dataDir, String host, int port, Map<Integer, String> voters,
                                int defaultNumPartitions, short defaultReplicationFactor,
                                Duration electionTimeout, Duration snapshotInterval, Duration startTimeout,
                                Duration requestTimeout, String initialClusterId, Duration brokerSessionTimeout,
-                               boolean uncleanLeaderElection, Duration leaderImbalanceCheckInterval) {
+                               boolean uncleanLeaderElection, Duration leaderImbalanceCheckInterval,
+                               Duration brokerUnreachableGrace) {
 
     /** The setting's name in the broker's configuration, used in messages. */
     public static final String VOTERS_SETTING = "controller.quorum.voters";
 
     public static final Duration DEFAULT_BROKER_SESSION_TIMEOUT = Duration.ofSeconds(9);
     public static final Duration DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL = Duration.ofSeconds(300);
+    public static final Duration DEFAULT_BROKER_UNREACHABLE_GRACE = Duration.ofSeconds(1);
 
     public ControllerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -95,6 +101,7 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
         check(initialClusterId == null || !initialClusterId.isBlank(),
                 "initialClusterId must not be blank (null leaves it to another voter)");
         checkMillis(brokerSessionTimeout, "brokerSessionTimeout", 1);
+        Objects.requireNonNull(brokerUnreachableGrace, "brokerUnreachableGrace");
         checkMillis(leaderImbalanceCheckInterval, "leaderImbalanceCheckInterval", 0);
     }
 
@@ -109,61 +116,69 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
         voters.put(nodeId, address(host, port));
         return new ControllerConfig(nodeId, dataDir, host, port, voters, 1, (short) 1,
                 Duration.ofSeconds(1), Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofSeconds(30), null,
-                DEFAULT_BROKER_SESSION_TIMEOUT, false, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL);
+                DEFAULT_BROKER_SESSION_TIMEOUT, false, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL,
+                DEFAULT_BROKER_UNREACHABLE_GRACE);
     }
 
     public ControllerConfig withVoters(Map<Integer, String> newVoters) {
         return new ControllerConfig(nodeId, dataDir, host, port, newVoters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval,
+                brokerUnreachableGrace);
     }
 
     public ControllerConfig withTopicDefaults(int numPartitions, short replicationFactor) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, numPartitions, replicationFactor,
                 electionTimeout, snapshotInterval, startTimeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
     }
 
     public ControllerConfig withElectionTimeout(Duration timeout) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, timeout, snapshotInterval, startTimeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
     }
 
     public ControllerConfig withSnapshotInterval(Duration interval) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, interval, startTimeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
     }
 
     public ControllerConfig withStartTimeout(Duration timeout) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, timeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
     }
 
     public ControllerConfig withInitialClusterId(String clusterId) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout, clusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
     }
 
     public ControllerConfig withBrokerSessionTimeout(Duration timeout) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, timeout, uncleanLeaderElection, leaderImbalanceCheckInterval);
+                initialClusterId, timeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
     }
 
     public ControllerConfig withUncleanLeaderElection(boolean enabled) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, brokerSessionTimeout, enabled, leaderImbalanceCheckInterval);
+                initialClusterId, brokerSessionTimeout, enabled, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+    }
+
+    public ControllerConfig withBrokerUnreachableGrace(Duration grace) {
+        return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
+                defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
+                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, grace);
     }
 
     public ControllerConfig withLeaderImbalanceCheckInterval(Duration interval) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, interval);
+                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, interval, brokerUnreachableGrace);
     }
 
     /**

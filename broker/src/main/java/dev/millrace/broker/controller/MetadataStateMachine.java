@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongConsumer;
@@ -59,6 +60,8 @@ public final class MetadataStateMachine extends StateMachineAdapter {
 
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile long leaderTerm = -1;
+    /** The {@code host:port} of the leader this voter followed last; null before it followed any. */
+    private volatile String lastFollowedLeader;
     private volatile RaftException fatalError;
     private CompletableFuture<Long> activation = new CompletableFuture<>();
 
@@ -191,6 +194,14 @@ public final class MetadataStateMachine extends StateMachineAdapter {
         return true;
     }
 
+    /**
+     * The quorum address ({@code host:port}) of the leader this voter followed last: once this voter leads, the one
+     * that led before it (when it followed that one).
+     */
+    Optional<String> lastFollowedLeader() {
+        return Optional.ofNullable(lastFollowedLeader);
+    }
+
     @Override
     public void onLeaderStart(long term) {
         synchronized (leadershipLock) {
@@ -225,6 +236,9 @@ public final class MetadataStateMachine extends StateMachineAdapter {
 
     @Override
     public void onStartFollowing(LeaderChangeContext ctx) {
+        if (ctx.getLeaderId() != null) {
+            lastFollowedLeader = ctx.getLeaderId().getEndpoint().toString();
+        }
         leaderKnown.complete(null);
         LOG.info("{}Following leader {} in term {}", logPrefix, ctx.getLeaderId(), ctx.getTerm());
     }

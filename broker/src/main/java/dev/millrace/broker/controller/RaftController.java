@@ -129,7 +129,8 @@ public final class RaftController implements Controller {
             throw new IllegalStateException(logPrefix + "closed controllers cannot be started");
         }
         quorum.start();
-        long tickMs = Math.max(10, Math.min(1000, config.brokerSessionTimeout().toMillis() / 4));
+        long tickMs = Math.max(10, Math.min(1000, Math.min(config.brokerSessionTimeout().toMillis(),
+                config.brokerUnreachableGrace().toMillis()) / 4));
         eventExecutor.scheduleWithFixedDelay(() -> {
             if (isActive()) {
                 runPeriodicChecks();
@@ -281,6 +282,42 @@ public final class RaftController implements Controller {
     }
 
     @Override
+    public void brokerUnreachable(int brokerId) {
+        try {
+            eventExecutor.execute(() -> {
+                long term = stateMachine.leaderTerm();
+                if (closed || term < 0) {
+                    return;
+                }
+                if (sessions.resetIfNewTerm(term, stateMachine.image(), time.milliseconds())) {
+                    suspectPreviousLeader();
+                }
+                sessions.suspect(brokerId, time.milliseconds(), config.brokerUnreachableGrace().toMillis());
+                LOG.info("{}Broker {} lost its connection to the active controller: fenced in {} ms unless it "
+                        + "heartbeats", logPrefix, brokerId, config.brokerUnreachableGrace().toMillis());
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closed
+        }
+    }
+
+    /**
+     * At the start of this voter's leadership: the broker on the node whose voter led before is most likely dead
+     * (a leader that merely lost an election keeps heartbeating as a broker), so its session ends within the
+     * unreachable grace unless it heartbeats, instead of a whole session timeout after this voter took over.
+     */
+    private void suspectPreviousLeader() {
+        stateMachine.lastFollowedLeader().flatMap(address -> config.voters().entrySet().stream()
+                .filter(voter -> voter.getValue().equals(address)).map(Map.Entry::getKey).findFirst())
+                .filter(id -> id != config.nodeId())
+                .ifPresent(id -> {
+                    sessions.suspect(id, time.milliseconds(), config.brokerUnreachableGrace().toMillis());
+                    LOG.info("{}Broker {} ran the previous active controller: fenced in {} ms unless it heartbeats",
+                            logPrefix, id, config.brokerUnreachableGrace().toMillis());
+                });
+    }
+
+    @Override
     public CompletableFuture<BrokerHeartbeatReply> brokerHeartbeat(BrokerHeartbeat heartbeat) {
         Objects.requireNonNull(heartbeat, "heartbeat");
         return submitEvent("BrokerHeartbeat", "broker " + heartbeat.brokerId(), false,
@@ -399,7 +436,9 @@ public final class RaftController implements Controller {
         }
         ControllerResult<T> result;
         try {
-            sessions.resetIfNewTerm(term, stateMachine.image(), time.milliseconds());
+            if (sessions.resetIfNewTerm(term, stateMachine.image(), time.milliseconds())) {
+                suspectPreviousLeader();
+            }
             result = handler.apply(stateMachine.image());
         } catch (ApiException e) {
             failure.fail(response, Errors.forException(e), e.getMessage());

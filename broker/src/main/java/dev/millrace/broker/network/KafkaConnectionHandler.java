@@ -64,6 +64,16 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        try {
+            handler.onConnectionClosed(ctx.channel().id().asShortText());
+        } catch (RuntimeException e) {
+            log.warn("The connection-closed hook failed for {}", ctx.channel(), e);
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
         ByteBuffer copy;

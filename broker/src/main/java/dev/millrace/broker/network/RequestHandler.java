@@ -32,4 +32,12 @@ public interface RequestHandler {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(
                 "extension API " + header.apiKey() + " is not served"));
     }
+
+    /**
+     * The connection whose requests carried {@code connectionId} ({@link RequestContext#connectionId}) closed, for
+     * whatever reason (the peer closed it, its process died, bad input). Called once per connection, on its event
+     * loop: must not block.
+     */
+    default void onConnectionClosed(String connectionId) {
+    }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.protocol.types.Struct;
@@ -31,6 +32,7 @@ import dev.millrace.broker.cluster.ControllerApis;
 import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.cluster.ControllerIsrUpdater;
 import dev.millrace.broker.controller.BrokerState;
+import dev.millrace.broker.coordinator.ReplicationAwaiter;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.replica.IsrUpdater;
@@ -95,6 +97,7 @@ public final class BrokerServer implements AutoCloseable {
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
     private DelayedDeliveryService delays;
+    private ClusterTxnMarkerWriter txnMarkers;
     /** Coordinator appends waiting for their internal partition's in-sync replicas. */
     private ReplicationWaiters replicationWaiters;
     private KafkaServer network;
@@ -173,12 +176,17 @@ public final class BrokerServer implements AutoCloseable {
             @Override
             public CompletableFuture<AbstractResponse> handle(RequestContext context, AbstractRequest request) {
                 if (ControllerApis.handles(request.apiKey())) {
-                    return controllerApis.handle(request).orElseThrow();
+                    return controllerApis.handle(context.connectionId, request).orElseThrow();
                 }
                 RequestHandler target = apis.get();
                 return target == null
                         ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
                         : target.handle(context, request);
+            }
+
+            @Override
+            public void onConnectionClosed(String connectionId) {
+                controllerApis.onConnectionClosed(connectionId);
             }
 
             @Override
@@ -226,12 +234,27 @@ public final class BrokerServer implements AutoCloseable {
         });
         ProducerIdManager producerIds = new ProducerIdManager(
                 brokerId -> controllerClient.allocateProducerIds(brokerId, lifecycle.brokerEpoch()), config.nodeId());
-        LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups, time);
+        LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups,
+                replicationWaiters, time);
+        txnMarkers = new ClusterTxnMarkerWriter(config.nodeId(), controller::image, endpoints, markerWriter, 10_000,
+                (int) (config.replicaLagTimeMaxMs() + partitions.replicaConfig().isrCheckIntervalMs() + 15_000));
+        ReplicationAwaiter txnStateReplicas = replicationWaiters.forTopic(TransactionStateTopic.NAME);
+        TransactionStateTopic txnStateTopic = InternalTopics.transactionStateTopic(controller, partitions);
         transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
                 config.transactionAbortTimedOutTransactionCleanupIntervalMs()),
-                InternalTopics.transactionStateTopic(controller, partitions), producerIds,
-                markerWriter, dev.millrace.delay.Time.SYSTEM, timer);
-        transactions.load().get(60, TimeUnit.SECONDS);
+                txnStateTopic, producerIds, txnMarkers, p -> {
+                    // followers fetching the partition learn of the append at once, not at their fetch's max wait
+                    purgatory.onAppendLater(new TopicPartition(TransactionStateTopic.NAME, p));
+                    return txnStateReplicas.awaitLogEnd(p);
+                }, dev.millrace.delay.Time.SYSTEM, timer);
+        // the coordinator serves the __transaction_state partitions led here, loading each when elected
+        partitions.addElectionListener(TransactionStateTopic.NAME, transactions);
+        if (!config.isClusterMode()) {
+            // one node leads every partition: the delay service and share transactions find all of them loaded
+            for (int p = 0; p < txnStateTopic.partitionCount(); p++) {
+                transactions.whenLoaded(p).get(60, TimeUnit.SECONDS);
+            }
+        }
         int delayPartitions = controller.image().topic(DelayedDelivery.TOPIC).orElseThrow().partitions().size();
         DelayLogs delayLogs = InternalTopics.delayLogs(controller, partitions);
         if (config.isClusterMode()) {
@@ -261,7 +284,9 @@ public final class BrokerServer implements AutoCloseable {
                 new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
-                InternalTopics.offsetsTopic(controller, partitions).partitionCount()), findCoordinatorHandler());
+                InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
+                .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false)),
+                findCoordinatorHandler());
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
                 shareTopics), timer, dev.millrace.delay.Time.SYSTEM);
@@ -274,6 +299,7 @@ public final class BrokerServer implements AutoCloseable {
         });
         markerWriter.setMarkerListener(shares.transactions()::onTransactionMarkers);
         kafkaApis.setShareBroker(shares);
+        kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
@@ -356,6 +382,7 @@ public final class BrokerServer implements AutoCloseable {
         }
         closeQuietly("delay service", delays);
         closeQuietly("transaction coordinator", transactions);
+        closeQuietly("transaction markers", txnMarkers);
         if (markerWakeups != null) {
             markerWakeups.shutdown();
             awaitQuietly(markerWakeups);

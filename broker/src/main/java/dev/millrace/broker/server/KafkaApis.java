@@ -24,6 +24,7 @@ import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
@@ -120,6 +121,8 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_TRANSACTIONS)
             .addAll(ApiKeys.LIST_TRANSACTIONS)
             .addAll(ApiKeys.DESCRIBE_PRODUCERS)
+            // from other brokers' transaction coordinators and Admin.abortTransaction (versions 1-2)
+            .addAll(ApiKeys.WRITE_TXN_MARKERS)
             // share groups (KIP-932), the versions kafka-clients 4.4 speaks
             .add(ApiKeys.SHARE_GROUP_HEARTBEAT, 1, 1)
             .add(ApiKeys.SHARE_GROUP_DESCRIBE, 1, 1)
@@ -153,6 +156,7 @@ public final class KafkaApis implements RequestHandler {
     private final TransactionHandler transactions;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
     private volatile ShareBroker shares;
+    private volatile WriteTxnMarkersHandler writeTxnMarkers;
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
               OffsetsForLeaderEpochHandler offsetsForLeaderEpoch, TopicAdminHandler topicAdmin,
@@ -192,6 +196,11 @@ public final class KafkaApis implements RequestHandler {
     /** Serves the share-group APIs with {@code shares}; set once, before the first request. */
     void setShareBroker(ShareBroker shares) {
         this.shares = shares;
+    }
+
+    /** Serves WriteTxnMarkers with {@code handler}; set once, before the first request. */
+    void setWriteTxnMarkersHandler(WriteTxnMarkersHandler handler) {
+        this.writeTxnMarkers = handler;
     }
 
     @Override
@@ -255,6 +264,8 @@ public final class KafkaApis implements RequestHandler {
                 return transactions.endTxn((EndTxnRequest) request).thenApply(r -> r);
             case TXN_OFFSET_COMMIT:
                 return groups.handleTxnOffsetCommit((TxnOffsetCommitRequest) request).thenApply(r -> r);
+            case WRITE_TXN_MARKERS:
+                return writeTxnMarkers.handle((WriteTxnMarkersRequest) request).thenApply(r -> r);
             case DESCRIBE_TRANSACTIONS:
                 return done(transactions.describeTransactions((DescribeTransactionsRequest) request));
             case LIST_TRANSACTIONS:

@@ -51,7 +51,10 @@ import dev.millrace.broker.txn.TransactionCoordinator;
  * producer id and epoch of the request) has added to its open transaction at the transaction
  * coordinator; otherwise INVALID_TXN_STATE, or PRODUCER_FENCED for a producer whose epoch was
  * bumped by a newer producer with its transactional id (a zombie). This keeps a batch from opening a transaction that no coordinator will
- * ever close, which would hold back the last stable offset for good.
+ * ever close, which would hold back the last stable offset for good. The check is made only where this broker is the
+ * transactional id's coordinator (COORDINATOR_LOAD_IN_PROGRESS, retriable, while it loads); a batch whose coordinator
+ * is another broker is written unverified (see {@link TransactionCoordinator#verifyTransactionalBatch} for why and
+ * for the gap this leaves).
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -127,6 +130,10 @@ final class ProduceHandler {
                     throw new ProducerFencedException("Producer " + batch.producerId() + " (transactional id "
                             + transactionalId + ") sent epoch " + batch.producerEpoch() + " for " + tp
                             + ", but a newer producer with that transactional id has fenced it");
+                }
+                if (verdict == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+                    throw verdict.exception("The transaction coordinator of " + transactionalId
+                            + " is loading its state; retry");
                 }
                 if (verdict != Errors.NONE) {
                     throw new InvalidTxnStateException("Transactional batch for " + tp + " of producer "

@@ -30,6 +30,9 @@ final class RaftControllerFactory {
                 .withTopicDefaults(config.numPartitions(), config.defaultReplicationFactor())
                 .withInitialClusterId(initialClusterId)
                 .withBrokerSessionTimeout(Duration.ofMillis(config.brokerSessionTimeoutMs()))
+                // a broker that looks dead (connection closed, ran the previous controller) must heartbeat within two
+                // of its intervals: a live one does, a killed one is fenced in about a second with the default 500 ms
+                .withBrokerUnreachableGrace(Duration.ofMillis(2L * config.brokerHeartbeatIntervalMs()))
                 .withUncleanLeaderElection(config.uncleanLeaderElectionEnable())
                 .withLeaderImbalanceCheckInterval(config.autoLeaderRebalanceEnable()
                         ? Duration.ofSeconds(config.leaderImbalanceCheckIntervalSeconds()) : Duration.ZERO);

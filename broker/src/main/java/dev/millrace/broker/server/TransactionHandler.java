@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -50,8 +51,11 @@ import dev.millrace.broker.txn.TransactionState;
  * AddOffsetsToTxn, EndTxn, and the admin APIs DescribeTransactions, ListTransactions and
  * DescribeProducers (the latter from the partitions' producer state).
  *
- * <p>AddPartitionsToTxn with a partition this broker does not host answers that partition
- * UNKNOWN_TOPIC_OR_PARTITION and the others OPERATION_NOT_ATTEMPTED, adding none, as Kafka does.
+ * <p>AddPartitionsToTxn with a partition the metadata does not know answers that partition
+ * UNKNOWN_TOPIC_OR_PARTITION and the others OPERATION_NOT_ATTEMPTED, adding none, as Kafka does (the partitions
+ * need not be hosted by this broker: their markers go to their leaders). DescribeTransactions answers
+ * NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS per id whose partition is not led and loaded here;
+ * ListTransactions lists the ids of the partitions led here (an admin client asks every broker).
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -60,11 +64,15 @@ final class TransactionHandler {
     private final TransactionCoordinator coordinator;
     private final PartitionManager partitions;
     private final int offsetsPartitionCount;
+    private final Predicate<TopicPartition> exists;
 
-    TransactionHandler(TransactionCoordinator coordinator, PartitionManager partitions, int offsetsPartitionCount) {
+    /** @param exists whether the metadata knows a partition (the coordinator need not host it) */
+    TransactionHandler(TransactionCoordinator coordinator, PartitionManager partitions, int offsetsPartitionCount,
+                       Predicate<TopicPartition> exists) {
         this.coordinator = coordinator;
         this.partitions = partitions;
         this.offsetsPartitionCount = offsetsPartitionCount;
+        this.exists = exists;
     }
 
     CompletableFuture<InitProducerIdResponse> initProducerId(InitProducerIdRequest request) {
@@ -79,7 +87,7 @@ final class TransactionHandler {
         List<TopicPartition> requested = AddPartitionsToTxnRequest.getPartitions(data.v3AndBelowTopics());
         Map<TopicPartition, Errors> unknown = new HashMap<>();
         for (TopicPartition tp : requested) {
-            if (partitions.partition(tp).isEmpty()) {
+            if (!exists.test(tp)) {
                 unknown.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
             }
         }
@@ -129,8 +137,9 @@ final class TransactionHandler {
         for (String id : ids) {
             TransactionMetadata txn = found.get(id);
             var out = new DescribeTransactionsResponseData.TransactionState().setTransactionalId(id);
-            if (!coordinator.isLoaded()) {
-                out.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
+            Errors refused = coordinator.coordinatorError(id);
+            if (refused != Errors.NONE) {
+                out.setErrorCode(refused.code());
             } else if (txn == null) {
                 out.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
             } else {

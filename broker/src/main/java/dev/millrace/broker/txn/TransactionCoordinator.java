@@ -1,6 +1,5 @@
 package dev.millrace.broker.txn;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -8,32 +7,36 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.coordinator.CoordinatorElection;
+import dev.millrace.broker.coordinator.ReplicationAwaiter;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
 
 /**
- * The transaction coordinator: owns every transactional id's {@link TransactionMetadata}, keeps it
- * in {@code __transaction_state} ({@link TxnLogRecordSerde}), and drives transactions through the
- * states of {@link TransactionState} with Kafka's semantics (transaction version 1: partitions are
- * added with AddPartitionsToTxn, sequences continue across transactions of one epoch).
+ * The transaction coordinator: owns the {@link TransactionMetadata} of the transactional ids whose
+ * {@code __transaction_state} partition this broker leads, keeps it in that partition ({@link TxnLogRecordSerde}),
+ * and drives transactions through the states of {@link TransactionState} with Kafka's semantics (transaction version
+ * 1: partitions are added with AddPartitionsToTxn, sequences continue across transactions of one epoch).
  *
  * <ul>
  *   <li>InitProducerId with a transactional id: a new id gets a producer id from
@@ -41,29 +44,52 @@ import dev.millrace.delay.TimerTask;
  *       previous producer with that id (a zombie). An open transaction of the old producer is first
  *       aborted with a bumped epoch, so the zombie's markers and writes are refused everywhere.</li>
  *   <li>AddPartitionsToTxn / AddOffsetsToTxn put partitions into the transaction (state Ongoing).</li>
- *   <li>EndTxn writes PrepareCommit/PrepareAbort, then the markers to every partition of the
- *       transaction ({@link TxnMarkerWriter}), then CompleteCommit/CompleteAbort, and answers the
- *       client after the markers: once {@code commitTransaction()} returns, read-committed consumers
- *       can see the data. If markers fail, the client still succeeds (the Prepare state is durable)
- *       and the coordinator retries them every second until they are written.</li>
+ *   <li>EndTxn writes PrepareCommit/PrepareAbort, waits until it is on the partition's in-sync replicas, then writes
+ *       the markers to every partition of the transaction ({@link TxnMarkerWriter}: locally or to the partitions'
+ *       leaders), then CompleteCommit/CompleteAbort, and answers the client after the markers: once
+ *       {@code commitTransaction()} returns, read-committed consumers can see the data. If markers fail, the client
+ *       still succeeds (the Prepare state is durable) and the coordinator retries them every second until they are
+ *       written.</li>
  *   <li>A transaction open longer than its timeout is aborted by the coordinator, with a bumped
  *       epoch (the producer is fenced and must re-initialise), checked every
  *       {@code abortScanIntervalMs}.</li>
- *   <li>At start the state is rebuilt from the log; Prepare states are finished (markers, then
- *       Complete), Ongoing ones stay open until their timeout.</li>
  * </ul>
+ *
+ * <h2>Leadership</h2>
+ * The coordinator serves exactly the partitions of {@code __transaction_state} this broker leads
+ * ({@link CoordinatorElection}: the broker registers it with its partition manager; {@link #load} elects every
+ * partition, for a broker or test that runs alone). On {@link #onElected} the partition's state is loaded from the
+ * local log, then its Prepare states are finished (markers, then Complete) and its Ongoing ones stay open until their
+ * timeout (their producer may still be alive and commit); on {@link #onResigned} its ids are answered
+ * NOT_COORDINATOR at once and its state is dropped, and work in flight for it (marker retries, answers waiting for
+ * the replicas) stops or fails with NOT_COORDINATOR. Ids of a partition led elsewhere get NOT_COORDINATOR, of one still
+ * loading COORDINATOR_LOAD_IN_PROGRESS (the clients find the coordinator again, or retry). Every append is fenced by
+ * the leader epoch the partition was loaded in: once the partition's current epoch differs, the coordinator answers
+ * NOT_COORDINATOR and writes nothing.
+ *
+ * <p>Every answer that depends on an append to {@code __transaction_state} (InitProducerId, AddPartitionsToTxn,
+ * AddOffsetsToTxn, and the Prepare state of EndTxn, before any marker) is given only once the append is on the
+ * partition's in-sync replicas ({@link ReplicationAwaiter}, as Kafka's coordinator writes with acks=all). So what
+ * survives a failover: every state a client was answered for, in particular an acknowledged commit, which the new
+ * leader finds in PrepareCommit (and completes: markers on every partition) or CompleteCommit. What does not: an
+ * append that was not yet replicated when the leader died (its client got an error or no answer and retries), and
+ * the timers (a new leader's timeout scan starts afresh; an Ongoing transaction's start time is in its state, so it is
+ * still aborted at its timeout).
  *
  * <p>Decisions where Kafka leaves room: producer epochs are not bumped at every commit (that is
  * transaction version 2, not advertised); an epoch that would reach {@code Short.MAX_VALUE} moves
- * the transactional id to a new producer id at InitProducerId. Transactional ids do not expire.
+ * the transactional id to a new producer id at InitProducerId. Transactional ids do not expire. Markers carry the
+ * coordinator epoch, but partitions do not refuse markers of an older coordinator epoch (Kafka's
+ * TRANSACTION_COORDINATOR_FENCED): a coordinator stops sending markers for a partition it resigned, so only a request
+ * already in flight at the hand-over could arrive late, and it carries the same decision the new leader writes.
  *
  * <p>Threading: every state change runs on the coordinator's single thread, so the state needs no
- * locks; it is published in a concurrent map for {@link #isPartitionInTransaction} and describes.
+ * locks; it is published in concurrent maps for {@link #verifyTransactionalBatch} and describes. Leadership events
+ * arrive on the metadata thread and only hand work to the coordinator thread (a resignation takes effect at once).
  */
-public final class TransactionCoordinator implements AutoCloseable {
+public final class TransactionCoordinator implements CoordinatorElection, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
-    private static final int READ_MAX_BYTES = 1 << 20;
     private static final long MARKER_RETRY_MS = 1000;
 
     /** Settings: the largest timeout a producer may ask for, and how often timed-out transactions are aborted. */
@@ -84,19 +110,30 @@ public final class TransactionCoordinator implements AutoCloseable {
     private final TransactionStateTopic topic;
     private final ProducerIdSource producerIds;
     private final TxnMarkerWriter markers;
+    private final ReplicationAwaiter replication;
     private final Time time;
     private final Timer timer;
     private final ExecutorService executor;
-    private final Map<String, TransactionMetadata> txns = new ConcurrentHashMap<>();
-    private volatile boolean loaded;
+    /** The partitions led here; a resignation takes effect there at once. */
+    private final TxnPartitions partitions;
+    private final AtomicBoolean scanStarted = new AtomicBoolean();
     private volatile boolean closed;
 
+    /** A coordinator whose appends need no replication wait (tests, a log that is not replicated). */
     public TransactionCoordinator(Config config, TransactionStateTopic topic, ProducerIdSource producerIds,
                                   TxnMarkerWriter markers, Time time, Timer timer) {
+        this(config, topic, producerIds, markers, ReplicationAwaiter.IMMEDIATE, time, timer);
+    }
+
+    /** @param replication waits until an append to a partition of the topic is on its in-sync replicas */
+    public TransactionCoordinator(Config config, TransactionStateTopic topic, ProducerIdSource producerIds,
+                                  TxnMarkerWriter markers, ReplicationAwaiter replication, Time time, Timer timer) {
         this.config = config;
         this.topic = topic;
+        this.partitions = new TxnPartitions(topic, time);
         this.producerIds = producerIds;
         this.markers = markers;
+        this.replication = replication;
         this.time = time;
         this.timer = timer;
         this.executor = Executors.newSingleThreadExecutor(r -> {
@@ -106,67 +143,74 @@ public final class TransactionCoordinator implements AutoCloseable {
         });
     }
 
-    // ---- lifecycle
+    // ---- leadership
 
-    /** Rebuilds the state from the log, finishes Prepare states and starts the timeout scan. */
+    /**
+     * Serves every partition of the topic, each in the epoch {@link TransactionStateTopic#leaderEpoch} gives now (a
+     * coordinator that runs alone); completes once all are loaded, or fails with the first load that failed.
+     */
     public CompletableFuture<Void> load() {
-        return CompletableFuture.runAsync(() -> {
-            long start = time.hiResClockMs();
-            long records = 0;
-            for (int p = 0; p < topic.partitionCount(); p++) {
-                records += replay(p);
-            }
-            loaded = true;
-            log.info("Loaded {} transactional ids from {} records of {} in {} ms", txns.size(), records,
-                    TransactionStateTopic.NAME, time.hiResClockMs() - start);
-            for (TransactionMetadata txn : List.copyOf(txns.values())) {
-                if (txn.state().isPrepare()) {
-                    log.info("Completing transaction of {} (producer {}, epoch {}) found in state {}",
-                            txn.transactionalId(), txn.producerId(), txn.producerEpoch(), txn.state());
-                    completeWithMarkers(txn);
-                }
-            }
-            scheduleAbortScan();
-        }, executor);
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int p = 0; p < topic.partitionCount(); p++) {
+            onElected(p, topic.leaderEpoch(p));
+            all.add(whenLoaded(p));
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
-    private long replay(int partition) {
-        var partitionLog = topic.log(partition);
-        long end = partitionLog.logEndOffset();
-        long next = partitionLog.logStartOffset();
-        long count = 0;
-        while (next < end) {
-            long before = next;
-            for (RecordBatch batch : partitionLog.read(next, READ_MAX_BYTES, true).records().batches()) {
-                if (batch.lastOffset() < next) {
-                    continue;
-                }
-                if (!batch.isControlBatch()) {
-                    for (var record : batch) {
-                        if (record.offset() < next || record.offset() >= end) {
-                            continue;
-                        }
-                        try {
-                            String id = TxnLogRecordSerde.deserializeKey(record.key());
-                            if (record.hasValue()) {
-                                txns.put(id, TxnLogRecordSerde.deserializeValue(id, record.value()));
-                            } else {
-                                txns.remove(id);
-                            }
-                            count++;
-                        } catch (IllegalArgumentException e) {
-                            throw new IllegalStateException("Corrupt record at offset " + record.offset() + " of "
-                                    + TransactionStateTopic.NAME + "-" + partition + ": " + e.getMessage(), e);
-                        }
-                    }
-                }
-                next = batch.nextOffset();
-            }
-            if (next == before) {
-                break;
+    @Override
+    public void onElected(int partition, int leaderEpoch) {
+        TxnPartition elected = partitions.elect(partition, leaderEpoch);
+        log.info("Loading the transactions of {}", elected);
+        try {
+            executor.execute(() -> loadPartition(elected));
+        } catch (RejectedExecutionException e) {
+            elected.loaded.completeExceptionally(new CoordinatorNotAvailableException("The coordinator is closed"));
+        }
+        if (scanStarted.compareAndSet(false, true)) {
+            scheduleAbortScan();
+        }
+    }
+
+    @Override
+    public void onResigned(int partition, int leaderEpoch) {
+        TxnPartition dropped = partitions.resign(partition, leaderEpoch);
+        if (dropped != null) {
+            log.info("No longer coordinating the {} transactional ids of {}", dropped.txns.size(), dropped);
+        }
+    }
+
+    /**
+     * Completes once {@code partition} is loaded here (in the epoch it is led in now); fails with
+     * NotCoordinatorException if this broker does not lead it, or with the load's error.
+     */
+    public CompletableFuture<Void> whenLoaded(int partition) {
+        return partitions.whenLoaded(partition);
+    }
+
+    private void loadPartition(TxnPartition p) {
+        if (!partitions.isServed(p)) {
+            return; // resigned before its turn
+        }
+        long start = time.hiResClockMs();
+        long records;
+        try {
+            records = TxnLogLoader.replay(topic.log(p.partition), p.partition, p.txns);
+        } catch (RuntimeException e) {
+            log.error("Cannot load the transactions of {}", p, e);
+            p.loaded.completeExceptionally(e);
+            return;
+        }
+        p.loaded.complete(null);
+        log.info("Loaded {} transactional ids from {} records of {} in {} ms", p.txns.size(), records, p,
+                time.hiResClockMs() - start);
+        for (TransactionMetadata txn : List.copyOf(p.txns.values())) {
+            if (txn.state().isPrepare()) {
+                log.info("Completing transaction of {} (producer {}, epoch {}) found in state {}",
+                        txn.transactionalId(), txn.producerId(), txn.producerEpoch(), txn.state());
+                completeWithMarkers(p, txn);
             }
         }
-        return count;
     }
 
     @Override
@@ -193,124 +237,123 @@ public final class TransactionCoordinator implements AutoCloseable {
                     config.maxTimeoutMs());
             return CompletableFuture.completedFuture(InitResult.error(Errors.INVALID_TRANSACTION_TIMEOUT));
         }
-        CompletableFuture<InitResult> result = new CompletableFuture<>();
-        call(InitResult::error, () -> {
-            TransactionMetadata current = txns.get(transactionalId);
+        return call(transactionalId, InitResult::error, p -> {
+            TransactionMetadata current = p.txns.get(transactionalId);
             if (current != null && current.producerEpoch() < Short.MAX_VALUE - 2) {
-                return bumpEpoch(current, timeoutMs, expectedProducerId, expectedEpoch);
+                return bumpEpoch(p, current, timeoutMs, expectedProducerId, expectedEpoch);
             }
-            producerIds.nextProducerId().whenComplete((id, error) -> {
-                if (error != null) {
-                    log.warn("No producer id for {}: {}", transactionalId, error.toString());
-                    result.complete(InitResult.error(Errors.COORDINATOR_NOT_AVAILABLE));
-                } else {
-                    call(InitResult::error, () -> initWithNewProducerId(transactionalId, timeoutMs, id))
-                            .thenAccept(result::complete);
-                }
-            });
-            return null;
-        }).thenAccept(r -> {
-            if (r != null) {
-                result.complete(r);
-            }
+            return producerIds.nextProducerId().thenComposeAsync(id -> onOwned(p,
+                    () -> initWithNewProducerId(p, transactionalId, timeoutMs, id)), executor);
         });
-        return result;
     }
 
-    private InitResult initWithNewProducerId(String transactionalId, int timeoutMs, long producerId) {
-        TransactionMetadata current = txns.get(transactionalId);
+    private CompletableFuture<InitResult> initWithNewProducerId(TxnPartition p, String transactionalId,
+                                                                int timeoutMs, long producerId) {
+        TransactionMetadata current = p.txns.get(transactionalId);
         if (current != null && current.producerEpoch() < Short.MAX_VALUE - 2) {
             // another InitProducerId for the same id created it meanwhile
-            return bumpEpoch(current, timeoutMs, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+            return bumpEpoch(p, current, timeoutMs, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
         }
         if (current != null && current.state().isPrepare()) {
-            return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
+            return done(InitResult.error(Errors.CONCURRENT_TRANSACTIONS));
         }
         if (current != null && current.state() == TransactionState.ONGOING) {
-            current = abort(current, "its epoch is exhausted and the producer re-initialised");
-            if (current.state().isPrepare()) {
-                return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
-            }
+            return afterAbort(p, current, "its epoch is exhausted and the producer re-initialised",
+                    () -> initWithNewProducerId(p, transactionalId, timeoutMs, producerId));
         }
         long now = time.milliseconds();
         TransactionMetadata fresh = new TransactionMetadata(transactionalId, producerId, (short) 0, timeoutMs,
                 TransactionState.EMPTY, Set.of(), -1, now);
-        persist(fresh);
-        log.info("Transactional id {} now has producer id {} epoch 0", transactionalId, producerId);
-        return new InitResult(Errors.NONE, producerId, (short) 0);
+        return persist(p, fresh).thenApply(v -> {
+            log.info("Transactional id {} now has producer id {} epoch 0", transactionalId, producerId);
+            return new InitResult(Errors.NONE, producerId, (short) 0);
+        });
     }
 
-    private InitResult bumpEpoch(TransactionMetadata current, int timeoutMs, long expectedProducerId,
-                                 short expectedEpoch) {
+    private CompletableFuture<InitResult> bumpEpoch(TxnPartition p, TransactionMetadata current, int timeoutMs,
+                                                    long expectedProducerId, short expectedEpoch) {
         if (current.state().isPrepare()) {
-            return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
+            return done(InitResult.error(Errors.CONCURRENT_TRANSACTIONS));
         }
         if (expectedProducerId != RecordBatch.NO_PRODUCER_ID
                 && (expectedProducerId != current.producerId() || expectedEpoch != current.producerEpoch())) {
-            return InitResult.error(Errors.PRODUCER_FENCED);
+            return done(InitResult.error(Errors.PRODUCER_FENCED));
         }
         if (current.state() == TransactionState.ONGOING) {
-            current = abort(current, "a new producer initialised with its transactional id");
-            if (current.state().isPrepare()) {
-                // the abort markers could not be written yet; they are retried, and the producer retries
-                return InitResult.error(Errors.CONCURRENT_TRANSACTIONS);
-            }
+            return afterAbort(p, current, "a new producer initialised with its transactional id",
+                    () -> bumpEpoch(p, p.txns.get(current.transactionalId()), timeoutMs, RecordBatch.NO_PRODUCER_ID,
+                            RecordBatch.NO_PRODUCER_EPOCH));
         }
         short epoch = (short) (current.producerEpoch() + 1);
         TransactionMetadata next = current.withProducer(current.producerId(), epoch, timeoutMs, time.milliseconds())
                 .with(TransactionState.EMPTY, Set.of(), -1, time.milliseconds());
-        persist(next);
-        log.debug("Transactional id {} (producer {}) bumped to epoch {}", current.transactionalId(),
-                current.producerId(), epoch);
-        return new InitResult(Errors.NONE, current.producerId(), epoch);
+        return persist(p, next).thenApply(v -> {
+            log.debug("Transactional id {} (producer {}) bumped to epoch {}", current.transactionalId(),
+                    current.producerId(), epoch);
+            return new InitResult(Errors.NONE, current.producerId(), epoch);
+        });
+    }
+
+    /**
+     * Aborts the open transaction of {@code ongoing}'s producer, then goes on with {@code next} once the abort is
+     * complete; CONCURRENT_TRANSACTIONS while its markers are still being written (they are retried, and the producer
+     * retries too).
+     */
+    private CompletableFuture<InitResult> afterAbort(TxnPartition p, TransactionMetadata ongoing, String reason,
+                                                     Supplier<CompletableFuture<InitResult>> next) {
+        return abort(p, ongoing, reason).thenComposeAsync(aborted -> onOwned(p, () -> {
+            TransactionMetadata now = p.txns.get(ongoing.transactionalId());
+            return aborted.state().isPrepare() || !aborted.equals(now)
+                    ? done(InitResult.error(Errors.CONCURRENT_TRANSACTIONS)) : next.get();
+        }), executor);
     }
 
     /** AddPartitionsToTxn (and AddOffsetsToTxn with the group's offsets partition). */
     public CompletableFuture<Errors> addPartitions(String transactionalId, long producerId, short epoch,
                                                    Collection<TopicPartition> partitions) {
-        return call(e -> e, () -> {
-            TransactionMetadata current = txns.get(transactionalId);
+        return call(transactionalId, e -> e, p -> {
+            TransactionMetadata current = p.txns.get(transactionalId);
             Errors error = validate(current, transactionalId, producerId, epoch);
             if (error != Errors.NONE) {
-                return error;
+                return done(error);
             }
             if (current.state().isPrepare()) {
-                return Errors.CONCURRENT_TRANSACTIONS;
+                return done(Errors.CONCURRENT_TRANSACTIONS);
             }
             boolean ongoing = current.state() == TransactionState.ONGOING;
             if (ongoing && current.partitions().containsAll(partitions)) {
-                return Errors.NONE;
+                // already in the log; answered once that is replicated (a retry after an answer that got lost)
+                return replication.awaitLogEnd(p.partition).thenApply(v -> Errors.NONE);
             }
             Set<TopicPartition> all = new HashSet<>(ongoing ? current.partitions() : Set.of());
             all.addAll(partitions);
             long now = time.milliseconds();
-            persist(current.with(TransactionState.ONGOING, all, ongoing ? current.txnStartMs() : now, now));
-            return Errors.NONE;
+            return persist(p, current.with(TransactionState.ONGOING, all, ongoing ? current.txnStartMs() : now, now))
+                    .thenApply(v -> Errors.NONE);
         });
     }
 
     /** EndTxn: commits or aborts the producer's open transaction; answers after the markers are written. */
     public CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short epoch,
                                                     boolean commit) {
-        return call(e -> e, () -> {
-            TransactionMetadata current = txns.get(transactionalId);
+        return call(transactionalId, e -> e, p -> {
+            TransactionMetadata current = p.txns.get(transactionalId);
             Errors error = validate(current, transactionalId, producerId, epoch);
             if (error != Errors.NONE) {
-                return error;
+                return done(error);
             }
             TransactionState state = current.state();
             if (state == TransactionState.ONGOING) {
-                endOngoing(current, commit, current.producerEpoch());
-                return Errors.NONE;
+                return endOngoing(p, current, commit, current.producerEpoch()).thenApply(t -> Errors.NONE);
             }
             if (state == (commit ? TransactionState.COMPLETE_COMMIT : TransactionState.COMPLETE_ABORT)) {
-                return Errors.NONE;
+                return done(Errors.NONE);
             }
             if (state == (commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT)) {
-                return Errors.CONCURRENT_TRANSACTIONS;
+                return done(Errors.CONCURRENT_TRANSACTIONS);
             }
             log.debug("EndTxn({}) of {} refused in state {}", commit ? "commit" : "abort", transactionalId, state);
-            return Errors.INVALID_TXN_STATE;
+            return done(Errors.INVALID_TXN_STATE);
         });
     }
 
@@ -320,9 +363,29 @@ public final class TransactionCoordinator implements AutoCloseable {
      * to a newer epoch (a zombie); INVALID_TXN_STATE otherwise. Produce refuses batches that fail,
      * because a batch for a partition the producer did not add would open a transaction no
      * coordinator closes, holding back the last stable offset for good.
+     *
+     * <p>Only where the coordinator of {@code transactionalId} is this broker: while its partition loads here the
+     * answer is COORDINATOR_LOAD_IN_PROGRESS (retriable for the producer), and when another broker coordinates it
+     * the answer is NONE: the batch is accepted unverified. Decision: no verification round trip to a remote
+     * coordinator (Kafka's KIP-890 sends AddPartitionsToTxn with verifyOnly there). The gap this leaves is the one
+     * Kafka had before KIP-890: a client that writes a transactional batch to a partition it never added (no
+     * kafka-clients producer does; it adds every partition before it sends there), or a zombie whose batch reaches
+     * a partition not in its fenced transaction, leaves that partition with a transaction no marker closes. Zombies
+     * are still fenced on every partition of their transaction (the abort markers carry the bumped epoch) and at the
+     * coordinator (AddPartitionsToTxn and EndTxn answer PRODUCER_FENCED).
      */
     public Errors verifyTransactionalBatch(String transactionalId, long producerId, short epoch, TopicPartition tp) {
-        TransactionMetadata current = transactionalId == null ? null : txns.get(transactionalId);
+        if (transactionalId == null) {
+            return Errors.INVALID_TXN_STATE;
+        }
+        TxnPartition p = partitions.of(transactionalId);
+        if (p == null) {
+            return Errors.NONE;
+        }
+        if (!p.isLoaded()) {
+            return Errors.COORDINATOR_LOAD_IN_PROGRESS;
+        }
+        TransactionMetadata current = p.txns.get(transactionalId);
         if (current != null && current.producerId() == producerId && epoch < current.producerEpoch()) {
             return Errors.PRODUCER_FENCED;
         }
@@ -331,25 +394,27 @@ public final class TransactionCoordinator implements AutoCloseable {
         return ok ? Errors.NONE : Errors.INVALID_TXN_STATE;
     }
 
-    /** The current state of the given ids (absent ones are missing from the map). */
+    /**
+     * Whether this broker can answer for {@code transactionalId} now: NONE, NOT_COORDINATOR (its partition is led
+     * elsewhere), COORDINATOR_LOAD_IN_PROGRESS or COORDINATOR_NOT_AVAILABLE (its partition failed to load).
+     */
+    public Errors coordinatorError(String transactionalId) {
+        return partitions.refusal(partitions.of(transactionalId));
+    }
+
+    /** The current state of the given ids coordinated here (absent ones are missing from the map). */
     public Map<String, TransactionMetadata> describe(Collection<String> transactionalIds) {
-        Map<String, TransactionMetadata> out = new java.util.LinkedHashMap<>();
-        for (String id : transactionalIds) {
-            TransactionMetadata txn = txns.get(id);
-            if (txn != null) {
-                out.put(id, txn);
-            }
-        }
-        return out;
+        return partitions.describe(transactionalIds);
     }
 
-    /** Every transactional id's state. */
+    /** Every transactional id's state, of the partitions led and loaded here. */
     public List<TransactionMetadata> list() {
-        return new ArrayList<>(txns.values());
+        return partitions.list();
     }
 
+    /** Whether every partition led here is loaded. */
     public boolean isLoaded() {
-        return loaded;
+        return partitions.allLoaded();
     }
 
     // ---- internals, on the coordinator thread
@@ -367,56 +432,135 @@ public final class TransactionCoordinator implements AutoCloseable {
         return Errors.NONE;
     }
 
-    /** Aborts an open transaction with a bumped epoch (fencing its producer); returns the completed state. */
-    private TransactionMetadata abort(TransactionMetadata ongoing, String reason) {
+    /** Aborts an open transaction with a bumped epoch (fencing its producer); completes with the state reached. */
+    private CompletableFuture<TransactionMetadata> abort(TxnPartition p, TransactionMetadata ongoing, String reason) {
         log.info("Aborting the transaction of {} (producer {}, epoch {}, {} partitions): {}",
                 ongoing.transactionalId(), ongoing.producerId(), ongoing.producerEpoch(),
                 ongoing.partitions().size(), reason);
-        return endOngoing(ongoing, false, (short) (ongoing.producerEpoch() + 1));
+        return endOngoing(p, ongoing, false, (short) (ongoing.producerEpoch() + 1));
     }
 
-    private TransactionMetadata endOngoing(TransactionMetadata ongoing, boolean commit, short markerEpoch) {
+    private CompletableFuture<TransactionMetadata> endOngoing(TxnPartition p, TransactionMetadata ongoing,
+                                                              boolean commit, short markerEpoch) {
         long now = time.milliseconds();
         TransactionMetadata prepared = ongoing.withProducer(ongoing.producerId(), markerEpoch, ongoing.timeoutMs(), now)
                 .with(commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT, ongoing.partitions(),
                         ongoing.txnStartMs(), now);
-        persist(prepared);
-        return completeWithMarkers(prepared);
+        partitions.append(p, prepared);
+        return completeWithMarkers(p, prepared);
     }
 
-    /** Writes the markers of a prepared transaction and then its Complete state; retries later on failure. */
-    private TransactionMetadata completeWithMarkers(TransactionMetadata prepared) {
-        boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
-        try {
-            markers.writeMarkers(prepared.producerId(), prepared.producerEpoch(), commit, prepared.partitions());
-        } catch (RuntimeException e) {
-            log.warn("Could not write the {} markers of {} (producer {}); retrying in {} ms: {}",
-                    commit ? "commit" : "abort", prepared.transactionalId(), prepared.producerId(), MARKER_RETRY_MS,
-                    e.toString());
-            scheduleOnCoordinator(MARKER_RETRY_MS, () -> {
-                TransactionMetadata now = txns.get(prepared.transactionalId());
-                if (now != null && now.equals(prepared)) {
-                    completeWithMarkers(prepared);
-                }
-            });
-            return prepared;
+    /**
+     * Once the Prepare state is on the in-sync replicas, writes the transaction's markers and then its Complete
+     * state. Completes with the Complete state, or with the Prepare state if the markers failed (they are retried
+     * every second); fails if the Prepare state did not reach the replicas (retried too while this broker still
+     * leads the partition; after a resignation the new leader finishes it).
+     */
+    private CompletableFuture<TransactionMetadata> completeWithMarkers(TxnPartition p, TransactionMetadata prepared) {
+        CompletableFuture<TransactionMetadata> result = new CompletableFuture<>();
+        whenDone(replication.awaitLogEnd(p.partition), result, replicationError -> {
+            if (replicationError != null) {
+                result.completeExceptionally(replicationError);
+                retryMarkersLater(p, prepared);
+            } else {
+                writeMarkersThenComplete(p, prepared, result);
+            }
+        });
+        return result;
+    }
+
+    private void writeMarkersThenComplete(TxnPartition p, TransactionMetadata prepared,
+                                          CompletableFuture<TransactionMetadata> result) {
+        if (!partitions.isCurrent(p, prepared)) {
+            result.completeExceptionally(new NotCoordinatorException(p + " moved before the markers of "
+                    + prepared.transactionalId() + " were written"));
+            return;
         }
-        long now = time.milliseconds();
-        TransactionMetadata complete = prepared.with(commit ? TransactionState.COMPLETE_COMMIT
-                : TransactionState.COMPLETE_ABORT, Set.of(), -1, now);
-        persist(complete);
-        return complete;
+        boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
+        CompletableFuture<Void> written;
+        try {
+            written = markers.writeMarkers(prepared.producerId(), prepared.producerEpoch(), p.leaderEpoch, commit,
+                    prepared.partitions());
+        } catch (RuntimeException e) {
+            written = CompletableFuture.failedFuture(e);
+        }
+        whenDone(written, result, markerError -> {
+            if (markerError != null) {
+                log.warn("Could not write the {} markers of {} (producer {}); retrying in {} ms: {}",
+                        commit ? "commit" : "abort", prepared.transactionalId(), prepared.producerId(),
+                        MARKER_RETRY_MS, unwrap(markerError).toString());
+                retryMarkersLater(p, prepared);
+                result.complete(prepared);
+                return;
+            }
+            if (!partitions.isCurrent(p, prepared)) {
+                result.complete(prepared); // resigned meanwhile: the new leader writes the markers again
+                return;
+            }
+            TransactionMetadata complete = prepared.with(commit ? TransactionState.COMPLETE_COMMIT
+                    : TransactionState.COMPLETE_ABORT, Set.of(), -1, time.milliseconds());
+            try {
+                partitions.append(p, complete);
+            } catch (RuntimeException e) {
+                log.warn("Could not write the {} state of {}: {}", complete.state(), complete.transactionalId(),
+                        e.toString());
+                retryMarkersLater(p, prepared);
+                result.complete(prepared);
+                return;
+            }
+            result.complete(complete);
+        });
+    }
+
+    /**
+     * Runs {@code next} with the failure of {@code future} (null on success) on the coordinator thread: at once when
+     * it is done already (the caller is on the coordinator thread), else when it completes.
+     */
+    private void whenDone(CompletableFuture<?> future, CompletableFuture<?> result, Consumer<Throwable> next) {
+        if (future.isDone()) {
+            next.accept(future.isCompletedExceptionally() ? failureOf(future) : null);
+        } else {
+            future.whenComplete((v, error) -> onCoordinator(result, () -> next.accept(error)));
+        }
+    }
+
+    private static Throwable failureOf(CompletableFuture<?> future) {
+        try {
+            future.join();
+            return null;
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            return e;
+        }
+    }
+
+    private void retryMarkersLater(TxnPartition p, TransactionMetadata prepared) {
+        scheduleOnCoordinator(MARKER_RETRY_MS, () -> {
+            if (partitions.isCurrent(p, prepared)) {
+                completeWithMarkers(p, prepared);
+            }
+        });
     }
 
     private void abortTimedOut() {
         long now = time.milliseconds();
-        for (TransactionMetadata txn : List.copyOf(txns.values())) {
-            if (txn.state() == TransactionState.ONGOING && now - txn.txnStartMs() > txn.timeoutMs()) {
-                try {
-                    abort(txn, "it has been open " + (now - txn.txnStartMs()) + " ms, longer than its timeout of "
-                            + txn.timeoutMs() + " ms");
-                } catch (RuntimeException e) {
-                    log.warn("Could not abort the timed-out transaction of {}: {}", txn.transactionalId(), e.toString());
+        for (TxnPartition p : partitions.all()) {
+            if (partitions.refusal(p) != Errors.NONE) {
+                continue;
+            }
+            for (TransactionMetadata txn : List.copyOf(p.txns.values())) {
+                if (txn.state() == TransactionState.ONGOING && now - txn.txnStartMs() > txn.timeoutMs()) {
+                    try {
+                        abort(p, txn, "it has been open " + (now - txn.txnStartMs())
+                                + " ms, longer than its timeout of " + txn.timeoutMs() + " ms")
+                                .exceptionally(e -> {
+                                    log.warn("Could not abort the timed-out transaction of {}: {}",
+                                            txn.transactionalId(), unwrap(e).toString());
+                                    return null;
+                                });
+                    } catch (RuntimeException e) {
+                        log.warn("Could not abort the timed-out transaction of {}: {}", txn.transactionalId(),
+                                e.toString());
+                    }
                 }
             }
         }
@@ -445,40 +589,94 @@ public final class TransactionCoordinator implements AutoCloseable {
         });
     }
 
-    /** Writes the new state to the transactional id's partition, then makes it current. */
-    private void persist(TransactionMetadata txn) {
-        int partition = topic.partitionFor(txn.transactionalId());
-        byte[] key = TxnLogRecordSerde.serializeKey(txn.transactionalId());
-        byte[] value = TxnLogRecordSerde.serializeValue(txn);
-        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(key.length + value.length + 128),
-                Compression.NONE, TimestampType.CREATE_TIME, 0L);
-        builder.append(time.milliseconds(), key, value);
-        topic.log(partition).appendAsLeader(builder.build(), topic.leaderEpoch(partition));
-        txns.put(txn.transactionalId(), txn);
+    /** Writes the new state to the transactional id's partition and makes it current; then waits for the ISR. */
+    private CompletableFuture<Void> persist(TxnPartition p, TransactionMetadata txn) {
+        partitions.append(p, txn);
+        return replication.awaitLogEnd(p.partition);
     }
 
     /**
-     * Runs {@code task} on the coordinator thread. Before the state is loaded the answer is
-     * COORDINATOR_LOAD_IN_PROGRESS; a failed log write is COORDINATOR_NOT_AVAILABLE (retriable).
+     * Runs {@code task} on the coordinator thread for the partition of {@code transactionalId} and answers with what
+     * it completes with. The partition must be led and loaded here: otherwise NOT_COORDINATOR or
+     * COORDINATOR_LOAD_IN_PROGRESS, answered at once on the calling thread (and checked again on the coordinator
+     * thread); losing it on the way is NOT_COORDINATOR; a failed log write or replication wait
+     * is COORDINATOR_NOT_AVAILABLE (retriable).
      */
-    private <T> CompletableFuture<T> call(java.util.function.Function<Errors, T> onError, Supplier<T> task) {
+    private <T> CompletableFuture<T> call(String transactionalId, Function<Errors, T> onError,
+                                          Function<TxnPartition, CompletableFuture<T>> task) {
+        Errors early = partitions.refusal(partitions.of(transactionalId));
+        if (early != Errors.NONE) {
+            // at once, not behind a load running on the coordinator thread
+            return CompletableFuture.completedFuture(onError.apply(early));
+        }
         CompletableFuture<T> result = new CompletableFuture<>();
+        onCoordinator(result, () -> {
+            TxnPartition p = partitions.of(transactionalId);
+            Errors refused = partitions.refusal(p);
+            if (refused != Errors.NONE) {
+                result.complete(onError.apply(refused));
+                return;
+            }
+            CompletableFuture<T> answer;
+            try {
+                answer = task.apply(p);
+            } catch (RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
+            }
+            answer.whenComplete((value, error) -> {
+                if (error == null) {
+                    result.complete(value);
+                } else {
+                    result.complete(onError.apply(errorFor(error)));
+                }
+            });
+        });
+        return result.exceptionally(e -> onError.apply(errorFor(e)));
+    }
+
+    /** Runs {@code next} if {@code p} is still led here; otherwise fails with NotCoordinatorException. */
+    private <T> CompletableFuture<T> onOwned(TxnPartition p, Supplier<CompletableFuture<T>> next) {
+        if (!partitions.isServed(p)) {
+            return CompletableFuture.failedFuture(new NotCoordinatorException(p + " moved to another broker"));
+        }
+        return next.get();
+    }
+
+    /** Runs {@code action} on the coordinator thread; fails {@code result} if the coordinator is closed. */
+    private void onCoordinator(CompletableFuture<?> result, Runnable action) {
         try {
             executor.execute(() -> {
-                if (!loaded) {
-                    result.complete(onError.apply(Errors.COORDINATOR_LOAD_IN_PROGRESS));
-                    return;
-                }
                 try {
-                    result.complete(task.get());
+                    action.run();
                 } catch (RuntimeException e) {
-                    log.warn("Transaction coordinator request failed", e);
-                    result.complete(onError.apply(Errors.COORDINATOR_NOT_AVAILABLE));
+                    result.completeExceptionally(e);
                 }
             });
         } catch (RejectedExecutionException e) {
-            result.complete(onError.apply(Errors.COORDINATOR_NOT_AVAILABLE));
+            result.completeExceptionally(new CoordinatorNotAvailableException("The transaction coordinator is closed"));
         }
-        return result;
+    }
+
+    private static Errors errorFor(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof NotCoordinatorException || cause instanceof NotLeaderOrFollowerException) {
+            return Errors.NOT_COORDINATOR;
+        }
+        if (!(cause instanceof CoordinatorNotAvailableException) && !(cause instanceof RejectedExecutionException)) {
+            log.warn("Transaction coordinator request failed", cause);
+        }
+        return Errors.COORDINATOR_NOT_AVAILABLE;
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    private static <T> CompletableFuture<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
     }
 }

@@ -38,7 +38,7 @@ class BrokerConfigClusterTest {
         assertThat(config.replicaLagTimeMaxMs()).isEqualTo(30_000);
         assertThat(config.replicaFetchWaitMaxMs()).isEqualTo(500);
         assertThat(config.brokerSessionTimeoutMs()).isEqualTo(9000);
-        assertThat(config.brokerHeartbeatIntervalMs()).isEqualTo(2000);
+        assertThat(config.brokerHeartbeatIntervalMs()).isEqualTo(500);
         assertThat(config.uncleanLeaderElectionEnable()).isFalse();
         assertThat(config.leaderImbalanceCheckIntervalSeconds()).isEqualTo(300);
         assertThat(config.autoLeaderRebalanceEnable()).isTrue();
@@ -152,12 +152,12 @@ class BrokerConfigClusterTest {
     void shouldReadTheReplicationSettings() {
         BrokerConfig config = BrokerConfigLoader.fromMap(Map.of("broker.rack", "rack-a", "min.insync.replicas", "2",
                 "replica.lag.time.max.ms", "10000", "replica.fetch.wait.max.ms", "100",
-                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500",
+                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "750",
                 "unclean.leader.election.enable", "true", "leader.imbalance.check.interval.seconds", "5",
                 "auto.leader.rebalance.enable", "false", "default.replication.factor", "3"));
         assertThat(config.brokerRack()).contains("rack-a");
         assertThat(List.of(config.minInsyncReplicas(), config.replicaFetchWaitMaxMs(), config.brokerSessionTimeoutMs(),
-                config.brokerHeartbeatIntervalMs())).containsExactly(2, 100, 3000, 500);
+                config.brokerHeartbeatIntervalMs())).containsExactly(2, 100, 3000, 750);
         assertThat(config.replicaLagTimeMaxMs()).isEqualTo(10_000);
         assertThat(config.leaderImbalanceCheckIntervalSeconds()).isEqualTo(5);
         assertThat(config.uncleanLeaderElectionEnable()).isTrue();

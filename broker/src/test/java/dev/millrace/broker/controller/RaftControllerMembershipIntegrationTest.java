@@ -120,6 +120,32 @@ class RaftControllerMembershipIntegrationTest {
         assertThat(partition(controller, 0)).isEqualTo(new PartitionImage(0, List.of(1, 2), List.of(2, 1), 1, 2, 3));
     }
 
+    @Test
+    @Timeout(30)
+    void shouldFenceABrokerWhoseConnectionClosedWithinTheGraceUnlessItHeartbeats() throws Exception {
+        long graceMs = ControllerConfig.DEFAULT_BROKER_UNREACHABLE_GRACE.toMillis();
+        RaftController controller = start(config());
+        long epoch1 = registerUnfenced(controller, 1);
+        long epoch2 = registerUnfenced(controller, 2);
+        registerUnfenced(controller, 3);
+
+        controller.brokerUnreachable(2);
+        controller.brokerUnreachable(3);
+        await(controller.runPeriodicChecks()); // runs after the hints on the event thread
+        time.advance(graceMs / 2);
+        // broker 2 was alive: its connection dropped and it reconnected and heartbeat
+        await(controller.brokerHeartbeat(new BrokerHeartbeat(2, epoch2, controller.image().appliedIndex(), false,
+                false)));
+        await(controller.brokerHeartbeat(new BrokerHeartbeat(1, epoch1, controller.image().appliedIndex(), false,
+                false)));
+        time.advance(graceMs / 2 + 1);
+        await(controller.runPeriodicChecks());
+
+        // broker 3, silent since its connection closed, is fenced a grace later, long before its session timeout
+        assertThat(graceMs).isLessThan(SESSION_MS);
+        assertThat(controller.image().unfencedBrokerIds()).containsExactlyInAnyOrder(1, 2);
+    }
+
     private static Uuid topicId(RaftController controller) {
         return controller.image().topic("t").orElseThrow().topicId();
     }

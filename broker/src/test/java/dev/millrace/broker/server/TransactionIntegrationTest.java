@@ -10,7 +10,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -26,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Transactions with the real kafka-clients against one broker: commits become visible to
  * read-committed consumers, aborts and open transactions never do, a zombie is fenced, and the
- * admin client can describe what is going on.
+ * admin client can describe what is going on and abort an open transaction on a partition (WriteTxnMarkers).
  */
 @Timeout(120)
 class TransactionIntegrationTest {
@@ -211,6 +214,27 @@ class TransactionIntegrationTest {
                 new StringSerializer())) {
             assertThatThrownBy(producer::initTransactions)
                     .hasMessageContaining("transaction.max.timeout.ms");
+        }
+    }
+
+    @Test
+    void anAdminAbortTransactionClosesAnOpenTransactionOnItsPartitionWithWriteTxnMarkers() throws Exception {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        Partition partition = broker.partitionManager().partition(tp).orElseThrow();
+        try (KafkaProducer<String, String> producer = transactionalProducer("tx-hanging"); Admin admin = admin()) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "hanging")).get();
+            assertThat(partition.lastStableOffset()).isLessThan(partition.highWatermark());
+            ProducerState open = admin.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
+                    .activeProducers().get(0);
+
+            admin.abortTransaction(new AbortTransactionSpec(tp, open.producerId(), (short) open.producerEpoch(),
+                    open.coordinatorEpoch().orElse(0))).all().get(30, TimeUnit.SECONDS);
+
+            assertThat(partition.lastStableOffset()).as("the abort marker closed the transaction on " + tp)
+                    .isEqualTo(partition.highWatermark());
+            assertThat(broker.apis().requestCount(ApiKeys.WRITE_TXN_MARKERS)).isEqualTo(1);
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
@@ -113,6 +114,21 @@ class TransactionCoordinatorTest {
         get(coordinator.endTransaction("no-such-id", -5, (short) 0, true));
     }
 
+    /** Lets the coordinator thread run until {@code condition} holds (markers and Complete states take a few hops). */
+    private void awaitCondition(String what, BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("Timed out waiting for " + what);
+            }
+            drain();
+        }
+    }
+
+    private void awaitState(String id, TransactionState state) throws Exception {
+        awaitCondition(id + " in state " + state, () -> state(id) != null && state(id).state() == state);
+    }
+
     private void advance(long ms) throws Exception {
         clock.advanceMs(ms);
         timer.advanceClock(0);
@@ -184,7 +200,7 @@ class TransactionCoordinatorTest {
         advance(TIMEOUT_MS - 1);
         assertThat(state("tx").state()).as("not yet timed out").isEqualTo(TransactionState.ONGOING);
         advance(2 * SCAN_MS);
-        assertThat(state("tx").state()).isEqualTo(TransactionState.COMPLETE_ABORT);
+        awaitState("tx", TransactionState.COMPLETE_ABORT);
         assertThat(state("tx").producerEpoch()).isEqualTo((short) 1);
         assertThat(written).containsExactly(new Markers(1000, (short) 1, false, List.of(P0)));
         assertThat(get(coordinator.endTransaction("tx", 1000, (short) 0, true))).isEqualTo(Errors.PRODUCER_FENCED);
@@ -207,12 +223,13 @@ class TransactionCoordinatorTest {
         markersFail.set(false);
         coordinator = startCoordinator();
 
+        awaitState("prepared", TransactionState.COMPLETE_COMMIT);
         assertThat(written).containsExactly(new Markers(1000, (short) 0, true, List.of(P0, P1)));
         assertThat(state("prepared").state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
         assertThat(state("open").state()).isEqualTo(TransactionState.ONGOING);
         assertThat(state("open").partitions()).containsExactly(P1);
         advance(TIMEOUT_MS + 2 * SCAN_MS);
-        assertThat(state("open").state()).isEqualTo(TransactionState.COMPLETE_ABORT);
+        awaitState("open", TransactionState.COMPLETE_ABORT);
         assertThat(written).last().isEqualTo(new Markers(1001, (short) 1, false, List.of(P1)));
         assertThat(get(coordinator.initProducerId("open", TIMEOUT_MS, -1, (short) -1)))
                 .as("ids and epochs continue after the restart")
@@ -229,7 +246,7 @@ class TransactionCoordinatorTest {
         assertThat(state("tx").state()).isEqualTo(TransactionState.PREPARE_ABORT);
         markersFail.set(false);
         advance(1_000);
-        assertThat(state("tx").state()).isEqualTo(TransactionState.COMPLETE_ABORT);
+        awaitState("tx", TransactionState.COMPLETE_ABORT);
         assertThat(written).containsExactly(new Markers(1000, (short) 0, false, List.of(P0)));
     }
 
@@ -246,6 +263,7 @@ class TransactionCoordinatorTest {
                 .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
         markersFail.set(false);
         advance(1_000);
+        awaitState("tx", TransactionState.COMPLETE_ABORT);
         assertThat(written).containsExactly(new Markers(1000, (short) 1, false, List.of(P0)));
         assertThat(get(coordinator.initProducerId("tx", TIMEOUT_MS, -1, (short) -1)))
                 .isEqualTo(new TransactionCoordinator.InitResult(Errors.NONE, 1000, (short) 2));

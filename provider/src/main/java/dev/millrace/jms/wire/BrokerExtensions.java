@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.Errors;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.JmsExceptions;
+import dev.millrace.jms.wire.failover.RetryWindow;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
@@ -27,7 +28,8 @@ import jakarta.jms.JMSException;
  * The Millrace extension requests a connection makes, each sent to the leader of the partition it concerns
  * (found with the admin client, cached per topic, looked up again after a failure), over the connection's
  * {@link ExtensionClient}: ShareBrowse ({@link ShareBrowse}) for queue browsers, TxnShareAcknowledge
- * ({@link TxnShareAcknowledge}) for transacted sessions.
+ * ({@link TxnShareAcknowledge}) for transacted sessions. A lost connection or NOT_LEADER_OR_FOLLOWER (the leader
+ * moved) looks the leader up again and retries, within the failover window ({@link RetryWindow}).
  *
  * <p>Thread-safe.
  */
@@ -40,11 +42,13 @@ public final class BrokerExtensions {
     private final ExtensionClient client;
     private final ConnectionSettings settings;
     private final Map<String, List<Node>> leaderCache = new ConcurrentHashMap<>();
+    private final RetryWindow window;
 
     public BrokerExtensions(Admin admin, ExtensionClient client, ConnectionSettings settings) {
         this.admin = admin;
         this.client = client;
         this.settings = settings;
+        this.window = RetryWindow.of(settings.failoverTimeoutMs());
     }
 
     /** The leader of each partition of {@code topic}, by partition number; asks the brokers every time. */
@@ -64,20 +68,21 @@ public final class BrokerExtensions {
                                    int partition, List<Long> offsets) throws JMSException {
         TxnShareAcknowledge.Request request = new TxnShareAcknowledge.Request(transactionalId, groupId,
                 memberClientId, topic, partition, offsets);
-        List<Node> leaders = leaderCache.get(topic);
-        if (leaders == null || partition >= leaders.size()) {
-            leaders = leaders(topic);
-        }
-        TxnShareAcknowledge.Response response;
-        try {
-            response = call(leaders.get(partition), request);
-        } catch (IOException first) {
-            try {
-                response = call(leaders(topic).get(partition), request); // the leader may have moved
-            } catch (IOException e) {
-                throw JmsExceptions.fromClient("accept messages of " + topic + " in a transaction", e);
-            }
-        }
+        boolean[] retry = {false};
+        TxnShareAcknowledge.Response response = window.call("accept messages of " + topic + " in a transaction",
+                () -> {
+                    List<Node> leaders = retry[0] ? null : leaderCache.get(topic);
+                    retry[0] = true;
+                    if (leaders == null || partition >= leaders.size()) {
+                        leaders = leaders(topic); // first use, or the leader may have moved
+                    }
+                    TxnShareAcknowledge.Response r = call(leaders.get(partition), request);
+                    Errors error = Errors.forCode(r.errorCode());
+                    if (RetryWindow.isRetriableError(error)) {
+                        throw new JMSException(topic + " partition " + partition + ": " + error.name(), error.name());
+                    }
+                    return r;
+                });
         if (response.errorCode() != Errors.NONE.code()) {
             throw new JMSException("accepting messages of " + topic + " (partition " + partition
                     + ") in the transaction failed: " + Errors.forCode(response.errorCode()).name() + " "
@@ -96,7 +101,7 @@ public final class BrokerExtensions {
     private List<Node> describeLeaders(String topic) throws JMSException {
         try {
             TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS).get(topic);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS).get(topic);
             List<Node> out = new ArrayList<>();
             for (TopicPartitionInfo p : d.partitions()) {
                 out.add(p.leader());
@@ -118,17 +123,26 @@ public final class BrokerExtensions {
     /** One ShareBrowse round trip; a response with an error code becomes a JMSException naming it. */
     public ShareBrowse.Response browse(Node leader, String groupId, String topic, int partition, long fromOffset)
             throws JMSException {
-        if (leader == null || leader.isEmpty()) {
-            throw new JMSException("partition " + partition + " of " + topic + " has no leader now");
-        }
         ShareBrowse.Request request = new ShareBrowse.Request(groupId, topic, partition, fromOffset, MAX_BYTES);
-        ShareBrowse.Response response;
-        try {
-            response = ShareBrowse.Response.read(client.call(leader.host(), leader.port(), ExtensionApi.SHARE_BROWSE,
-                    ShareBrowse.VERSION, request.toStruct()));
-        } catch (IOException e) {
-            throw JmsExceptions.fromClient("browse partition " + partition + " of " + topic, e);
-        }
+        Node[] target = {leader};
+        ShareBrowse.Response response = window.call("browse partition " + partition + " of " + topic, () -> {
+            Node to = target[0];
+            target[0] = null; // a retry asks for the leader again
+            if (to == null) {
+                List<Node> leaders = leaders(topic);
+                to = partition < leaders.size() ? leaders.get(partition) : null;
+            }
+            if (to == null || to.isEmpty()) {
+                throw new IOException("partition " + partition + " of " + topic + " has no leader now");
+            }
+            ShareBrowse.Response r = ShareBrowse.Response.read(client.call(to.host(), to.port(),
+                    ExtensionApi.SHARE_BROWSE, ShareBrowse.VERSION, request.toStruct()));
+            Errors error = Errors.forCode(r.errorCode());
+            if (RetryWindow.isRetriableError(error)) {
+                throw new JMSException(topic + " partition " + partition + ": " + error.name(), error.name());
+            }
+            return r;
+        });
         if (response.errorCode() != Errors.NONE.code()) {
             throw new JMSException("browse partition " + partition + " of " + topic + " failed: "
                     + Errors.forCode(response.errorCode()).name() + " " + response.errorMessage());

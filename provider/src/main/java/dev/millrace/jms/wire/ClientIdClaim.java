@@ -94,7 +94,7 @@ public final class ClientIdClaim implements AutoCloseable {
         ShareMembership membership = new ShareMembership(settings, ClientEventLoops.next(), connectionId, group, TOPIC,
                 null, false, new ShareMembership.Listener() { });
         try {
-            membership.join().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            membership.join().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             membership.close();
@@ -131,7 +131,7 @@ public final class ClientIdClaim implements AutoCloseable {
             throws JMSException {
         try {
             ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group)
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
             return d.members();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {

@@ -201,7 +201,7 @@ public final class DestinationSetup {
             return;
         }
         try {
-            admin.incrementalAlterConfigs(changes).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.incrementalAlterConfigs(changes).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw JmsExceptions.fromClient("set the settings of destination " + name, e);

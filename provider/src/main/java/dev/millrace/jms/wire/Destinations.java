@@ -125,7 +125,7 @@ public final class Destinations {
 
     private void awaitCreated(String name, KafkaFuture<Void> created) throws JMSException {
         try {
-            created.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            created.get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw JmsExceptions.fromClient("create destination " + name, e);
@@ -175,7 +175,7 @@ public final class Destinations {
     public void delete(String name) throws JMSException {
         known.remove(name);
         try {
-            admin.deleteTopics(List.of(name)).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.deleteTopics(List.of(name)).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
                 throw JmsExceptions.fromClient("delete destination " + name, e);
@@ -188,7 +188,7 @@ public final class Destinations {
     /** Deletes a consumer group (a durable subscription's offsets); false if there was none. */
     public boolean deleteGroup(String groupId) throws JMSException {
         try {
-            admin.deleteConsumerGroups(List.of(groupId)).all().get(settings.requestTimeoutMs(),
+            admin.deleteConsumerGroups(List.of(groupId)).all().get(settings.blockingTimeoutMs(),
                     TimeUnit.MILLISECONDS);
             return true;
         } catch (ExecutionException e) {
@@ -212,14 +212,14 @@ public final class Destinations {
             return allowed;
         }
         try {
-            Collection<Node> nodes = admin.describeCluster().nodes().get(settings.requestTimeoutMs(),
+            Collection<Node> nodes = admin.describeCluster().nodes().get(settings.blockingTimeoutMs(),
                     TimeUnit.MILLISECONDS);
             if (nodes.isEmpty()) {
                 return true;
             }
             ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER,
                     String.valueOf(nodes.iterator().next().id()));
-            Config config = admin.describeConfigs(List.of(broker)).all().get(settings.requestTimeoutMs(),
+            Config config = admin.describeConfigs(List.of(broker)).all().get(settings.blockingTimeoutMs(),
                     TimeUnit.MILLISECONDS).get(broker);
             ConfigEntry entry = config == null ? null : config.get(AUTO_CREATE);
             allowed = entry == null || entry.value() == null || Boolean.parseBoolean(entry.value());
@@ -233,7 +233,7 @@ public final class Destinations {
     private boolean exists(String name) throws JMSException {
         try {
             Map<String, ?> found = admin.describeTopics(List.of(name)).allTopicNames()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
             return found.containsKey(name);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {

@@ -51,7 +51,7 @@ public final class DurableSubscriptions {
         Map<TopicPartition, OffsetAndMetadata> offsets;
         try {
             offsets = admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
                 return false;
@@ -70,7 +70,7 @@ public final class DurableSubscriptions {
             return false;
         }
         try {
-            admin.deleteConsumerGroups(List.of(groupId)).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.deleteConsumerGroups(List.of(groupId)).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw JmsExceptions.fromClient("replace durable subscription " + groupId, e);
         }

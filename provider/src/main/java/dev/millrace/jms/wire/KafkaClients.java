@@ -23,14 +23,24 @@ public final class KafkaClients {
     private KafkaClients() {
     }
 
+    /**
+     * The shared admin client: each request waits {@code requestTimeoutMs}; a call retries (kafka-clients' own
+     * retries: lost connections, NOT_COORDINATOR, NOT_LEADER_OR_FOLLOWER, ...) for {@code blockingTimeoutMs}, which
+     * covers the failover window.
+     */
     public static Admin admin(ConnectionSettings s, String clientId) {
         Map<String, Object> c = common(s, clientId);
-        c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.blockingTimeoutMs());
         c.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
         return Admin.create(c);
     }
 
-    /** A producer for one delivery mode; {@code acks} is that mode's setting. Idempotent when acks is all. */
+    /**
+     * A producer for one delivery mode; {@code acks} is that mode's setting. Idempotent when acks is all.
+     * Failover: kafka-clients retries a batch (lost connection, NOT_LEADER_OR_FOLLOWER, which refreshes the metadata
+     * and follows the new leader) until {@code delivery.timeout.ms} = {@code requestTimeoutMs + failoverTimeoutMs}
+     * (see {@link #applyTimeouts}); only then does the send fail.
+     */
     public static KafkaProducer<byte[], byte[]> producer(ConnectionSettings s, String clientId, String acks) {
         Map<String, Object> c = common(s, clientId);
         c.put(ProducerConfig.ACKS_CONFIG, acks);
@@ -38,10 +48,7 @@ public final class KafkaClients {
         c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, all);
         c.put(ProducerConfig.LINGER_MS_CONFIG, s.lingerMs());
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, s.batchSizeBytes());
-        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, s.requestTimeoutMs());
-        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.max(s.requestTimeoutMs(), 1000));
-        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(s.requestTimeoutMs(), Math.max(
-                s.requestTimeoutMs() - 1, 1)));
+        applyTimeouts(c, s);
         c.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, all ? 5 : 1);
         return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
     }
@@ -60,11 +67,22 @@ public final class KafkaClients {
         c.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, transactionTimeoutMs);
         c.put(ProducerConfig.LINGER_MS_CONFIG, s.lingerMs());
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, s.batchSizeBytes());
-        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, s.requestTimeoutMs());
-        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.max(s.requestTimeoutMs(), 1000));
-        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(s.requestTimeoutMs(), Math.max(
-                s.requestTimeoutMs() - 1, 1)));
+        applyTimeouts(c, s);
         return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /**
+     * A producer's timeouts: each produce request waits {@code requestTimeoutMs} (kafka-clients needs it below the
+     * delivery timeout); a record is retried (retries unlimited, the kafka-clients default) for
+     * {@code delivery.timeout.ms} = {@code blockingTimeoutMs}, and {@code max.block.ms} (metadata for a new
+     * destination, a full buffer, transaction calls: initTransactions, commitTransaction) is the same bound.
+     */
+    static void applyTimeouts(Map<String, Object> c, ConnectionSettings s) {
+        int deliveryTimeoutMs = Math.max(s.blockingTimeoutMs(), 1000);
+        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, s.blockingTimeoutMs());
+        c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryTimeoutMs);
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.max(1, Math.min(s.requestTimeoutMs(),
+                deliveryTimeoutMs - s.lingerMs() - 1)));
     }
 
     /** A consumer reading committed records; {@code groupId} null for a consumer without a group. */
@@ -89,7 +107,7 @@ public final class KafkaClients {
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, s.prefetch());
-        c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
+        c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.blockingTimeoutMs()); // commitSync rides out failover
         c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
         return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }

@@ -50,7 +50,7 @@ public final class QueueGroups {
         QUEUE_SETTINGS.forEach((key, value) -> ops.add(new AlterConfigOp(new ConfigEntry(key, value),
                 AlterConfigOp.OpType.SET)));
         try {
-            admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(settings.requestTimeoutMs(),
+            admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(settings.blockingTimeoutMs(),
                     TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw JmsExceptions.fromClient("configure the share group " + group + " of a queue", e);

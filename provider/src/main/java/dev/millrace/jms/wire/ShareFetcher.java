@@ -27,6 +27,7 @@ import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.JmsExceptions;
 import dev.millrace.protocol.net.BrokerChannel;
 import dev.millrace.jms.wire.net.ClientEventLoops;
+import dev.millrace.jms.wire.failover.RetryWindow;
 import dev.millrace.jms.wire.share.AcquiredRecords;
 import dev.millrace.jms.wire.share.SettleBatches;
 import dev.millrace.jms.wire.share.ShareMembership;
@@ -63,14 +64,26 @@ import jakarta.jms.JMSException;
  * unchanged, JMSRedelivered still false), so a consumer that stopped receiving holds back nothing from one that
  * waits. A consumer that keeps receiving keeps its window.
  *
- * <h2>Cluster</h2>
- * Every request goes to the first broker of the bootstrap list that answers: a single broker leads every partition
- * and coordinates every group today. (Routing to partition leaders and group coordinators comes with the replicated
- * cluster.)
+ * <h2>Cluster and failover</h2>
+ * Every request goes to the first broker of the bootstrap list that answers (routing each request to its partition's
+ * leader and the group's coordinator is not built yet). A lost connection, NOT_LEADER_OR_FOLLOWER or a coordinator
+ * error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS) reconnects through the bootstrap
+ * list and joins again ({@link ShareMembership}); meanwhile {@code take} waits, and a synchronous settlement waits
+ * for the reconnection and is sent again, for up to {@code failoverTimeoutMs} ({@link RetryWindow}). Records read
+ * ahead are taken out of the buffer when the connection is lost and given back once connected again, never handed
+ * out across the loss; records the application holds are
+ * settled as usual, and those the failover released come again with the broker's raised delivery count
+ * (JMSRedelivered=true).
  *
  * <p>Thread-safe. State marked "loop" is touched only on this consumer's event loop.
  */
 public final class ShareFetcher implements Fetcher {
+
+    /**
+     * Error code of the JMSException of a synchronous settlement whose outcome is unknown: its first request's answer
+     * was lost and the broker refused the request sent again (it may have applied the first).
+     */
+    public static final String SETTLE_OUTCOME_UNKNOWN = "SETTLE_OUTCOME_UNKNOWN";
 
     /** How long a ShareFetch may wait at the broker for records. */
     static final int FETCH_MAX_WAIT_MS = 500;
@@ -97,6 +110,7 @@ public final class ShareFetcher implements Fetcher {
     private volatile boolean fetchInFlight;
 
     private final ShareMembership membership;
+    private final RetryWindow retryWindow;
 
     // loop state
     private BrokerChannel fetchChannel;
@@ -106,6 +120,8 @@ public final class ShareFetcher implements Fetcher {
     private int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
     /** Offsets acquired and not settled, by partition (buffered or delivered to the application). */
     private final Map<Integer, TreeSet<Long>> held = new TreeMap<>();
+    /** Read ahead, not handed out, when the connection was lost; returned once connected again. */
+    private final List<Delivery> readAheadBeforeLoss = new ArrayList<>();
     private final SettleBatches pendingAsync;
     private boolean settleInFlight;
     private int lockDurationMs = 30_000;
@@ -127,6 +143,7 @@ public final class ShareFetcher implements Fetcher {
         this.rack = rack;
         this.pendingAsync = new SettleBatches(topic);
         this.idleReleaseNanos = TimeUnit.MILLISECONDS.toNanos(settings.prefetchIdleReleaseMs());
+        this.retryWindow = RetryWindow.of(settings.failoverTimeoutMs());
         this.membership = new ShareMembership(settings, loop, clientId, groupId, topic, rack, true, new Member());
         this.memberId = membership.memberId();
         try {
@@ -243,15 +260,67 @@ public final class ShareFetcher implements Fetcher {
         if (deliveries.isEmpty()) {
             return;
         }
+        List<Delivery> toSettle = new ArrayList<>();
+        CompletableFuture<ShareSettle.Response> firstAttempt = attemptSettle(deliveries, type, toSettle, false);
+        if (!sync) {
+            return;
+        }
+        // a lost connection or a moved leader: wait for the reconnection and send the same settlement again, within
+        // the failover window; the broker's answer then says whether the records were still held
+        boolean[] retry = {false};
+        boolean[] resent = {false}; // an earlier attempt may have reached the broker
+        ShareSettle.Response r = retryWindow.call(what + " " + deliveries.size() + " message(s) of " + topic, () -> {
+            CompletableFuture<ShareSettle.Response> attempt = retry[0]
+                    ? attemptSettle(deliveries, type, toSettle, true) : firstAttempt;
+            retry[0] = true;
+            try {
+                return attempt.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                resent[0] |= !(e.getCause() instanceof NotSentException);
+                throw e.getCause() instanceof Exception ex ? ex : e;
+            } catch (java.util.concurrent.TimeoutException e) {
+                resent[0] = true;
+                throw e;
+            }
+        });
+        for (ShareSettle.PartitionResult p : r.partitions()) {
+            if (p.errorCode() != Errors.NONE.code() && resent[0]) {
+                // the first attempt's answer was lost: it may have been applied before the broker refused the resend
+                throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
+                        + "): the outcome is unknown: the answer to the first request was lost in a failover and the "
+                        + "broker refused the request sent again (" + Errors.forCode(p.errorCode()).name() + ")",
+                        SETTLE_OUTCOME_UNKNOWN);
+            }
+            if (p.errorCode() != Errors.NONE.code()) {
+                Errors error = Errors.forCode(p.errorCode());
+                throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
+                        + ") failed: " + error.name() + (error == Errors.INVALID_RECORD_STATE
+                        ? " (the lock of a message expired, this consumer left the group, or a failover released "
+                        + "it: it may be delivered again, with JMSRedelivered=true)" : ""), error.name());
+            }
+        }
+    }
+
+    /**
+     * Sends one settlement of {@code deliveries}: the first attempt settles those still held (collecting them in
+     * {@code toSettle}) together with whatever else is pending; a retry sends {@code toSettle} again. Any thread.
+     */
+    private CompletableFuture<ShareSettle.Response> attemptSettle(List<Delivery> deliveries, byte type,
+                                                                 List<Delivery> toSettle, boolean retry) {
         CompletableFuture<ShareSettle.Response> response = new CompletableFuture<>();
         onLoop(() -> {
             SettleBatches batches = new SettleBatches(topic);
-            for (Delivery d : deliveries) {
-                if (unhold(d.partition(), d.offset())) {
-                    batches.add(d.partition(), d.offset(), type);
+            if (retry) {
+                toSettle.forEach(d -> batches.add(d.partition(), d.offset(), type));
+            } else {
+                for (Delivery d : deliveries) {
+                    if (unhold(d.partition(), d.offset())) {
+                        batches.add(d.partition(), d.offset(), type);
+                        toSettle.add(d);
+                    }
                 }
+                takePending(batches);
             }
-            takePending(batches);
             sendSettle(batches).whenComplete((r, e) -> {
                 if (e != null) {
                     response.completeExceptionally(e);
@@ -260,19 +329,7 @@ public final class ShareFetcher implements Fetcher {
                 }
             });
         });
-        if (!sync) {
-            return;
-        }
-        ShareSettle.Response r = await(what + " " + deliveries.size() + " message(s) of " + topic, response);
-        for (ShareSettle.PartitionResult p : r.partitions()) {
-            if (p.errorCode() != Errors.NONE.code()) {
-                Errors error = Errors.forCode(p.errorCode());
-                throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
-                        + ") failed: " + error.name() + (error == Errors.INVALID_RECORD_STATE
-                        ? " (the lock of a message expired, or this consumer left the group: it will be delivered "
-                        + "again)" : ""), error.name());
-            }
-        }
+        return response;
     }
 
     // ---- close
@@ -339,6 +396,19 @@ public final class ShareFetcher implements Fetcher {
             settleInFlight = false;
             sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
             failure = null;
+            if (!readAheadBeforeLoss.isEmpty()) {
+                // read ahead before the connection was lost and never handed out: if the broker still holds them for
+                // this member they go back uncounted; if the failover released them (they come again, counted) the
+                // broker refuses this, which changes nothing
+                SettleBatches back = new SettleBatches(topic);
+                for (Delivery d : readAheadBeforeLoss) {
+                    if (unhold(d.partition(), d.offset())) {
+                        back.add(d.partition(), d.offset(), ShareSettle.RETURN);
+                    }
+                }
+                readAheadBeforeLoss.clear();
+                sendSettle(back);
+            }
         }
 
         @Override
@@ -357,6 +427,7 @@ public final class ShareFetcher implements Fetcher {
             // the broker released everything this member held: what is buffered may go to others now
             List<Delivery> stale = new ArrayList<>();
             buffer.drainTo(stale);
+            readAheadBeforeLoss.clear();
             held.clear();
             pendingAsync.drain();
             sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
@@ -369,6 +440,7 @@ public final class ShareFetcher implements Fetcher {
             controlChannel = null;
             fetchChannel = null;
             fetchInFlight = false;
+            buffer.drainTo(readAheadBeforeLoss); // not handed out from before a failover (see onConnected)
         }
     }
 
@@ -452,6 +524,11 @@ public final class ShareFetcher implements Fetcher {
             maybeFetch();
             return;
         }
+        if (RetryWindow.isRetriableError(error)) {
+            // the partitions' leader or the group's coordinator moved (failover): connect again, then go on
+            membership.connectionLost(new IOException("fetching from " + topic + ": " + error.name()));
+            return;
+        }
         if (error != Errors.NONE) {
             failure = new JMSException("fetching from " + topic + " for share group " + groupId + " failed: "
                     + error.name() + (data.errorMessage() == null ? "" : " " + data.errorMessage()), error.name());
@@ -460,10 +537,13 @@ public final class ShareFetcher implements Fetcher {
         }
         failure = null; // the broker answers again
         List<Delivery> fetched = new ArrayList<>();
+        boolean moved = false;
         for (ShareFetchResponseData.ShareFetchableTopicResponse t : data.responses()) {
             for (ShareFetchResponseData.PartitionData pd : t.partitions()) {
                 if (pd.errorCode() != Errors.NONE.code()) {
-                    continue; // a deleted topic (temporary queue) or a partition moving: nothing acquired there
+                    // a deleted topic (temporary queue) or a partition moving: nothing acquired there
+                    moved |= RetryWindow.isRetriableError(Errors.forCode(pd.errorCode()));
+                    continue;
                 }
                 AcquiredRecords.Decoded decoded = AcquiredRecords.decode(topic, pd);
                 for (AcquiredRecords.Acquired a : decoded.records()) {
@@ -479,6 +559,10 @@ public final class ShareFetcher implements Fetcher {
             buffer.addAll(fetched);
             onArrival.run();
             scheduleIdleCheck();
+        }
+        if (moved) {
+            membership.connectionLost(new IOException("fetching from " + topic + ": a partition's leader moved"));
+            return;
         }
         maybeFetch();
     }
@@ -529,16 +613,17 @@ public final class ShareFetcher implements Fetcher {
         if (batches.isEmpty()) {
             return CompletableFuture.completedFuture(new ShareSettle.Response(Errors.NONE.code(), null, List.of()));
         }
-        if (controlChannel == null) {
-            return CompletableFuture.failedFuture(new IOException("not connected to the broker"));
+        if (controlChannel == null || !controlChannel.isOpen()) {
+            return CompletableFuture.failedFuture(new NotSentException());
         }
         ShareSettle.Request request = new ShareSettle.Request(groupId, memberId, batches.drain());
         return controlChannel.sendExtension(ExtensionApi.SHARE_SETTLE, ShareSettle.VERSION, request.toStruct())
                 .thenApply(ShareSettle.Response::read)
                 .thenApply(r -> {
                     if (r.errorCode() != Errors.NONE.code()) {
-                        throw new IllegalStateException("ShareSettle refused: " + Errors.forCode(r.errorCode())
-                                + " " + r.errorMessage());
+                        Errors error = Errors.forCode(r.errorCode());
+                        throw new java.util.concurrent.CompletionException(new JMSException("ShareSettle refused: "
+                                + error + " " + r.errorMessage(), error.name()));
                     }
                     return r;
                 });
@@ -603,6 +688,15 @@ public final class ShareFetcher implements Fetcher {
     }
 
     // ---- helpers
+
+    /** A settlement not sent because the control channel is down: the broker has certainly not seen it. */
+    private static final class NotSentException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotSentException() {
+            super("not connected to the broker");
+        }
+    }
 
     private void onLoop(Runnable r) {
         if (loop.inEventLoop()) {

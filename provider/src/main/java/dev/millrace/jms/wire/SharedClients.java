@@ -22,7 +22,8 @@ import jakarta.jms.JMSException;
  * non-transacted sends (kafka-clients producers are thread-safe; each record carries its connection's id where JMS needs
  * it, for noLocal). Connections lease an entry when they open and release it when they close; the last release closes
  * the clients. Entries are keyed by every setting that shapes these clients (brokers, acks, linger, batch size, request
- * timeout, user, and the destination settings), so connections of differently configured factories never share.
+ * timeout, failover window, user, and the destination settings), so connections of differently configured
+ * factories never share.
  * The entry also holds what connections learn about destinations ({@link Destinations}: which exist;
  * {@link DestinationSetup}: whose policy was written; {@link QueueGroups}: which queue groups were configured), so
  * that a new connection does not ask the brokers again what an earlier one found out: a destination is set up once
@@ -35,17 +36,19 @@ import jakarta.jms.JMSException;
  * transactional producer.
  *
  * <p>Liveness: {@link #checkAlive} asks the cluster to describe itself at most once per
- * {@code connectionCheckIntervalMs} for all connections of the entry, and answers the others from that result.
+ * {@code connectionCheckIntervalMs} for all connections of the entry, and answers the others from that result; each
+ * connection decides from these answers when an outage has outlasted its failover window.
  *
  * <p>Thread-safe.
  */
 public final class SharedClients {
 
     private record Key(String brokers, String persistentAcks, String nonPersistentAcks, int lingerMs,
-                       int batchSizeBytes, int requestTimeoutMs, String user, String destinationKey) {
+                       int batchSizeBytes, int requestTimeoutMs, int failoverTimeoutMs, String user,
+                       String destinationKey) {
         static Key of(ConnectionSettings s) {
             return new Key(s.brokers(), s.persistentAcks(), s.nonPersistentAcks(), s.lingerMs(), s.batchSizeBytes(),
-                    s.requestTimeoutMs(), s.user(), s.destinationKey());
+                    s.requestTimeoutMs(), s.failoverTimeoutMs(), s.user(), s.destinationKey());
         }
     }
 
@@ -187,17 +190,40 @@ public final class SharedClients {
      */
     public void checkAlive(long maxAgeMs) throws JMSException {
         synchronized (checkLock) {
-            checkAliveLocked(maxAgeMs);
+            checkAliveLocked(maxAgeMs, false);
         }
     }
 
+    /**
+     * As {@link #checkAlive}, for a connection being opened: a remembered failure is not repeated but checked again
+     * (it may be from just before the cluster came back).
+     */
+    public void checkAliveForOpen(long maxAgeMs) throws JMSException {
+        synchronized (checkLock) {
+            checkAliveLocked(maxAgeMs, true);
+        }
+    }
+
+    /**
+     * How long one liveness check waits: the request timeout, but with failover at most a quarter of the window
+     * (at least 1 s), so that several checks fall within it and one slow answer does not decide.
+     */
+    static int checkTimeoutMs(ConnectionSettings s) {
+        if (s.failoverTimeoutMs() == 0) {
+            return s.requestTimeoutMs();
+        }
+        return Math.min(s.requestTimeoutMs(), Math.max(1000, s.failoverTimeoutMs() / 4));
+    }
+
     /** Under {@link #checkLock}, never under {@code this}: a send must not wait for a liveness check. */
-    private void checkAliveLocked(long maxAgeMs) throws JMSException {
+    private void checkAliveLocked(long maxAgeMs, boolean recheckFailure) throws JMSException {
         long now = System.nanoTime();
-        if (!checked || now - lastCheckNanos >= TimeUnit.MILLISECONDS.toNanos(maxAgeMs)) {
+        if (!checked || now - lastCheckNanos >= TimeUnit.MILLISECONDS.toNanos(maxAgeMs)
+                || recheckFailure && lastCheckFailure != null) {
+            int timeoutMs = checkTimeoutMs(settings);
             try {
-                admin.describeCluster(new DescribeClusterOptions().timeoutMs(settings.requestTimeoutMs()))
-                        .clusterId().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                admin.describeCluster(new DescribeClusterOptions().timeoutMs(timeoutMs))
+                        .clusterId().get(timeoutMs, TimeUnit.MILLISECONDS);
                 lastCheckFailure = null;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

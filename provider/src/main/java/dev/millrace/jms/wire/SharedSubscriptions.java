@@ -194,7 +194,7 @@ public final class SharedSubscriptions {
      */
     public boolean delete(String group) throws JMSException {
         try {
-            admin.deleteShareGroups(List.of(group)).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.deleteShareGroups(List.of(group)).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
             return true;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
@@ -212,7 +212,7 @@ public final class SharedSubscriptions {
     private Collection<ShareMemberDescription> members(String group) throws JMSException {
         try {
             ShareGroupDescription d = admin.describeShareGroups(List.of(group)).describedGroups().get(group)
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
             return d.members();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
@@ -227,7 +227,7 @@ public final class SharedSubscriptions {
     private Map<TopicPartition, SharePartitionOffsetInfo> state(String group) throws JMSException {
         try {
             return admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
-                    .partitionsToOffsetInfo(group).get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .partitionsToOffsetInfo(group).get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
                 return Map.of();
@@ -245,7 +245,7 @@ public final class SharedSubscriptions {
                 new AlterConfigOp(new ConfigEntry("share.isolation.level", "read_committed"),
                         AlterConfigOp.OpType.SET));
         try {
-            admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(settings.requestTimeoutMs(),
+            admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(settings.blockingTimeoutMs(),
                     TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw JmsExceptions.fromClient("configure shared subscription " + group, e);
@@ -256,7 +256,7 @@ public final class SharedSubscriptions {
             throws JMSException {
         try {
             int partitions = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS).get(topic).partitions().size();
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS).get(topic).partitions().size();
             Map<TopicPartition, OffsetSpec> fresh = new HashMap<>();
             for (int p = 0; p < partitions; p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
@@ -270,9 +270,9 @@ public final class SharedSubscriptions {
             }
             Map<TopicPartition, Long> ends = new HashMap<>();
             admin.listOffsets(fresh, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS)
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS)
                     .forEach((tp, info) -> ends.put(tp, info.offset()));
-            admin.alterShareGroupOffsets(group, ends).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.alterShareGroupOffsets(group, ends).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof GroupNotEmptyException)) {
                 throw JmsExceptions.fromClient("start shared subscription " + group, e);

@@ -23,16 +23,25 @@ import jakarta.jms.JMSException;
  * owner's liveness:             membership of share group millrace.tmp-owner.&lt;owner connection id&gt;
  *                               (joined before its first temporary destination is created, see
  *                               {@link ClientIdClaim#hold}; the broker drops it after its share session timeout)
- * sweep:                        every temporary topic whose owner group lists no member is deleted
+ * sweep:                        every temporary topic whose owner group lists no member, on a sweep and
+ *                               again on one at least failoverTimeoutMs later, is deleted
  * </pre>
  *
- * <p>Any live connection sweeps: after it creates a temporary destination, and periodically. Stateless and
- * thread-safe; a sweep costs one topic listing and one share-group description.
+ * <p>The second look protects a live owner across a failover: while its group's coordinator restarts or moves, the
+ * group may list no member until the owner's membership has joined again (which it does within the failover
+ * window, or its connection is broken anyway).
+ *
+ * <p>Any live connection sweeps: after it creates a temporary destination, and periodically. Thread-safe: the owners
+ * seen without members are remembered per JVM; a sweep costs one topic listing and one share-group description per
+ * owner.
  */
 public final class TemporaryDestinationReaper {
 
     /** Prefix of every temporary destination's topic. */
     public static final String PREFIX = "millrace.tmp.";
+
+    /** Owners whose group listed no member, and since when (nanoTime); cleared when it lists one again. */
+    private static final Map<String, Long> SEEN_WITHOUT_MEMBERS = new java.util.concurrent.ConcurrentHashMap<>();
 
     private TemporaryDestinationReaper() {
     }
@@ -61,7 +70,7 @@ public final class TemporaryDestinationReaper {
         Map<String, List<String>> byOwner = new HashMap<>();
         try {
             Set<String> names = admin.listTopics(new ListTopicsOptions().listInternal(false)).names()
-                    .get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                    .get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
             for (String name : names) {
                 String owner = ownerOf(name);
                 if (owner != null && !owner.equals(ownConnectionId)) {
@@ -75,10 +84,18 @@ public final class TemporaryDestinationReaper {
         for (Map.Entry<String, List<String>> entry : byOwner.entrySet()) {
             String group = ownerGroup(entry.getKey());
             if (!ClientIdClaim.members(admin, group, settings).isEmpty()) {
+                SEEN_WITHOUT_MEMBERS.remove(entry.getKey());
                 continue;
             }
+            long now = System.nanoTime();
+            long since = SEEN_WITHOUT_MEMBERS.computeIfAbsent(entry.getKey(), o -> now);
+            if (settings.failoverTimeoutMs() > 0
+                    && now - since < TimeUnit.MILLISECONDS.toNanos(settings.failoverTimeoutMs())) {
+                continue; // look again on a later sweep
+            }
+            SEEN_WITHOUT_MEMBERS.remove(entry.getKey());
             try {
-                admin.deleteTopics(entry.getValue()).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                admin.deleteTopics(entry.getValue()).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
                 deleted.addAll(entry.getValue());
             } catch (ExecutionException e) {
                 // another connection's sweep may have deleted them first; the next sweep tries again otherwise
@@ -92,7 +109,7 @@ public final class TemporaryDestinationReaper {
 
     private static void deleteGroupQuietly(Admin admin, String group, ConnectionSettings settings) {
         try {
-            admin.deleteShareGroups(List.of(group)).all().get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            admin.deleteShareGroups(List.of(group)).all().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {

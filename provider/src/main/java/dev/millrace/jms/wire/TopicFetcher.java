@@ -77,7 +77,7 @@ public final class TopicFetcher extends RecordFetcher {
      */
     public TopicFetcher(ConnectionSettings settings, String clientId, String topic, String groupId,
                         byte[] noLocalConnectionId, Selector selector, String commitMetadata) throws JMSException {
-        super("millrace-fetch-" + topic, settings.requestTimeoutMs());
+        super("millrace-fetch-" + topic, settings.blockingTimeoutMs() + settings.requestTimeoutMs());
         this.topic = topic;
         this.groupId = groupId;
         this.noLocalConnectionId = noLocalConnectionId;

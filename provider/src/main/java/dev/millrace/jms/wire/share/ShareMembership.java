@@ -29,7 +29,8 @@ import jakarta.jms.JMSException;
  *   join():   connect control (and fetch) channel -> heartbeat epoch 0 -> assignment -> listener.onAssignment
  *   every heartbeat interval: heartbeat with the member epoch
  *   UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH -> listener.onRejoining, heartbeat epoch 0
- *   connection lost -> listener.onDisconnected, reconnect after the backoff, join again
+ *   NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS -> as a lost connection
+ *   connection lost -> listener.onDisconnected, reconnect after the backoff (forever, until closed), join again
  * </pre>
  *
  * <p>Used by queue consumers ({@code ShareFetcher}, with a second channel for their long-polling fetches) and by
@@ -42,6 +43,9 @@ public final class ShareMembership {
     /** Pause before reconnecting after a lost connection. */
     public static final int RECONNECT_BACKOFF_MS = 500;
     private static final short HEARTBEAT_VERSION = 1;
+    /** Heartbeat errors of a coordinator that moved or is starting: retried after the back-off, not failures. */
+    static final java.util.Set<Errors> RETRY_ELSEWHERE = java.util.EnumSet.of(Errors.NOT_COORDINATOR,
+            Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS);
 
     /** What the owner of a membership hears, on the event loop. */
     public interface Listener {
@@ -190,6 +194,16 @@ public final class ShareMembership {
         Errors error = Errors.forCode(data.errorCode());
         if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_MEMBER_EPOCH) {
             rejoin();
+            return;
+        }
+        if (RETRY_ELSEWHERE.contains(error)) {
+            // the coordinator moved or is loading the group's state (failover): not a failure, ask again from a new
+            // connection (the failover window bounds how long the connection's users wait meanwhile)
+            if (joined == null || joined.isDone()) {
+                connectionLost(new java.io.IOException("share group " + groupId + ": " + error.name()));
+            } else {
+                heartbeat = loop.schedule(() -> heartbeat(joined), RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+            }
             return;
         }
         if (error != Errors.NONE) {
