@@ -58,6 +58,9 @@ class DelayedDeliveryFailoverIntegrationTest {
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()));
         admin.createTopics(List.of(new NewTopic(TARGET, 3, (short) 3)
                 .configs(Map.of("min.insync.replicas", "2")))).all().get(60, TimeUnit.SECONDS);
+        // the delay topic's leader checks targets against its own metadata
+        cluster.awaitCondition(() -> cluster.runningIds().stream().allMatch(id -> cluster.broker(id).controller()
+                .image().topic(TARGET).isPresent()), "every node knowing " + TARGET, Duration.ofSeconds(30));
     }
 
     @AfterEach
