@@ -5,17 +5,18 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The service's state for one partition of the delay topic: the offset up to which the log has
- * been read, the pending delays by offset and by due time, and the base offsets of delivery-mark
+ * The service's state for one partition of the delay topic: which leader epoch of it this broker
+ * was elected in and which one the state was loaded for, the offset up to which the log has been read, the pending delays by offset and by due time, and the base offsets of delivery-mark
  * batches that rounds of this run committed (the scan skips them: their marks are already applied).
  * The low-water mark, below which every delayed record has been delivered, is what the checkpoint
  * keeps.
  *
- * <p>Confined to the service's thread, except {@link #scanQueued}.
+ * <p>Confined to the service's thread, except {@link #scanQueued} and {@link #electedEpoch}.
  */
 final class DelayPartition {
 
@@ -30,9 +31,28 @@ final class DelayPartition {
     final AtomicBoolean scanQueued = new AtomicBoolean();
     long lastCheckpointed = -1;
     long lastCheckpointMs;
+    /** The leader epoch this broker leads the partition in, or -1: set at once by the election events. */
+    final AtomicInteger electedEpoch = new AtomicInteger(-1);
+    /** The leader epoch the pending set was loaded for, or -1 when none is loaded. */
+    int loadedEpoch = -1;
 
     DelayPartition(TopicPartition tp) {
         this.tp = tp;
+    }
+
+    /** Whether the state is loaded and the epoch it was loaded for still leads here: rounds may carry it. */
+    boolean serving() {
+        return loadedEpoch >= 0 && electedEpoch.get() == loadedEpoch;
+    }
+
+    /** Forgets the loaded state (when leadership ends, or before loading it again). */
+    void clear() {
+        byOffset.clear();
+        byDue.clear();
+        committedMarkBatches.clear();
+        scanOffset = 0;
+        lastCheckpointed = -1;
+        loadedEpoch = -1;
     }
 
     /** Adds a pending delay unless its offset is already pending. */

@@ -7,11 +7,9 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,23 +18,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.coordinator.CoordinatorElection;
 import dev.millrace.broker.log.AbortedTxn;
-import dev.millrace.broker.log.AppendOrigin;
-import dev.millrace.broker.log.LogAppendInfo;
 import dev.millrace.broker.log.OffsetCheckpointFile;
 import dev.millrace.broker.log.PartitionLog;
 import dev.millrace.broker.txn.TransactionCoordinator;
@@ -50,41 +43,69 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * the internal topic {@value DelayedDelivery#TOPIC}; this service indexes each pending one in memory
  * and, when it is due, appends a copy to its target.
  *
- * <p><b>Delivery rounds.</b> A round delivers everything due at that moment over all delay
- * partitions and all targets, earliest due first, up to {@value #MAX_RECORDS_PER_ROUND} records and
- * {@value #MAX_BYTES_PER_ROUND} bytes ({@link DueDelays}); what is left, and what fell due while the
- * round ran, goes in the next round; a round starts no sooner than {@value #ROUND_INTERVAL_MS} ms
- * after the previous one started unless it is full, so under load a round carries what fell due
- * over that interval instead of each record paying for a transaction of its own (a delivery is
- * never earlier for it, at most that much later). A round is one broker transaction under the
- * service's transactional id {@value #TRANSACTIONAL_ID}:
- * <pre>
- *   AddPartitions(targets of the copies + delay partitions with due records)
- *   append copies         target t: one batch per target partition, header delivered.ms = round start
- *   append marks          delay p:  one batch per delay partition, a mark (done.offset = o) per record
- *   EndTxn(commit)        commit markers on every partition above
- * </pre>
- * The per-round cost (two hops to the transaction coordinator, three {@code __transaction_state}
- * appends, one marker per partition) is paid once per moment rather than once per delay partition
- * and firing, so under load rounds grow instead of queueing. One round failing (a target offline,
- * a failed append) holds back all deliveries until its retry a second later.
+ * <p><b>Leadership.</b> The service serves the delay partitions this broker leads
+ * ({@link CoordinatorElection}): {@link #onElected} loads a partition's pending set (from its
+ * checkpoint and the committed records after it) and delivers it from then on; {@link #onResigned}
+ * takes it out of every later round at once and drops its state. On one node every partition is
+ * elected when the listener is registered.
  *
- * <p><b>Exactly once.</b> Read-committed consumers see a copy exactly when its mark is committed,
- * since both are in one transaction. After a crash, {@link #start} re-initialises the transactional
- * id, which aborts a round left open (and fences the per-partition ids {@code __millrace-delay-<p>}
- * of older versions), and then rebuilds the pending set from the committed records: delayed records
- * minus those with a committed mark. While running, the service applies a committed round's marks
- * itself and remembers the base offset of each mark batch; the scan skips those batches instead of
- * parsing the service's own marks again. Marks of a round that reported a failure are not
- * remembered: should its commit have gone through anyway, the scan reads them like any record and
- * drops the delivered records from the pending set; the retry scans every partition before it
- * delivers, and while that commit is still being completed the retry's AddPartitions is refused, so
- * nothing is delivered twice.
+ * <p><b>Delivery rounds.</b> A round delivers everything due at that moment over all delay
+ * partitions served here and all targets, earliest due first, up to {@value #MAX_RECORDS_PER_ROUND}
+ * records and {@value #MAX_BYTES_PER_ROUND} bytes ({@link DueDelays}); what is left, and what fell
+ * due while the round ran, goes in the next round; a round starts no sooner than
+ * {@value #ROUND_INTERVAL_MS} ms after the previous one started unless it is full, so under load a
+ * round carries what fell due over that interval instead of each record paying for a transaction of
+ * its own (a delivery is never earlier for it, at most that much later). A round is one transaction
+ * under the {@link RoundWriter}'s transactional id, one per broker: copies to the targets (one batch
+ * per target partition, header delivered.ms = round start) and, in each delay partition, a batch of
+ * delivery marks (done.offset = o per record), committed together. One per broker rather than one
+ * per delay partition, so the per-round cost (the coordinator's hops and {@code __transaction_state}
+ * appends, a marker per partition) is paid once per moment whatever the number of partitions. One
+ * round failing (a target offline, a failed append) holds back all deliveries until its retry a
+ * second later.
+ *
+ * <p><b>Exactly once, and fencing across a change of leader.</b> Read-committed consumers see a
+ * copy exactly when its mark is committed, since both are in one transaction. Because the
+ * transactional id belongs to the broker, not to the partition, a new leader cannot fence the old
+ * one by re-initialising it; fencing rests on the delay partition instead:
+ * <ol>
+ *   <li>only the partition's leader appends marks to it: the {@link LocalRoundWriter} appends with
+ *       the leader epoch (refused once it is stale), and a Produce of marks is refused unless it
+ *       comes under the transactional id of the broker that receives it, i.e. the leader
+ *       ({@link #validate}); a produce to a former leader cannot be acknowledged ({@code acks=all}),
+ *       its followers fetch from the new leader. So once a broker is elected, no round of another
+ *       broker can add marks to the partition, and a round whose marks cannot be written aborts;</li>
+ *   <li>a round of another broker whose marks are already in the partition is still open or
+ *       decided: before a round carries a partition, the service checks that no open transaction in
+ *       it has a mark batch from another producer (a round of the former leader) and otherwise
+ *       leaves the partition out until that transaction is decided (its broker commits or aborts
+ *       it, or its coordinator aborts it when it times out), then reads the partition up to its
+ *       last stable offset, marks of that round included, before delivering from it.</li>
+ * </ol>
+ * So every delayed record whose mark some round committed is out of the pending set before a round
+ * could deliver it again; a round also checks, just before its commit, that the broker still leads
+ * each delay partition it carries, and aborts otherwise. After a crash, the writer's first
+ * initialisation completes or aborts a round of this broker left open, and then the pending set is
+ * rebuilt from the committed records: delayed records minus those with a committed mark. While
+ * running, the service applies a committed round's marks itself and remembers the base offset of
+ * each mark batch; the scan skips those batches instead of parsing the service's own marks again.
+ * Marks of a round that reported a failure are not remembered: should its commit have gone through
+ * anyway, the scan reads them like any record and drops the delivered records from the pending set;
+ * the retry re-initialises the writer when needed and scans every partition before it delivers.
+ *
+ * <p><b>What survives a failover.</b> Everything: the pending set is rebuilt from the replicated
+ * partition. The in-memory copies of pending records and the skip set of own mark batches are not
+ * kept (a new leader reads the records again). A delivery is late by at most the time until the new
+ * leader is elected and has loaded the partition, plus, if the old leader died in the middle of a
+ * round that had already written marks there, until that round is aborted (the writer's
+ * transaction timeout, or the old broker's restart).
  *
  * <p><b>Restarts without rereading everything.</b> Every offset below a partition's low-water mark
  * (the smallest pending offset) is delivered; it is checkpointed in {@code <checkpointDir>/<p>} at
- * most once a second and at close, and the delay partition's log start is moved up to it so
- * retention can drop delivered segments. A start reads only from the checkpoint on.
+ * most once a second, at close and when leadership ends, and the delay partition's log start is
+ * moved up to it while it is led here, so retention can drop delivered segments. A load reads only
+ * from the checkpoint on (a checkpoint written under an older leadership is still a true bound: the
+ * records below it stay delivered).
  *
  * <p><b>Timing.</b> Records are read once they are below the partition's last stable offset (a
  * delayed record sent in a transaction waits for its commit); appends coalesce: while a scan of a
@@ -99,15 +120,15 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * round robin. A record whose target topic or partition no longer exists is dropped with a warning
  * (its mark is written so it is not retried).
  *
- * <p>Threading: all state is confined to the service's single thread; {@link #validate} and
- * {@link #onAppend} may be called from any thread.
+ * <p>Threading: all state is confined to the service's single thread; {@link #validate},
+ * {@link #onAppend} and the election events may be called from any thread.
  */
 public final class DelayedDeliveryService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DelayedDeliveryService.class);
     private static final int READ_MAX_BYTES = 1 << 20;
-    /** The transactional id of the delivery rounds (one for the whole service, see the class javadoc). */
-    static final String TRANSACTIONAL_ID = "__millrace-delay";
+    /** The transactional id of a single node's delivery rounds (see the class javadoc). */
+    public static final String TRANSACTIONAL_ID = "__millrace-delay";
     /** Before rounds spanned partitions, each delay partition had its own id: {@code __millrace-delay-<p>}. */
     private static final String LEGACY_TRANSACTIONAL_ID_PREFIX = "__millrace-delay-";
     private static final int MAX_RECORDS_PER_ROUND = 2_000;
@@ -115,6 +136,8 @@ public final class DelayedDeliveryService implements AutoCloseable {
     /** A round starts at least this long after the previous one started, unless it is full. */
     static final long ROUND_INTERVAL_MS = 5;
     private static final long RETRY_MS = 1_000;
+    /** How often a partition held back by another broker's open round is looked at again. */
+    static final long BLOCKED_RECHECK_MS = 100;
     private static final long CHECKPOINT_INTERVAL_MS = 1_000;
 
     /**
@@ -128,7 +151,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
 
     private final Config config;
     private final DelayLogs logs;
-    private final TransactionCoordinator transactions;
+    private final RoundWriter writer;
     private final Timer timer;
     private final Time time;
     private final ExecutorService executor;
@@ -136,8 +159,6 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private final ExecutorService checkpointer;
     private final DelayPartition[] partitions;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private long producerId = -1;
-    private short epoch = -1;
     /** Set after a failed round until its retry task runs: deliveries wait for it. Service thread only. */
     private boolean backingOff;
     /** When the last round started, on the monotonic clock. Service thread only. */
@@ -149,11 +170,17 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private long cachedBytes;
     private volatile boolean closed;
 
+    /** A single node's service: rounds through the local transaction coordinator under {@value #TRANSACTIONAL_ID}. */
     public DelayedDeliveryService(Config config, DelayLogs logs, TransactionCoordinator transactions, Timer timer,
                                   Time time) {
+        this(config, logs, new LocalRoundWriter(transactions, logs, TRANSACTIONAL_ID, config.transactionTimeoutMs(),
+                legacyIds(config.partitions())), timer, time);
+    }
+
+    public DelayedDeliveryService(Config config, DelayLogs logs, RoundWriter writer, Timer timer, Time time) {
         this.config = config;
         this.logs = logs;
-        this.transactions = transactions;
+        this.writer = writer;
         this.timer = timer;
         this.time = time;
         this.executor = Executors.newSingleThreadExecutor(r -> {
@@ -172,23 +199,105 @@ public final class DelayedDeliveryService implements AutoCloseable {
         }
     }
 
+    private static List<String> legacyIds(int partitions) {
+        List<String> ids = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            ids.add(LEGACY_TRANSACTIONAL_ID_PREFIX + p);
+        }
+        return ids;
+    }
+
     // ---- lifecycle
 
-    /** Aborts rounds left open by a crash, rebuilds the pending delays and schedules them; blocks until done. */
+    /**
+     * Initialises the writer's transactional id, which completes or aborts a round left open by a
+     * crash; blocks until done. Optional: rounds initialise it on demand (in a cluster, where the
+     * transaction coordinator may not be reachable yet, the broker does not call this).
+     */
     public void start() throws Exception {
         executor.submit(() -> {
-            fenceLegacyRounds();
-            initProducer();
-            for (DelayPartition p : partitions) {
-                p.scanOffset = readCheckpoint(p);
-                long from = p.scanOffset;
-                scan(p);
-                p.lastCheckpointed = p.lowWaterMark();
-                log.info("Delay partition {}: {} pending delays rebuilt from offset {} (checkpoint) to {}", p.tp,
-                        p.pendingCount(), from, p.scanOffset);
-            }
+            writer.ensureReady();
             return null;
         }).get(120, TimeUnit.SECONDS);
+    }
+
+    /**
+     * This broker now leads delay partition {@code partition}: its pending set is loaded from its
+     * checkpoint and the committed records after it, on the service thread, and delivered from then on.
+     */
+    public void onElected(int partition, int leaderEpoch) {
+        if (partition < 0 || partition >= partitions.length) {
+            log.warn("Ignoring the election for {}-{}: the service knows {} partitions", DelayedDelivery.TOPIC,
+                    partition, partitions.length);
+            return;
+        }
+        DelayPartition p = partitions[partition];
+        p.electedEpoch.set(leaderEpoch);
+        run(() -> load(p, leaderEpoch));
+    }
+
+    /**
+     * This broker no longer leads delay partition {@code partition}: no round started from now on
+     * carries it, a round in flight that carries it aborts instead of committing, and its state is
+     * dropped (after a last checkpoint of its low-water mark) on the service thread.
+     */
+    public void onResigned(int partition, int leaderEpoch) {
+        if (partition < 0 || partition >= partitions.length) {
+            return;
+        }
+        DelayPartition p = partitions[partition];
+        p.electedEpoch.compareAndSet(leaderEpoch, -1);
+        run(() -> unload(p, leaderEpoch));
+    }
+
+    /** The election listener to register for the delay topic. */
+    public CoordinatorElection election() {
+        return new CoordinatorElection() {
+            @Override
+            public void onElected(int partition, int leaderEpoch) {
+                DelayedDeliveryService.this.onElected(partition, leaderEpoch);
+            }
+
+            @Override
+            public void onResigned(int partition, int leaderEpoch) {
+                DelayedDeliveryService.this.onResigned(partition, leaderEpoch);
+            }
+        };
+    }
+
+    private void load(DelayPartition p, int leaderEpoch) {
+        if (closed || p.electedEpoch.get() != leaderEpoch) {
+            return; // resigned (or elected again) before the load ran: a later task handles it
+        }
+        releaseAll(p);
+        p.clear();
+        p.loadedEpoch = leaderEpoch;
+        p.scanOffset = readCheckpoint(p);
+        long from = p.scanOffset;
+        scan(p);
+        p.lastCheckpointed = p.lowWaterMark();
+        p.lastCheckpointMs = time.milliseconds();
+        log.info("Delay partition {} (leader epoch {}): {} pending delays loaded from offset {} (checkpoint) to {}",
+                p.tp, leaderEpoch, p.pendingCount(), from, p.scanOffset);
+        deliverDue();
+    }
+
+    private void unload(DelayPartition p, int leaderEpoch) {
+        if (p.loadedEpoch != leaderEpoch) {
+            return;
+        }
+        writeCheckpoint(p);
+        int pending = p.pendingCount();
+        releaseAll(p);
+        p.clear();
+        log.info("Delay partition {}: leader epoch {} ended here; {} pending delays dropped", p.tp, leaderEpoch,
+                pending);
+    }
+
+    private void releaseAll(DelayPartition p) {
+        for (PendingDelay pending : p.all()) {
+            release(pending);
+        }
     }
 
     @Override
@@ -200,7 +309,9 @@ public final class DelayedDeliveryService implements AutoCloseable {
                     wakeup.cancel();
                 }
                 for (DelayPartition p : partitions) {
-                    writeCheckpoint(p);
+                    if (p.loadedEpoch >= 0) {
+                        writeCheckpoint(p);
+                    }
                 }
             }).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -214,14 +325,17 @@ public final class DelayedDeliveryService implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        writer.close();
     }
 
-    /** Pending delays over all partitions (waits for the service thread; for tests and metrics). */
+    /** Pending delays over the partitions served here (waits for the service thread; for tests and metrics). */
     public int pendingCount() throws Exception {
         return executor.submit(() -> {
             int total = 0;
             for (DelayPartition p : partitions) {
-                total += p.pendingCount();
+                if (p.loadedEpoch >= 0) {
+                    total += p.pendingCount();
+                }
             }
             return total;
         }).get(10, TimeUnit.SECONDS);
@@ -232,16 +346,21 @@ public final class DelayedDeliveryService implements AutoCloseable {
     /**
      * Checks a Produce to the delay topic before it is written: every record needs valid delivery
      * headers, an existing non-internal target topic and partition, and a due time no further than
-     * the configured maximum ahead.
+     * the configured maximum ahead; delivery marks are accepted only in a transaction under this
+     * broker's round writer's transactional id (the fence of the class javadoc: only the leader's
+     * rounds mark a partition).
      *
+     * @param transactionalId the Produce's transactional id, or null
      * @throws InvalidRecordException naming the record's index in the batch and what is wrong
      */
-    public void validate(MemoryRecords records) {
+    public void validate(String transactionalId, MemoryRecords records) {
         long now = time.milliseconds();
         int index = 0;
         for (RecordBatch batch : records.batches()) {
             for (Record record : batch) {
-                String problem = problem(new RecordHeaders(record.headers()), now);
+                RecordHeaders headers = new RecordHeaders(record.headers());
+                String problem = DelayedDelivery.isDoneMark(headers)
+                        ? markProblem(transactionalId, batch) : problem(headers, now);
                 if (problem != null) {
                     throw new InvalidRecordException("Record " + index + " of the batch for " + DelayedDelivery.TOPIC
                             + " is refused: " + problem + " (see dev.millrace.protocol.delay.DelayedDelivery)");
@@ -249,6 +368,15 @@ public final class DelayedDeliveryService implements AutoCloseable {
                 index++;
             }
         }
+    }
+
+    private String markProblem(String transactionalId, RecordBatch batch) {
+        if (batch.isTransactional() && writer.transactionalId().equals(transactionalId)) {
+            return null;
+        }
+        return "it is a delivery mark (header " + DelayedDelivery.DONE_OFFSET + "), which only the delay service of "
+                + "the partition's leader writes (transactional id " + writer.transactionalId() + "), not "
+                + (transactionalId == null ? "a producer without a transactional id" : "'" + transactionalId + "'");
     }
 
     private String problem(RecordHeaders headers, long now) {
@@ -282,10 +410,12 @@ public final class DelayedDeliveryService implements AutoCloseable {
             return;
         }
         DelayPartition p = partitions[tp.partition()];
-        if (p.scanQueued.compareAndSet(false, true)) {
+        if (p.electedEpoch.get() >= 0 && p.scanQueued.compareAndSet(false, true)) {
             run(() -> {
                 p.scanQueued.set(false);
-                scan(p);
+                if (p.serving()) {
+                    scan(p);
+                }
             });
         }
     }
@@ -304,47 +434,6 @@ public final class DelayedDeliveryService implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             // closing
         }
-    }
-
-    /** (Re)initialises the service's transactional id, which aborts a round left open. */
-    private void initProducer() throws Exception {
-        TransactionCoordinator.InitResult init = initTransactionalId(TRANSACTIONAL_ID);
-        producerId = init.producerId();
-        epoch = init.producerEpoch();
-    }
-
-    /**
-     * Data written before rounds spanned partitions may hold a round left open under a delay
-     * partition's own transactional id; re-initialising each id the coordinator knows aborts it now
-     * rather than at its timeout (its records stay pending and go out in a new round).
-     */
-    private void fenceLegacyRounds() throws Exception {
-        for (DelayPartition p : partitions) {
-            String legacy = LEGACY_TRANSACTIONAL_ID_PREFIX + p.tp.partition();
-            if (transactions.describe(List.of(legacy)).containsKey(legacy)) {
-                initTransactionalId(legacy);
-            }
-        }
-    }
-
-    /**
-     * InitProducerId for {@code transactionalId}. While the coordinator is still writing the markers
-     * of an abort it answers CONCURRENT_TRANSACTIONS; the call is repeated for up to
-     * {@code transactionTimeoutMs}.
-     */
-    private TransactionCoordinator.InitResult initTransactionalId(String transactionalId) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.transactionTimeoutMs());
-        TransactionCoordinator.InitResult init = transactions.initProducerId(transactionalId,
-                config.transactionTimeoutMs(), -1, (short) -1).get(60, TimeUnit.SECONDS);
-        while (init.error() == Errors.CONCURRENT_TRANSACTIONS && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(RETRY_MS / 10);
-            init = transactions.initProducerId(transactionalId, config.transactionTimeoutMs(), -1, (short) -1)
-                    .get(60, TimeUnit.SECONDS);
-        }
-        if (init.error() != Errors.NONE) {
-            throw init.error().exception("Cannot initialise " + transactionalId + " for the delay service");
-        }
-        return init;
     }
 
     /** Reads committed records of the delay partition from its scan offset up to the last stable offset. */
@@ -370,7 +459,8 @@ public final class DelayedDeliveryService implements AutoCloseable {
                     continue;
                 }
                 boolean skip = batch.isControlBatch() || AbortedTxn.anyCovers(aborted, batch)
-                        || batch.producerId() == producerId && p.tryConsumeCommittedMarkBatch(batch.baseOffset());
+                        || batch.producerId() == writer.producerId()
+                        && p.tryConsumeCommittedMarkBatch(batch.baseOffset());
                 if (!skip) {
                     for (Record record : batch) {
                         if (record.offset() >= next) {
@@ -459,20 +549,47 @@ public final class DelayedDeliveryService implements AutoCloseable {
     }
 
     /**
-     * Delivers every due record of every delay partition, in rounds of at most
+     * Delivers every due record of the delay partitions served here, in rounds of at most
      * {@value #MAX_RECORDS_PER_ROUND} records and {@value #MAX_BYTES_PER_ROUND} bytes, until nothing
-     * is due; after a failed round, waits for its retry.
+     * is due; after a failed round, waits for its retry. A partition in which another broker's round
+     * is open waits for it (see the class javadoc) and is looked at again every
+     * {@value #BLOCKED_RECHECK_MS} ms.
      */
     private void deliverDue() {
         while (!closed && !backingOff) {
-            Map<DelayPartition, List<PendingDelay>> due = DueDelays.select(partitions, time.milliseconds(),
-                    MAX_RECORDS_PER_ROUND, MAX_BYTES_PER_ROUND);
+            long now = time.milliseconds();
+            if (anyDue(now) && !writerReady()) {
+                return;
+            }
+            List<DelayPartition> ready = new ArrayList<>();
+            boolean anyBlocked = false;
+            for (DelayPartition p : partitions) {
+                if (!p.serving()) {
+                    continue;
+                }
+                PendingDelay earliest = p.earliest();
+                if (earliest == null || earliest.dueMs > now) {
+                    ready.add(p);
+                    continue;
+                }
+                if (anotherRoundOpen(p)) {
+                    anyBlocked = true;
+                    continue;
+                }
+                scan(p); // after the check: reads the marks of every round decided before it
+                ready.add(p);
+            }
+            Map<DelayPartition, List<PendingDelay>> due = DueDelays.select(ready.toArray(new DelayPartition[0]),
+                    now, MAX_RECORDS_PER_ROUND, MAX_BYTES_PER_ROUND);
             if (due.isEmpty()) {
                 // The timing wheel may fire up to a tick early, and it runs on the monotonic clock while due times
                 // are wall-clock times: a wake-up before the earliest due time by the service's clock re-arms.
-                PendingDelay earliest = earliestPending();
+                PendingDelay earliest = earliestPending(ready);
                 if (earliest != null) {
                     wakeUpAt(earliest.dueMs);
+                }
+                if (anyBlocked) {
+                    wakeUpAt(now + BLOCKED_RECHECK_MS);
                 }
                 return;
             }
@@ -485,20 +602,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
             }
             lastRoundStartNanos = time.nanoseconds();
             if (!deliverRound(due)) {
-                backingOff = true;
-                TimerTask retry = new TimerTask(RETRY_MS) {
-                    @Override
-                    public void run() {
-                        DelayedDeliveryService.this.run(() -> {
-                            backingOff = false;
-                            for (DelayPartition p : partitions) {
-                                scan(p);
-                            }
-                            deliverDue();
-                        });
-                    }
-                };
-                timer.add(retry);
+                backOff();
                 return;
             }
             for (DelayPartition p : due.keySet()) {
@@ -507,9 +611,82 @@ public final class DelayedDeliveryService implements AutoCloseable {
         }
     }
 
-    private PendingDelay earliestPending() {
-        PendingDelay earliest = null;
+    private boolean anyDue(long now) {
         for (DelayPartition p : partitions) {
+            PendingDelay earliest = p.serving() ? p.earliest() : null;
+            if (earliest != null && earliest.dueMs <= now) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Initialises the writer if it is not ready (its first initialisation decides a round of this
+     * broker left open, which would otherwise hold back the partitions it marked); backs off on failure.
+     */
+    private boolean writerReady() {
+        try {
+            writer.ensureReady();
+            return true;
+        } catch (Exception e) {
+            log.warn("The delay service cannot initialise its transactional id {} yet; retrying in {} ms: {}",
+                    writer.transactionalId(), RETRY_MS, e.toString());
+            backOff();
+            return false;
+        }
+    }
+
+    /** Holds deliveries back for {@value #RETRY_MS} ms, then re-reads every served partition and delivers. */
+    private void backOff() {
+        backingOff = true;
+        TimerTask retry = new TimerTask(RETRY_MS) {
+            @Override
+            public void run() {
+                DelayedDeliveryService.this.run(() -> {
+                    backingOff = false;
+                    for (DelayPartition p : partitions) {
+                        if (p.serving()) {
+                            scan(p);
+                        }
+                    }
+                    deliverDue();
+                });
+            }
+        };
+        timer.add(retry);
+    }
+
+    /**
+     * Whether an open transaction in {@code p} holds delivery marks of a producer other than this
+     * broker's round writer: a round of a former leader, not decided yet.
+     */
+    private boolean anotherRoundOpen(DelayPartition p) {
+        PartitionLog partitionLog = logs.log(p.tp).orElse(null);
+        if (partitionLog == null) {
+            return true;
+        }
+        long own = writer.producerId();
+        for (Map.Entry<Long, Long> open : partitionLog.openTransactions().entrySet()) {
+            if (open.getValue() == own) {
+                continue;
+            }
+            for (RecordBatch batch : partitionLog.read(open.getKey(), 1, true).records().batches()) {
+                for (Record record : batch) {
+                    if (DelayedDelivery.isDoneMark(new RecordHeaders(record.headers()))) {
+                        return true;
+                    }
+                    break;
+                }
+                break;
+            }
+        }
+        return false;
+    }
+
+    private static PendingDelay earliestPending(List<DelayPartition> among) {
+        PendingDelay earliest = null;
+        for (DelayPartition p : among) {
             PendingDelay e = p.earliest();
             if (e != null && (earliest == null || PendingDelay.BY_DUE.compare(e, earliest) < 0)) {
                 earliest = e;
@@ -531,63 +708,35 @@ public final class DelayedDeliveryService implements AutoCloseable {
      * batch of delivery marks for its delivered offsets.
      */
     private boolean deliverRound(Map<DelayPartition, List<PendingDelay>> due) {
-        Map<TopicPartition, MemoryRecordsBuilder> copies = new LinkedHashMap<>();
-        Map<DelayPartition, MemoryRecordsBuilder> marks = new LinkedHashMap<>();
         long now = time.milliseconds();
         int count = 0;
         try {
+            DeliveryRound round = new DeliveryRound(now, () -> due.keySet().stream().allMatch(DelayPartition::serving));
             for (Map.Entry<DelayPartition, List<PendingDelay>> entry : due.entrySet()) {
-                marks.put(entry.getKey(), addCopies(entry.getKey(), entry.getValue(), now, copies));
+                addCopies(entry.getKey(), entry.getValue(), round);
                 count += entry.getValue().size();
             }
-            Set<TopicPartition> touched = new LinkedHashSet<>(copies.keySet());
-            marks.keySet().forEach(p -> touched.add(p.tp));
-            Errors added = transactions.addPartitions(TRANSACTIONAL_ID, producerId, epoch, touched)
-                    .get(30, TimeUnit.SECONDS);
-            if (added != Errors.NONE) {
-                throw added.exception("AddPartitions for " + TRANSACTIONAL_ID);
-            }
-            for (Map.Entry<TopicPartition, MemoryRecordsBuilder> copy : copies.entrySet()) {
-                PartitionLog targetLog = logs.log(copy.getKey()).orElseThrow(() ->
-                        new IllegalStateException(copy.getKey() + " went offline"));
-                targetLog.appendAsLeader(copy.getValue().build(), logs.leaderEpoch(copy.getKey()),
-                        AppendOrigin.COORDINATOR);
-            }
-            Map<DelayPartition, Long> markBatches = new LinkedHashMap<>();
-            for (Map.Entry<DelayPartition, MemoryRecordsBuilder> mark : marks.entrySet()) {
-                DelayPartition p = mark.getKey();
-                PartitionLog delayLog = logs.log(p.tp).orElseThrow(() ->
-                        new IllegalStateException(p.tp + " went offline"));
-                LogAppendInfo info = delayLog.appendAsLeader(mark.getValue().build(), logs.leaderEpoch(p.tp),
-                        AppendOrigin.COORDINATOR);
-                markBatches.put(p, info.firstOffset());
-            }
-            Errors ended = transactions.endTransaction(TRANSACTIONAL_ID, producerId, epoch, true)
-                    .get(30, TimeUnit.SECONDS);
-            if (ended != Errors.NONE) {
-                throw ended.exception("EndTxn for " + TRANSACTIONAL_ID);
-            }
+            Map<TopicPartition, Long> markBatches = writer.write(round);
             for (Map.Entry<DelayPartition, List<PendingDelay>> entry : due.entrySet()) {
                 entry.getValue().forEach(this::release);
-                entry.getKey().onRoundCommitted(entry.getValue(), markBatches.get(entry.getKey()));
+                Long markBatch = markBatches.get(entry.getKey().tp);
+                entry.getKey().onRoundCommitted(entry.getValue(), markBatch == null ? -1 : markBatch);
             }
             return true;
         } catch (Exception e) {
             // The commit may have gone through although it reported a failure: the records stay pending here, the
             // marks are not in the skip set, and the retry scans first, so it finds them (see the class javadoc).
-            log.warn("Delivery round of {} records over {} failed; aborting it and retrying in {} ms: {}", count,
+            log.warn("Delivery round of {} records over {} failed; retrying in {} ms: {}", count,
                     due.keySet().stream().map(p -> p.tp).toList(), RETRY_MS, e.toString());
-            abortQuietly();
             return false;
         }
     }
 
     /**
-     * Adds the copies of one delay partition's due records to {@code copies} (a record whose content
-     * or target is gone is dropped with a warning) and returns the batch of their delivery marks.
+     * Adds the copies of one delay partition's due records and their delivery marks to {@code round}
+     * (a record whose content or target is gone is dropped with a warning, and marked).
      */
-    private MemoryRecordsBuilder addCopies(DelayPartition p, List<PendingDelay> due, long now,
-                                           Map<TopicPartition, MemoryRecordsBuilder> copies) {
+    private void addCopies(DelayPartition p, List<PendingDelay> due, DeliveryRound round) {
         PartitionLog delayLog = logs.log(p.tp).orElseThrow(() -> new IllegalStateException(p.tp + " is offline"));
         List<PendingDelay> uncached = new ArrayList<>();
         for (PendingDelay pending : due) {
@@ -596,7 +745,6 @@ public final class DelayedDeliveryService implements AutoCloseable {
             }
         }
         Map<Long, Record> records = uncached.isEmpty() ? Map.of() : readRecords(delayLog, uncached);
-        MemoryRecordsBuilder marks = builder();
         for (PendingDelay pending : due) {
             PendingDelay.Copy copy = pending.copy;
             Record record = copy == null ? records.get(pending.offset) : null;
@@ -605,36 +753,16 @@ public final class DelayedDeliveryService implements AutoCloseable {
                         deliveredHeadersWithoutTime(record), 0);
             }
             TopicPartition target = copy == null ? null : target(pending, copy.key());
-            if (target == null || logs.log(target).isEmpty()) {
+            if (target == null) {
                 log.warn("Dropping delayed record at offset {} of {}: {}", pending.offset, p.tp, copy == null
                         ? "it is no longer in the log" : "its target " + pending.targetTopic + "/"
-                        + pending.targetPartition + " does not exist on this broker");
+                        + pending.targetPartition + " does not exist");
             } else {
-                copies.computeIfAbsent(target, t -> builder()).append(copy.timestamp(), copy.key(),
-                        copy.value(), withDeliveryTime(copy.headers(), now));
+                round.addCopy(target, new DeliveryRound.Copy(copy.timestamp(), copy.key(), copy.value(),
+                        withDeliveryTime(copy.headers(), round.nowMs())));
             }
-            marks.append(now, (byte[]) null, (byte[]) null, new Header[] {
-                new RecordHeader(DelayedDelivery.DONE_OFFSET, DelayedDelivery.encodeLong(pending.offset))});
+            round.addMark(p.tp, pending.offset);
         }
-        return marks;
-    }
-
-    private void abortQuietly() {
-        try {
-            Errors aborted = transactions.endTransaction(TRANSACTIONAL_ID, producerId, epoch, false)
-                    .get(30, TimeUnit.SECONDS);
-            if (aborted == Errors.PRODUCER_FENCED || aborted == Errors.INVALID_PRODUCER_ID_MAPPING) {
-                initProducer();
-            }
-        } catch (Exception e) {
-            log.warn("Could not abort the delivery round: {}", e.toString());
-        }
-    }
-
-    private MemoryRecordsBuilder builder() {
-        return MemoryRecords.builder(ByteBuffer.allocate(16 * 1024), RecordBatch.CURRENT_MAGIC_VALUE, Compression.NONE,
-                TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producerId, epoch, 0, true,
-                RecordBatch.NO_PARTITION_LEADER_EPOCH);
     }
 
     private static Map<Long, Record> readRecords(PartitionLog delayLog, List<PendingDelay> due) {
@@ -729,7 +857,7 @@ public final class DelayedDeliveryService implements AutoCloseable {
                 try {
                     Files.createDirectories(config.checkpointDir().toPath());
                     new OffsetCheckpointFile(file).write(low);
-                    logs.log(p.tp).ifPresent(l -> {
+                    logs.log(p.tp).filter(l -> p.electedEpoch.get() >= 0).ifPresent(l -> {
                         boolean freesSegment = l.segmentBaseOffsets().stream()
                                 .anyMatch(base -> base > l.logStartOffset() && base <= low);
                         if (freesSegment && low <= l.logEndOffset()) {

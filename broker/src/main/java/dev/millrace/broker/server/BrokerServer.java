@@ -40,7 +40,9 @@ import dev.millrace.broker.replica.ReplicaConfig;
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.delay.DelayLogs;
 import dev.millrace.broker.delay.DelayedDeliveryService;
+import dev.millrace.broker.delay.ProducerRoundWriter;
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.group.OffsetsTopic;
@@ -254,19 +256,24 @@ public final class BrokerServer implements AutoCloseable {
             }
         }
         int delayPartitions = controller.image().topic(DelayedDelivery.TOPIC).orElseThrow().partitions().size();
-        delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
-                60_000, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()),
-                InternalTopics.delayLogs(controller, partitions),
-                transactions, timer, dev.millrace.delay.Time.SYSTEM);
-        purgatory.addAppendListener(delays::onAppend);
+        DelayLogs delayLogs = InternalTopics.delayLogs(controller, partitions);
         if (config.isClusterMode()) {
-            // The delay service writes its rounds through the transaction coordinator, which can write only on the
-            // node that leads its __transaction_state partition; until coordinators follow leadership (issue 23) it
-            // starts on the node where that succeeds and keeps trying elsewhere, without holding up this start.
-            startDelaysInBackground(0);
+            // Rounds go through a transactional producer (targets may be led anywhere) under this broker's own id;
+            // its transaction timeout bounds how long a round left open by a dead broker holds back a partition.
+            int roundTimeoutMs = (int) Math.min(10_000, config.transactionMaxTimeoutMs());
+            delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
+                    roundTimeoutMs, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()), delayLogs,
+                    ProducerRoundWriter.create(config.advertisedHost() + ":" + advertisedPort,
+                            DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + config.nodeId(), roundTimeoutMs,
+                            delayLogs), timer, dev.millrace.delay.Time.SYSTEM);
         } else {
+            delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
+                    60_000, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()), delayLogs,
+                    transactions, timer, dev.millrace.delay.Time.SYSTEM);
             delays.start();
         }
+        purgatory.addAppendListener(delays::onAppend);
+        partitions.addElectionListener(DelayedDelivery.TOPIC, delays.election());
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 advertisedPort);
         kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, self,
@@ -312,25 +319,6 @@ public final class BrokerServer implements AutoCloseable {
     private FindCoordinatorHandler.Coordinators coordinators(String topic) {
         return new FindCoordinatorHandler.Coordinators(controller.image().topic(topic).orElseThrow().partitions().size(),
                 ClusterCoordinatorLocators.forTopic(controller, topic));
-    }
-
-    private void startDelaysInBackground(int attempt) {
-        Thread starter = new Thread(() -> {
-            try {
-                delays.start();
-                log.info("Broker {}: delay service started", config.nodeId());
-            } catch (Exception e) {
-                log.info("Broker {}: delay service not started here ({}); trying again in 5 s", config.nodeId(),
-                        e.toString());
-                synchronized (this) {
-                    if (!closed) {
-                        background.schedule(() -> startDelaysInBackground(attempt + 1), 5, TimeUnit.SECONDS);
-                    }
-                }
-            }
-        }, "millrace-delay-start-" + attempt);
-        starter.setDaemon(true);
-        starter.start();
     }
 
     /** Waits until the quorum's metadata carries the cluster id (the first active controller commits it). */

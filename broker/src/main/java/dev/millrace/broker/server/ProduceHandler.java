@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
@@ -67,15 +67,16 @@ final class ProduceHandler {
     private final ProducePurgatory producePurgatory;
     private final BrokerEndpoints endpoints;
     private final TransactionCoordinator transactions;
-    private final Map<String, Consumer<MemoryRecords>> topicValidators;
+    private final Map<String, BiConsumer<String, MemoryRecords>> topicValidators;
 
     /**
-     * @param topicValidators checks for appends to particular topics (the delay topic's headers),
-     *        run before the append; a validator refuses by throwing an ApiException
+     * @param topicValidators checks for appends to particular topics (the delay topic's headers), given the
+     *        request's transactional id (or null) and the records, run before the append; a validator refuses by
+     *        throwing an ApiException
      */
     ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, ProducePurgatory producePurgatory,
                    BrokerEndpoints endpoints, TransactionCoordinator transactions,
-                   Map<String, Consumer<MemoryRecords>> topicValidators) {
+                   Map<String, BiConsumer<String, MemoryRecords>> topicValidators) {
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.producePurgatory = producePurgatory;
@@ -140,9 +141,9 @@ final class ProduceHandler {
                             + batch.producerEpoch() + "): the partition is not in that producer's open transaction");
                 }
             }
-            Consumer<MemoryRecords> validator = topicValidators.get(tp.topic());
+            BiConsumer<String, MemoryRecords> validator = topicValidators.get(tp.topic());
             if (validator != null) {
-                validator.accept(records);
+                validator.accept(transactionalId, records);
             }
             if (acks == -1 && partition.isrSize() < partition.log().config().minInsyncReplicas()) {
                 throw new NotEnoughReplicasException("The ISR of " + tp + " is " + partition.isr()

@@ -1,6 +1,7 @@
 package dev.millrace.broker.delay;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,8 +14,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
@@ -70,6 +73,8 @@ class DelayedDeliveryServiceTest {
     private PartitionLog txnLog;
     private TransactionCoordinator coordinator;
     private volatile DelayedDeliveryService service;
+    /** Every running service (the test's other brokers included): appends and markers are told to each. */
+    private final List<DelayedDeliveryService> services = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
@@ -94,9 +99,7 @@ class DelayedDeliveryServiceTest {
             for (TopicPartition tp : partitions) {
                 logs.get(tp).appendAsLeader(MemoryRecords.withEndTransactionMarker(clock.milliseconds(), producerId,
                         epoch, marker), 0, AppendOrigin.COORDINATOR);
-                if (service != null) {
-                    service.onAppend(tp);
-                }
+                services.forEach(s -> s.onAppend(tp));
             }
             if (commit) {
                 synchronized (commits) {
@@ -112,9 +115,7 @@ class DelayedDeliveryServiceTest {
 
     @AfterEach
     void stop() {
-        if (service != null) {
-            service.close();
-        }
+        services.forEach(DelayedDeliveryService::close);
         coordinator.close();
         timer.close();
         logs.values().forEach(PartitionLog::close);
@@ -126,6 +127,18 @@ class DelayedDeliveryServiceTest {
     }
 
     private DelayedDeliveryService startService() throws Exception {
+        DelayedDeliveryService s = newService(DelayedDeliveryService.TRANSACTIONAL_ID, "checkpoints");
+        s.start();
+        s.onElected(0, 0);
+        s.onElected(1, 0);
+        return s;
+    }
+
+    /**
+     * A service as another broker would run it: its own transactional id and checkpoint directory,
+     * over the same logs and transaction coordinator; it serves no partition until elected.
+     */
+    private DelayedDeliveryService newService(String transactionalId, String checkpoints) {
         DelayLogs delayLogs = new DelayLogs() {
             @Override
             public int partitionCount(String topic) {
@@ -142,9 +155,11 @@ class DelayedDeliveryServiceTest {
                 return 0;
             }
         };
-        DelayedDeliveryService s = new DelayedDeliveryService(new DelayedDeliveryService.Config(2, 3_600_000, 60_000,
-                dir.resolve("checkpoints").toFile(), 1 << 20), delayLogs, coordinator, timer, clock);
-        s.start();
+        DelayedDeliveryService.Config config = new DelayedDeliveryService.Config(2, 3_600_000, 60_000,
+                dir.resolve(checkpoints).toFile(), 1 << 20);
+        DelayedDeliveryService s = new DelayedDeliveryService(config, delayLogs, new LocalRoundWriter(coordinator,
+                delayLogs, transactionalId, config.transactionTimeoutMs(), List.of()), timer, clock);
+        services.add(s);
         return s;
     }
 
@@ -158,7 +173,7 @@ class DelayedDeliveryServiceTest {
             new RecordHeader(DelayedDelivery.DUE_MS, DelayedDelivery.encodeLong(dueMs))};
         logs.get(delayPartition).appendAsLeader(MemoryRecords.withRecords(Compression.NONE,
                 new SimpleRecord(clock.milliseconds(), null, value.getBytes(StandardCharsets.UTF_8), headers)), 0);
-        service.onAppend(delayPartition);
+        services.forEach(s -> s.onAppend(delayPartition));
         // without this, a scan still queued when the test moves the clock sets a wake-up that is already due, and
         // the round it starts runs after advance()'s wait: the test would read the targets mid-round
         service.pendingCount();
@@ -168,7 +183,9 @@ class DelayedDeliveryServiceTest {
     private void advance(long ms) throws Exception {
         clock.advanceMs(ms);
         timer.advanceClock(0);
-        service.pendingCount();
+        for (DelayedDeliveryService s : services) {
+            s.pendingCount();
+        }
     }
 
     /** The copies in a target: value and the delivery time stamped on them. */
@@ -275,7 +292,7 @@ class DelayedDeliveryServiceTest {
         expected.add("after-marks");
 
         service.close();
-        service = null;
+        services.remove(service);
         service = startService();
         assertThat(service.pendingCount()).as("rebuilt from the log: delivered minus marked").isEqualTo(21);
 
@@ -286,5 +303,116 @@ class DelayedDeliveryServiceTest {
         }
         assertThat(all).containsOnlyKeys(expected);
         assertThat(service.pendingCount()).isZero();
+    }
+
+    @Test
+    void shouldDeliverOnTheNewLeaderExactlyWhatTheOldOneHadNotWhenLeadershipMoves() throws Exception {
+        long now = clock.milliseconds();
+        Map<String, Long> dueOf = new LinkedHashMap<>();
+        for (int i = 0; i < 20; i++) {
+            long due = now + 10 + (i % 4) * 10;
+            delay(D0, List.of(A0, A1, B0).get(i % 3), "v" + i, due);
+            dueOf.put("v" + i, due);
+        }
+        delay(D1, A0, "stays", now + 20);
+        dueOf.put("stays", now + 20);
+        advance(25);
+        assertThat(allDelivered()).as("due by +25 on the first leader").hasSize(11);
+
+        service.onResigned(0, 0);
+        assertThat(service.pendingCount()).as("the old leader dropped the moved partition's state").isZero();
+        DelayedDeliveryService next = newService("__millrace-delay-node-2", "checkpoints-2");
+        next.start();
+        next.onElected(0, 1);
+        assertThat(next.pendingCount()).as("the new leader loads exactly what was not delivered").isEqualTo(10);
+
+        advance(4);
+        assertThat(allDelivered()).as("nothing early on the new leader (next due at +30)").hasSize(11);
+        advance(1);
+        assertThat(allDelivered()).hasSize(16);
+        advance(10);
+        Map<String, Long> all = allDelivered();
+        assertThat(all).as("every record once, the moved ones by the new leader").containsOnlyKeys(dueOf.keySet());
+        all.forEach((value, deliveredMs) -> assertThat(deliveredMs).as("%s never early", value)
+                .isGreaterThanOrEqualTo(dueOf.get(value)));
+        assertThat(next.pendingCount()).isZero();
+        assertThat(service.pendingCount()).isZero();
+    }
+
+    @Test
+    void shouldDeliverNothingOfAPartitionAfterResigningItWhenItsRecordsFallDue() throws Exception {
+        long now = clock.milliseconds();
+        delay(D0, A0, "moved", now + 10);
+        delay(D1, A1, "kept", now + 10);
+        service.onResigned(0, 0);
+        advance(20);
+        assertThat(allDelivered()).as("only the partition still led here").containsOnlyKeys("kept");
+        assertThat(commits()).containsExactly(Set.of(A1, D1));
+
+        service.onElected(0, 2);
+        advance(DelayedDeliveryService.ROUND_INTERVAL_MS);
+        assertThat(allDelivered()).as("led again: loaded and delivered").containsOnlyKeys("kept", "moved");
+    }
+
+    @Test
+    void shouldHoldAPartitionBackWhileAnotherBrokersRoundIsOpenInItWhenElected() throws Exception {
+        long now = clock.milliseconds();
+        delay(D0, A0, "marked-by-committed-round", now + 10);
+        delay(D0, A0, "d0-other", now + 10);
+        delay(D1, A1, "marked-by-aborted-round", now + 10);
+        service.onResigned(0, 0);
+        service.onResigned(1, 0);
+        // a former leader's round (producer 9999) has written its marks and is not decided yet
+        openRound(D0, 0);
+        openRound(D1, 0);
+        service.onElected(0, 1);
+        service.onElected(1, 1);
+
+        advance(20);
+        assertThat(allDelivered()).as("held back while the other round is open").isEmpty();
+        // the service is not told of the markers: its periodic look at held-back partitions finds them decided
+        endRound(D0, true);
+        endRound(D1, false);
+        advance(DelayedDeliveryService.BLOCKED_RECHECK_MS - 1);
+        assertThat(allDelivered()).isEmpty();
+        advance(1);
+        assertThat(allDelivered()).as("its committed mark counts, its aborted one does not")
+                .containsOnlyKeys("d0-other", "marked-by-aborted-round");
+        assertThat(service.pendingCount()).isZero();
+    }
+
+    @Test
+    void shouldRefuseDeliveryMarksWhenTheyDoNotComeFromThisBrokersRounds() {
+        Header[] mark = {new RecordHeader(DelayedDelivery.DONE_OFFSET, DelayedDelivery.encodeLong(0))};
+        MemoryRecords transactional = MemoryRecords.withTransactionalRecords(Compression.NONE, 9999, (short) 0, 0,
+                new SimpleRecord(clock.milliseconds(), (byte[]) null, (byte[]) null, mark));
+        assertThatThrownBy(() -> service.validate("someone-else", transactional))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining(DelayedDelivery.DONE_OFFSET)
+                .hasMessageContaining("'someone-else'");
+        assertThatThrownBy(() -> service.validate(null, MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(clock.milliseconds(), (byte[]) null, (byte[]) null, mark))))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("without a transactional id");
+        service.validate(DelayedDeliveryService.TRANSACTIONAL_ID, transactional); // this broker's own rounds
+    }
+
+    /** Appends, as producer 9999's open transaction, a delivery mark for {@code offset} to {@code tp}. */
+    private void openRound(TopicPartition tp, long offset) {
+        Header[] mark = {new RecordHeader(DelayedDelivery.DONE_OFFSET, DelayedDelivery.encodeLong(offset))};
+        logs.get(tp).appendAsLeader(MemoryRecords.withTransactionalRecords(Compression.NONE, 9999, (short) 0, 0,
+                new SimpleRecord(clock.milliseconds(), (byte[]) null, (byte[]) null, mark)), 0, AppendOrigin.COORDINATOR);
+    }
+
+    private void endRound(TopicPartition tp, boolean commit) {
+        logs.get(tp).appendAsLeader(MemoryRecords.withEndTransactionMarker(clock.milliseconds(), 9999, (short) 0,
+                new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 0)), 0,
+                AppendOrigin.COORDINATOR);
+    }
+
+    private Map<String, Long> allDelivered() {
+        Map<String, Long> all = new LinkedHashMap<>();
+        for (TopicPartition target : List.of(A0, A1, B0)) {
+            all.putAll(delivered(target));
+        }
+        return all;
     }
 }
