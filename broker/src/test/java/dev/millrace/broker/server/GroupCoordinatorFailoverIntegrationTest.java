@@ -54,7 +54,8 @@ import dev.millrace.broker.group.OffsetsTopic;
  * it stops (a controlled shutdown moves the leadership; the new leader loads the groups from its replica).
  *
  * <ul>
- *   <li>A classic consumer group of two members on a replicated topic: the committed offsets (as Admin lists them)
+ *   <li>A classic consumer group of two members (also when a preferred election moves the coordinator, nothing
+ *       stopped) on a replicated topic: the committed offsets (as Admin lists them)
  *       never go back while the coordinator moves, none committed before the stop is lost, the members rejoin at the
  *       new coordinator and consume and commit everything produced afterwards.</li>
  *   <li>A {@code KafkaShareConsumer}: after its coordinator's broker stops, it finds the new coordinator (which knows
@@ -130,6 +131,26 @@ class GroupCoordinatorFailoverIntegrationTest {
     }
 
     @Test
+    void shouldKeepConsumerGroupCommittingWhenAPreferredElectionMovesItsCoordinator() throws Exception {
+        createTopic("events", 3);
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        startConsumer("member-1", seen, failures);
+        startConsumer("member-2", seen, failures);
+        produce("events", 0, 100);
+        Map<TopicPartition, Long> before = awaitCommitted("events", 100, null);
+        TopicPartition offsets = new TopicPartition(OffsetsTopic.NAME, 0);
+        int coordinator = leaderOf(offsets);
+
+        leadOn(offsets, cluster.nodeIds().stream().filter(id -> id != coordinator).findFirst().orElseThrow());
+        produce("events", 100, 200);
+
+        awaitCommitted("events", 200, before);
+        assertThat(seen).hasSize(200);
+        assertThat(failures).isEmpty();
+    }
+
+    @Test
     void shouldKeepShareConsumerReceivingWhenItsCoordinatorsBrokerStops() throws Exception {
         createTopic("queue", 1);
         TopicPartition queue = new TopicPartition("queue", 0);
@@ -144,11 +165,13 @@ class GroupCoordinatorFailoverIntegrationTest {
             leadOn(queue, stateLeader);
         }
         int coordinator = leaderOf(offsets);
+        String leaders = " (leaders: " + OffsetsTopic.NAME + " " + coordinator + ", share state " + stateLeader
+                + ", queue " + leaderOf(queue) + ")";
         Set<String> seen = ConcurrentHashMap.newKeySet();
         List<Throwable> failures = new CopyOnWriteArrayList<>();
         startShareConsumer(seen, failures);
         produce("queue", 0, 50);
-        cluster.awaitCondition(() -> seen.size() == 50, "the share consumer receiving the first 50", WAIT);
+        cluster.awaitCondition(() -> seen.size() == 50, "the share consumer receiving the first 50" + leaders, WAIT);
 
         cluster.stop(coordinator);
         cluster.awaitCondition(() -> {
@@ -157,8 +180,8 @@ class GroupCoordinatorFailoverIntegrationTest {
         }, "a new leader of " + OffsetsTopic.NAME, WAIT);
         produce("queue", 50, 100);
 
-        cluster.awaitCondition(() -> seen.size() == 100, "the share consumer receiving the 50 produced after the stop",
-                WAIT);
+        cluster.awaitCondition(() -> seen.size() == 100, "the share consumer receiving the 50 produced after the stop"
+                + leaders, WAIT);
         cluster.awaitCondition(() -> {
             ShareGroupDescription group = describe(() -> admin.describeShareGroups(List.of("failover-share"))
                     .describedGroups().get("failover-share").get(10, TimeUnit.SECONDS));
