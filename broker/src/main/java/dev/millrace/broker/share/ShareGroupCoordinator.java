@@ -47,8 +47,9 @@ import dev.millrace.protocol.selector.SelectorSyntaxException;
  * <p>Membership seen by share-partition leaders ({@link #isMember}, {@link #filterOf}): a share fetch goes to the
  * leader of the data partition, which may not be the group's coordinator. For a group coordinated elsewhere this
  * broker cannot know the members, so {@link #isMember} trusts the member id (as Kafka's share-partition leaders do;
- * acquisition locks bound what an unknown member can hold) and {@link #filterOf} knows no selector: a member's JMS
- * selector applies only to partitions its coordinator leads. That is a known gap on a multi-node cluster.
+ * acquisition locks bound what an unknown member can hold). {@link #filterOf} knows no selector for a group
+ * coordinated elsewhere: a member's JMS selector applies only to partitions led by its coordinator's node. That is a
+ * known gap on a multi-node cluster.
  *
  * <p>Assignment: every member gets every partition of every topic it subscribes to (KIP-932 lets
  * members outnumber partitions and share them; the share-partitions hand each record to one member
@@ -291,7 +292,9 @@ public final class ShareGroupCoordinator implements CoordinatorElection {
 
     /**
      * True if {@code memberId} is a current member of share group {@code groupId}; also true for any member of a
-     * group coordinated elsewhere, whose members this broker cannot know (see the class comment).
+     * group coordinated elsewhere, whose members this broker cannot know (see the class comment). A member of a group
+     * coordinated here that has not rejoined since this broker was elected gets false (its fetches UNKNOWN_MEMBER_ID)
+     * until its next heartbeat rejoins it: it may carry a selector, which this broker does not know yet.
      */
     public synchronized boolean isMember(String groupId, String memberId) {
         if (!coordinates(groupId)) {

@@ -138,6 +138,9 @@ class ShareGroupCoordinatorLeadershipTest {
     @Test
     void shouldTrustMembersOfGroupsCoordinatedElsewhere() {
         coordinator.followLeadership(OFFSETS_PARTITIONS).onElected(partition, 0);
+        assertThat(coordinator.isMember(GROUP, "a")).as("not rejoined here yet since the election").isFalse();
+        heartbeat("a", 0);
+        assertThat(coordinator.isMember(GROUP, "a")).isTrue();
         assertThat(coordinator.isMember(GROUP, "stranger")).as("coordinated here: known members only").isFalse();
 
         coordinator.onResigned(partition, 0);
