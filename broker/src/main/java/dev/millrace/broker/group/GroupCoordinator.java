@@ -4,26 +4,21 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResultCollection;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
-import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
@@ -34,9 +29,6 @@ import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsResponse;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
-import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
-import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.HeartbeatResponse;
 import org.apache.kafka.common.requests.JoinGroupRequest;
@@ -54,6 +46,11 @@ import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.millrace.broker.coordinator.CoordinatorElection;
+import dev.millrace.broker.coordinator.ReplicationAwaiter;
 
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
@@ -61,103 +58,185 @@ import dev.millrace.delay.Timer;
 /**
  * The classic consumer-group coordinator: one entry point per Kafka group API, each returning the
  * response as a future. Groups are spread over the partitions of {@code __consumer_offsets} (group
- * {@code g} lives in partition {@code Utils.abs(g.hashCode()) % partitionCount}); each partition is
- * a {@link GroupShard}, a single-threaded state machine over a {@link SerialExecutor}, so a request
- * about one group runs on that group's shard and a request about many (DescribeGroups, ListGroups,
+ * {@code g} lives in partition {@code Utils.abs(g.hashCode()) % partitionCount}); each partition that
+ * this broker leads is a {@link GroupShard}, a single-threaded state machine over a {@link SerialExecutor}, so a
+ * request about one group runs on that group's shard and a request about many (DescribeGroups, ListGroups,
  * DeleteGroups, OffsetFetch v8+) fans out and is merged in request order.
+ *
+ * <p>Leadership ({@link CoordinatorElection}): the coordinator serves exactly the partitions this broker leads.
+ * {@link #onElected} creates the partition's shard for that leader epoch and loads it from the local replica (all
+ * of it, up to the log end); meanwhile its groups get {@code COORDINATOR_LOAD_IN_PROGRESS}. {@link #onResigned}
+ * drops the shard at once: its groups get {@code NOT_COORDINATOR} from then on, parked JoinGroup and SyncGroup
+ * requests are answered with it and its timers are cancelled. A group whose partition is not led here gets {@code
+ * NOT_COORDINATOR}, which sends kafka-clients back to FindCoordinator. A shard appends only while the partition is
+ * led here in the epoch it was loaded in.
+ *
+ * <p>What survives a move of the coordinator: everything in the log, i.e. committed offsets (plain and
+ * transactional, with their markers), each group's generation, protocol and leader as of its last completed
+ * rebalance, and group deletions. What does not: the live membership (members, their sessions, assignments and
+ * parked requests) is in memory only; the new coordinator brings each group back Empty at its last generation, and
+ * members rejoin (kafka-clients do so when their heartbeat or commit gets {@code UNKNOWN_MEMBER_ID} or {@code
+ * NOT_COORDINATOR}), keeping their committed offsets; so a move costs one rebalance.
  *
  * <p>Futures: JoinGroup completes when the group's join phase completes and SyncGroup when the
  * leader's assignment is persisted; OffsetCommit and DeleteGroups complete after their append to
- * the log returned; the others complete as soon as their shard ran them. No request thread ever
- * waits: a caller only chains on the future. Futures complete on the shard executor's threads.
+ * the log returned; the others complete as soon as their shard ran them; and every answer only once the partition's
+ * in-sync replicas have what the shard appended until then ({@link ReplicationAwaiter}; see {@link GroupShard}). No
+ * request thread ever waits: a caller only chains on the future. Futures complete on the shard executor's threads
+ * or on the replication thread that moved the high watermark.
  *
- * <p>Lifecycle: construct, {@link #load()} (replays every partition), serve, {@link #close()}.
- * Before a shard finished loading its requests get {@code COORDINATOR_LOAD_IN_PROGRESS}; after
- * close, {@code NOT_COORDINATOR}.
+ * <p>Lifecycle: construct, register with the broker's elections ({@code PartitionManager.addElectionListener}),
+ * serve, {@link #close()}.
  *
- * <p>Threading: thread-safe; every method may be called from any thread.
+ * <p>Threading: thread-safe; every method may be called from any thread; the election callbacks never block.
  */
-public final class GroupCoordinator implements AutoCloseable {
+public final class GroupCoordinator implements CoordinatorElection, AutoCloseable {
 
-    private final Supplier<Node> localNode;
-    private final GroupShard[] shards;
+    private static final Logger log = LoggerFactory.getLogger(GroupCoordinator.class);
+
+    private final CoordinatorContext context;
+    private final Executor executor;
+    private final int partitionCount;
+    /** The shard of each partition led here, null for the others. */
+    private final AtomicReferenceArray<GroupShard> shards;
+    private boolean closed;
 
     /**
      * @param config       coordinator settings (initial rebalance delay, session timeout bounds, ...)
      * @param offsetsTopic the logs of {@code __consumer_offsets}; its partition count is read once
      * @param topicIds     topic id lookup for OffsetCommit/OffsetFetch v10 ({@link TopicIds#NONE} if only
      *                     v9 and earlier are advertised)
-     * @param localNode    this broker's endpoint, returned by FindCoordinator for groups
+     * @param replication  waits for the in-sync replicas of {@code __consumer_offsets} before an answer goes out
+     *                     ({@link ReplicationAwaiter#IMMEDIATE} where the log is not replicated)
      * @param timer        the timing wheel that drives session, rebalance and delay timeouts
      * @param time         the clock for commit timestamps and elapsed times
      * @param executor     the threads that run the shards (one thread is enough); not owned, so the
      *                     caller shuts it down after {@link #close()}
      */
     public GroupCoordinator(GroupCoordinatorConfig config, OffsetsTopic offsetsTopic, TopicIds topicIds,
-                            Supplier<Node> localNode, Timer timer, Time time, Executor executor) {
-        this.localNode = Objects.requireNonNull(localNode, "localNode");
-        Objects.requireNonNull(executor, "executor");
-        CoordinatorContext context = new CoordinatorContext(config, offsetsTopic, topicIds, timer, time);
-        int partitionCount = offsetsTopic.partitionCount();
+                            ReplicationAwaiter replication, Timer timer, Time time, Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.context = new CoordinatorContext(config, offsetsTopic, topicIds, replication, timer, time);
+        this.partitionCount = offsetsTopic.partitionCount();
         if (partitionCount < 1) {
             throw new IllegalArgumentException(OffsetsTopic.NAME + " must have at least one partition, got "
                     + partitionCount);
         }
-        this.shards = new GroupShard[partitionCount];
-        for (int p = 0; p < partitionCount; p++) {
-            shards[p] = new GroupShard(p, context, executor);
-        }
+        this.shards = new AtomicReferenceArray<>(partitionCount);
     }
 
-    /** Replays every partition of {@code __consumer_offsets}; returns once all shards serve. */
-    public void load() {
-        CompletableFuture<?>[] loads = new CompletableFuture<?>[shards.length];
-        for (int p = 0; p < shards.length; p++) {
-            loads[p] = shards[p].load();
+    /** This broker leads {@code partition} in {@code leaderEpoch}: a new shard loads it and then serves it. */
+    @Override
+    public void onElected(int partition, int leaderEpoch) {
+        checkPartition(partition);
+        GroupShard shard;
+        GroupShard previous;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            shard = new GroupShard(partition, leaderEpoch, context, executor);
+            previous = shards.getAndSet(partition, shard);
         }
-        CompletableFuture.allOf(loads).join();
+        if (previous != null) {
+            log.warn("{}-{} elected in epoch {} while its shard of epoch {} still served; dropping that one",
+                    OffsetsTopic.NAME, partition, leaderEpoch, previous.leaderEpoch());
+            previous.resign();
+        }
+        log.info("Loading the groups of {}-{}: this broker leads it in epoch {}", OffsetsTopic.NAME, partition,
+                leaderEpoch);
+        shard.load();
+    }
+
+    /** This broker no longer leads {@code partition}: its groups get NOT_COORDINATOR from now on. */
+    @Override
+    public void onResigned(int partition, int leaderEpoch) {
+        checkPartition(partition);
+        GroupShard shard = shards.get(partition);
+        if (shard == null || shard.leaderEpoch() != leaderEpoch || !shards.compareAndSet(partition, shard, null)) {
+            return;
+        }
+        log.info("Dropping the groups of {}-{}: this broker stopped leading it (epoch {})", OffsetsTopic.NAME,
+                partition, leaderEpoch);
+        shard.resign();
+    }
+
+    /**
+     * Completes when every shard led here right now has loaded (or failed to: the failure is logged and its groups
+     * keep getting COORDINATOR_LOAD_IN_PROGRESS); the broker waits for it before it reports started.
+     */
+    public CompletableFuture<Void> awaitLoaded() {
+        List<CompletableFuture<Void>> loads = new ArrayList<>();
+        for (int p = 0; p < partitionCount; p++) {
+            GroupShard shard = shards.get(p);
+            if (shard != null) {
+                loads.add(shard.loading().exceptionally(e -> null));
+            }
+        }
+        return CompletableFuture.allOf(loads.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** True if this broker serves the groups of {@code partition} (loaded or loading). */
+    public boolean leads(int partition) {
+        return partition >= 0 && partition < partitionCount && shards.get(partition) != null;
+    }
+
+    private void checkPartition(int partition) {
+        if (partition < 0 || partition >= partitionCount) {
+            throw new IllegalArgumentException("No partition " + partition + " in " + OffsetsTopic.NAME + " ("
+                    + partitionCount + " partitions)");
+        }
     }
 
     /** The partition of {@code __consumer_offsets} that holds {@code groupId}. */
     public int partitionFor(String groupId) {
-        return Utils.abs(groupId.hashCode()) % shards.length;
+        return Utils.abs(groupId.hashCode()) % partitionCount;
     }
 
+    /** The shard of {@code groupId}'s partition, null when this broker does not lead it. */
     private GroupShard shardFor(String groupId) {
-        return shards[partitionFor(groupId == null ? "" : groupId)];
+        return shards.get(partitionFor(groupId == null ? "" : groupId));
+    }
+
+    /** Runs {@code task} on the shard of {@code groupId}; NOT_COORDINATOR at once when its partition is not led here. */
+    private <T> CompletableFuture<T> submit(String groupId, Function<Errors, T> onError,
+                                            BiConsumer<GroupShard, CompletableFuture<T>> task) {
+        GroupShard shard = shardFor(groupId);
+        if (shard == null) {
+            return CompletableFuture.completedFuture(onError.apply(Errors.NOT_COORDINATOR));
+        }
+        return shard.submit(onError, result -> task.accept(shard, result));
     }
 
     public CompletableFuture<JoinGroupResponse> handleJoinGroup(JoinGroupRequest request, short apiVersion,
                                                                 String clientId, String clientHost) {
-        GroupShard shard = shardFor(request.data().groupId());
-        return shard.submit(error -> new JoinGroupResponse(GroupResponses.joinError(error, request.data().memberId()),
-                apiVersion), result -> shard.joinHandler.handleJoinGroup(request.data(), apiVersion, clientId,
-                clientHost, result));
+        return submit(request.data().groupId(), error -> new JoinGroupResponse(GroupResponses.joinError(error,
+                request.data().memberId()), apiVersion), (shard, result) -> shard.joinHandler.handleJoinGroup(
+                request.data(), apiVersion, clientId, clientHost, result));
     }
 
     public CompletableFuture<SyncGroupResponse> handleSyncGroup(SyncGroupRequest request) {
-        GroupShard shard = shardFor(request.data().groupId());
-        return shard.submit(error -> new SyncGroupResponse(GroupResponses.syncError(error)),
-                result -> shard.membershipHandler.handleSyncGroup(request.data(), result));
+        return submit(request.data().groupId(), error -> new SyncGroupResponse(GroupResponses.syncError(error)),
+                (shard, result) -> shard.membershipHandler.handleSyncGroup(request.data(), result));
     }
 
     public CompletableFuture<HeartbeatResponse> handleHeartbeat(HeartbeatRequest request) {
-        GroupShard shard = shardFor(request.data().groupId());
-        return shard.submit(error -> new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(error.code())),
-                result -> shard.membershipHandler.handleHeartbeat(request.data(), result));
+        return submit(request.data().groupId(), error -> new HeartbeatResponse(new HeartbeatResponseData()
+                .setErrorCode(error.code())), (shard, result) -> shard.membershipHandler.handleHeartbeat(
+                request.data(), result));
     }
 
     public CompletableFuture<LeaveGroupResponse> handleLeaveGroup(LeaveGroupRequest request, short apiVersion) {
         String groupId = request.data().groupId();
-        GroupShard shard = shardFor(groupId);
-        return shard.submit(error -> new LeaveGroupResponse(List.of(), error, 0, apiVersion),
-                result -> shard.membershipHandler.handleLeaveGroup(groupId, request.members(), apiVersion, result));
+        return submit(groupId, error -> new LeaveGroupResponse(List.of(), error, 0, apiVersion),
+                (shard, result) -> shard.membershipHandler.handleLeaveGroup(groupId, request.members(), apiVersion,
+                        result));
     }
 
     public CompletableFuture<OffsetCommitResponse> handleOffsetCommit(OffsetCommitRequest request, short apiVersion) {
-        GroupShard shard = shardFor(request.data().groupId());
-        return shard.submit(error -> (OffsetCommitResponse) request.getErrorResponse(error.exception()),
-                result -> shard.offsetsHandler.handleOffsetCommit(request.data(), apiVersion, result));
+        return submit(request.data().groupId(), error -> (OffsetCommitResponse) request.getErrorResponse(
+                error.exception()), (shard, result) -> shard.offsetsHandler.handleOffsetCommit(request.data(),
+                apiVersion, result));
     }
 
     public CompletableFuture<OffsetFetchResponse> handleOffsetFetch(OffsetFetchRequest request, short apiVersion) {
@@ -165,9 +244,9 @@ public final class GroupCoordinator implements AutoCloseable {
         boolean requireStable = request.requireStable();
         List<CompletableFuture<OffsetFetchResponseGroup>> parts = new ArrayList<>(groups.size());
         for (OffsetFetchRequestGroup group : groups) {
-            GroupShard shard = shardFor(group.groupId());
-            parts.add(shard.submit(error -> OffsetsHandler.groupError(group.groupId(), error),
-                    result -> result.complete(shard.offsetsHandler.fetch(group, apiVersion, requireStable))));
+            parts.add(submit(group.groupId(), error -> OffsetsHandler.groupError(group.groupId(), error),
+                    (shard, result) -> result.complete(shard.offsetsHandler.fetch(group, apiVersion,
+                            requireStable))));
         }
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(ignored ->
                 OffsetFetchResponses.build(groups, parts.stream().map(CompletableFuture::join).toList(), apiVersion));
@@ -175,18 +254,25 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** TxnOffsetCommit: offsets committed in a producer's transaction, pending until its marker. */
     public CompletableFuture<TxnOffsetCommitResponse> handleTxnOffsetCommit(TxnOffsetCommitRequest request) {
-        GroupShard shard = shardFor(request.data().groupId());
-        return shard.submit(error -> new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(request.data(), error)),
-                result -> result.complete(new TxnOffsetCommitResponse(shard.txnOffsetsHandler.handle(request.data()))));
+        return submit(request.data().groupId(), error -> new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(
+                request.data(), error)), (shard, result) -> result.complete(new TxnOffsetCommitResponse(
+                shard.txnOffsetsHandler.handle(request.data()))));
     }
 
     /**
      * A transaction marker was written to {@code __consumer_offsets} partition {@code partition}:
      * the producer's pending transactional offsets there take effect (commit) or are dropped (abort).
-     * Runs on the shard; the future completes when applied.
+     * Runs on the shard; the future completes when applied. Only a shard led here applies it: a partition not led
+     * here has no state to change (its leader loads the marker from the log), and a shard still loading applies it
+     * after the load, which replays the markers already in the log (applying one twice changes nothing: the
+     * producer's pending offsets are gone after the first).
      */
     public CompletableFuture<Void> onTransactionMarker(int partition, long producerId, boolean commit) {
-        GroupShard shard = shards[partition];
+        checkPartition(partition);
+        GroupShard shard = shards.get(partition);
+        if (shard == null) {
+            return CompletableFuture.completedFuture(null);
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             shard.executor().execute(() -> {
@@ -220,9 +306,13 @@ public final class GroupCoordinator implements AutoCloseable {
         if (!statesFilter.isEmpty() && states.isEmpty()) {
             return CompletableFuture.completedFuture(new ListGroupsResponse(new ListGroupsResponseData()));
         }
-        List<CompletableFuture<List<ListedGroup>>> parts = new ArrayList<>(shards.length);
-        for (GroupShard shard : shards) {
-            parts.add(shard.submit(error -> List.of(), result -> result.complete(shard.adminHandler.list(states))));
+        List<CompletableFuture<List<ListedGroup>>> parts = new ArrayList<>(partitionCount);
+        for (int p = 0; p < partitionCount; p++) {
+            GroupShard shard = shards.get(p);
+            if (shard != null) {
+                parts.add(shard.submit(error -> List.of(), result -> result.complete(
+                        shard.adminHandler.list(states))));
+            }
         }
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
             ListGroupsResponseData data = new ListGroupsResponseData();
@@ -244,64 +334,6 @@ public final class GroupCoordinator implements AutoCloseable {
                 });
     }
 
-    /** FindCoordinator: this broker for groups and transactions; share groups are not served yet. */
-    public CompletableFuture<FindCoordinatorResponse> handleFindCoordinator(FindCoordinatorRequest request,
-                                                                            short apiVersion) {
-        FindCoordinatorRequestData data = request.data();
-        FindCoordinatorResponseData response = new FindCoordinatorResponseData();
-        if (apiVersion < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            Coordinator c = coordinatorFor(data.key(), data.keyType());
-            response.setErrorCode(c.errorCode()).setErrorMessage(c.errorMessage()).setNodeId(c.nodeId())
-                    .setHost(c.host()).setPort(c.port());
-        } else {
-            for (String key : data.coordinatorKeys()) {
-                response.coordinators().add(coordinatorFor(key, data.keyType()));
-            }
-        }
-        return CompletableFuture.completedFuture(new FindCoordinatorResponse(response));
-    }
-
-    private Coordinator coordinatorFor(String key, byte keyType) {
-        Coordinator coordinator = new Coordinator().setKey(key).setNodeId(-1).setHost("").setPort(-1);
-        Optional<CoordinatorType> type = Optional.empty();
-        try {
-            type = Optional.of(CoordinatorType.forId(keyType));
-        } catch (RuntimeException e) {
-            // reported below as an invalid request
-        }
-        if (type.isEmpty()) {
-            return coordinatorError(coordinator, Errors.INVALID_REQUEST, "Unknown coordinator key type " + keyType);
-        }
-        switch (type.get()) {
-            case GROUP -> {
-                if (key == null || key.isEmpty()) {
-                    return coordinatorError(coordinator, Errors.INVALID_REQUEST, "The group id must not be empty");
-                }
-                Node node = localNode.get();
-                return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.id()).setHost(node.host())
-                        .setPort(node.port());
-            }
-            case TRANSACTION -> {
-                if (key == null || key.isEmpty()) {
-                    return coordinatorError(coordinator, Errors.INVALID_REQUEST,
-                            "The transactional id must not be empty");
-                }
-                Node node = localNode.get();
-                return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.id()).setHost(node.host())
-                        .setPort(node.port());
-            }
-            default -> {
-                return coordinatorError(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "This broker has no "
-                        + type.get().name().toLowerCase(Locale.ROOT) + " coordinator yet: key " + key
-                        + " cannot be served");
-            }
-        }
-    }
-
-    private static Coordinator coordinatorError(Coordinator coordinator, Errors error, String message) {
-        return coordinator.setErrorCode(error.code()).setErrorMessage(message);
-    }
-
     /**
      * Sends each shard its share of {@code groupIds} and merges the per-group results back into
      * request order; a shard that cannot serve answers each of its groups with {@code onError}.
@@ -309,14 +341,15 @@ public final class GroupCoordinator implements AutoCloseable {
     private <T> CompletableFuture<List<T>> fanOut(List<String> groupIds,
                                                   BiFunction<GroupShard, List<String>, List<T>> perShard,
                                                   BiFunction<String, Errors, T> onError, Function<T, String> idOf) {
-        Map<GroupShard, List<String>> byShard = new LinkedHashMap<>();
+        Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
         for (String groupId : groupIds) {
-            byShard.computeIfAbsent(shardFor(groupId), s -> new ArrayList<>()).add(groupId);
+            byPartition.computeIfAbsent(partitionFor(groupId == null ? "" : groupId), p -> new ArrayList<>())
+                    .add(groupId);
         }
-        List<CompletableFuture<List<T>>> parts = new ArrayList<>(byShard.size());
-        byShard.forEach((shard, ids) -> parts.add(shard.submit(
+        List<CompletableFuture<List<T>>> parts = new ArrayList<>(byPartition.size());
+        byPartition.values().forEach(ids -> parts.add(submit(ids.get(0),
                 error -> ids.stream().map(id -> onError.apply(id, error)).toList(),
-                result -> result.complete(perShard.apply(shard, ids)))));
+                (shard, result) -> result.complete(perShard.apply(shard, ids)))));
         return CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
             Map<String, List<T>> byId = new LinkedHashMap<>();
             parts.forEach(part -> part.join().forEach(r -> byId.computeIfAbsent(idOf.apply(r),
@@ -329,13 +362,22 @@ public final class GroupCoordinator implements AutoCloseable {
         });
     }
 
-    /** Stops serving: parked JoinGroup and SyncGroup requests are answered with NOT_COORDINATOR. */
+    /**
+     * Stops serving: every shard is dropped, parked JoinGroup and SyncGroup requests are answered with
+     * NOT_COORDINATOR; later elections are ignored. Waits for the shards' last tasks.
+     */
     @Override
     public void close() {
-        CompletableFuture<?>[] closes = new CompletableFuture<?>[shards.length];
-        for (int p = 0; p < shards.length; p++) {
-            closes[p] = shards[p].close();
+        List<CompletableFuture<Void>> closes = new ArrayList<>();
+        synchronized (this) {
+            closed = true;
+            for (int p = 0; p < partitionCount; p++) {
+                GroupShard shard = shards.getAndSet(p, null);
+                if (shard != null) {
+                    closes.add(shard.resign());
+                }
+            }
         }
-        CompletableFuture.allOf(closes).join();
+        CompletableFuture.allOf(closes.toArray(new CompletableFuture<?>[0])).join();
     }
 }

@@ -15,6 +15,8 @@ import java.util.function.Function;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.protocol.Errors;
@@ -34,17 +36,34 @@ import dev.millrace.broker.log.AppendOrigin;
  * SerialExecutor}, requests and timer expiries alike, so no lock guards the state and a rebalance
  * never blocks a thread (a JoinGroup or SyncGroup that must wait parks its future in the member).
  *
+ * <p>Leadership: a shard exists only while this broker leads its partition, for one leader epoch ({@link
+ * #leaderEpoch()}): the {@link GroupCoordinator} creates and {@link #load}s it when the broker is elected, and
+ * {@link #resign}s it when the broker stops leading. Every append first checks that the partition is still led here
+ * in that epoch and otherwise fails with {@code NOT_COORDINATOR}, so a shard that lost leadership never writes.
+ *
  * <p>Persistence: committed offsets and deletions are appended to the partition's log first and
  * applied to memory by {@link #replay} only once the append returned, the same path that {@link
- * #load} uses on startup, so memory never runs ahead of the log. Group snapshots ({@link
+ * #load} uses on startup, so memory never runs ahead of the local log. Group snapshots ({@link
  * GroupRecord.GroupSnapshot}) are appended after each completed rebalance; at runtime the live
  * {@link ClassicGroup} is the source of truth and the snapshot only serves the next load.
  *
- * <p>Lifecycle: requests before {@link #load} has finished get {@code COORDINATOR_LOAD_IN_PROGRESS};
- * after {@link #close} they get {@code NOT_COORDINATOR}, and parked requests are answered with it.
+ * <p>Answers wait for the in-sync replicas: a response a handler produced goes out only once the partition's high
+ * watermark reached the log end as of that moment ({@link dev.millrace.broker.coordinator.ReplicationAwaiter}), so
+ * a client never sees a commit, a generation or a deletion that the loss of this broker could undo (as Kafka's
+ * coordinators answer after their {@code acks=all} writes). This covers every append made by the request itself and
+ * any earlier append whose effect the answer may show. The window: memory is applied as soon as the local log has
+ * the append, so between the append and the high watermark other requests of this shard already see the new state
+ * (a second OffsetCommit, a SyncGroup of a Stable group); their answers wait too, so no client is told about state
+ * that is not on the ISR. If the wait fails (leadership lost: {@code NOT_COORDINATOR}; replicas too slow:
+ * {@code COORDINATOR_NOT_AVAILABLE}) the client gets that error and retries; whatever the new leader's log holds is
+ * what it serves after loading, and an append that the old leader had alone is truncated away with its effect.
  *
- * <p>Threading: thread-safe entry points ({@link #submit}, {@link #load}, {@link #close}); every
- * other method must be called on the shard's executor.
+ * <p>Lifecycle: requests before {@link #load} has finished get {@code COORDINATOR_LOAD_IN_PROGRESS};
+ * after {@link #close} or {@link #resign} they get {@code NOT_COORDINATOR}, and parked requests are answered with
+ * it.
+ *
+ * <p>Threading: thread-safe entry points ({@link #submit}, {@link #load}, {@link #close}, {@link #resign},
+ * {@link #leaderEpoch}, {@link #loading}); every other method must be called on the shard's executor.
  */
 final class GroupShard {
 
@@ -53,12 +72,18 @@ final class GroupShard {
     private static final int DELETE_BATCH_BYTES = 256 * 1024;
 
     private final int partition;
+    private final int leaderEpoch;
     private final CoordinatorContext context;
     private final SerialExecutor executor;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
     private final OffsetsStore offsets = new OffsetsStore();
-    private boolean loaded;
+    /** Completes when {@link #load} finished (exceptionally if it failed). */
+    private final CompletableFuture<Void> loading = new CompletableFuture<>();
+    /** Written on the shard's executor, read by {@link #submit} too: a loading shard refuses at once. */
+    private volatile boolean loaded;
     private boolean closed;
+    /** Set at once by {@link #resign}, before its task runs: no request is served from here after it. */
+    private volatile boolean resigned;
 
     final Rebalancer rebalancer;
     final JoinGroupHandler joinHandler;
@@ -67,8 +92,9 @@ final class GroupShard {
     final TxnOffsetsHandler txnOffsetsHandler;
     final GroupAdminHandler adminHandler;
 
-    GroupShard(int partition, CoordinatorContext context, Executor delegate) {
+    GroupShard(int partition, int leaderEpoch, CoordinatorContext context, Executor delegate) {
         this.partition = partition;
+        this.leaderEpoch = leaderEpoch;
         this.context = context;
         this.executor = new SerialExecutor(delegate, "group shard " + OffsetsTopic.NAME + "-" + partition);
         this.rebalancer = new Rebalancer(this);
@@ -81,6 +107,11 @@ final class GroupShard {
 
     int partition() {
         return partition;
+    }
+
+    /** The leader epoch of the partition this shard was loaded in and serves. */
+    int leaderEpoch() {
+        return leaderEpoch;
     }
 
     GroupCoordinatorConfig config() {
@@ -102,12 +133,21 @@ final class GroupShard {
     // ---- task entry
 
     /**
-     * Runs {@code task} on the shard and returns the future it completes. If the shard cannot serve
-     * (loading, closed, its executor shut down) or the task throws, the future completes with {@code
+     * Runs {@code task} on the shard and returns the future it completes, once the in-sync replicas have what the
+     * shard appended until then (see the class comment). If the shard cannot serve (loading, closed, resigned, its
+     * executor shut down), the task throws or the wait for the replicas fails, the future completes with {@code
      * onError} applied to the matching error instead.
      */
     <T> CompletableFuture<T> submit(Function<Errors, T> onError, Consumer<CompletableFuture<T>> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        if (resigned) {
+            result.complete(onError.apply(Errors.NOT_COORDINATOR));
+            return result;
+        }
+        if (!loaded) {
+            result.complete(onError.apply(Errors.COORDINATOR_LOAD_IN_PROGRESS));
+            return result;
+        }
         try {
             executor.execute(() -> runTask(result, onError, task));
         } catch (RejectedExecutionException e) {
@@ -118,7 +158,7 @@ final class GroupShard {
 
     private <T> void runTask(CompletableFuture<T> result, Function<Errors, T> onError,
                              Consumer<CompletableFuture<T>> task) {
-        if (closed) {
+        if (closed || resigned) {
             result.complete(onError.apply(Errors.NOT_COORDINATOR));
             return;
         }
@@ -126,20 +166,60 @@ final class GroupShard {
             result.complete(onError.apply(Errors.COORDINATOR_LOAD_IN_PROGRESS));
             return;
         }
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        answer.whenComplete((value, error) -> {
+            if (error != null) {
+                result.complete(onError.apply(Errors.UNKNOWN_SERVER_ERROR));
+            } else {
+                afterReplication(value, onError, result);
+            }
+        });
         try {
-            task.accept(result);
+            task.accept(answer);
         } catch (ApiException e) {
-            result.complete(onError.apply(Errors.forException(e)));
+            answer.complete(onError.apply(Errors.forException(e)));
         } catch (RuntimeException e) {
             log.error("Unexpected error in {}", executor, e);
-            result.complete(onError.apply(Errors.UNKNOWN_SERVER_ERROR));
+            answer.complete(onError.apply(Errors.UNKNOWN_SERVER_ERROR));
         }
+    }
+
+    /**
+     * Completes {@code result} with {@code value} once the partition's high watermark reached its log end as of now
+     * (the answer may show anything appended so far), or with the mapped error if that wait fails.
+     */
+    private <T> void afterReplication(T value, Function<Errors, T> onError, CompletableFuture<T> result) {
+        CompletableFuture<Void> replicated;
+        try {
+            replicated = context.replication().awaitLogEnd(partition);
+        } catch (RuntimeException e) {
+            replicated = CompletableFuture.failedFuture(e);
+        }
+        replicated.whenComplete((ignored, error) -> {
+            if (error == null) {
+                result.complete(value);
+            } else {
+                Errors mapped = replicationError(error);
+                log.debug("An answer of {} waited for the in-sync replicas and failed: {}", executor, mapped);
+                result.complete(onError.apply(mapped));
+            }
+        });
+    }
+
+    /** The error a client gets when the wait for the in-sync replicas failed. */
+    static Errors replicationError(Throwable e) {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                ? e.getCause() : e;
+        if (cause instanceof NotCoordinatorException || cause instanceof NotLeaderOrFollowerException) {
+            return Errors.NOT_COORDINATOR;
+        }
+        return Errors.COORDINATOR_NOT_AVAILABLE;
     }
 
     /** Schedules {@code action} on this shard after {@code delayMs}; see {@link GroupTimeout}. */
     GroupTimeout schedule(String description, long delayMs, Consumer<GroupTimeout> action) {
         GroupTimeout timeout = new GroupTimeout(description, Math.max(0, delayMs), executor, timer -> {
-            if (!closed) {
+            if (!closed && !resigned) {
                 action.accept(timer);
             }
         });
@@ -226,6 +306,12 @@ final class GroupShard {
     }
 
     private void appendBatch(List<GroupRecord> records, long producerId, short producerEpoch) {
+        int currentEpoch = context.offsetsTopic().leaderEpoch(partition); // refuses when not led here
+        if (resigned || currentEpoch != leaderEpoch) {
+            throw new NotCoordinatorException("The coordinator of " + OffsetsTopic.NAME + "-" + partition
+                    + " was loaded in leader epoch " + leaderEpoch + " but the partition is in epoch " + currentEpoch
+                    + " now; the group's coordinator moved");
+        }
         long nowMs = nowMs();
         List<byte[]> keys = new ArrayList<>(records.size());
         List<byte[]> values = new ArrayList<>(records.size());
@@ -244,8 +330,7 @@ final class GroupShard {
         for (int i = 0; i < keys.size(); i++) {
             builder.append(nowMs, keys.get(i), values.get(i));
         }
-        context.offsetsTopic().log(partition).appendAsLeader(builder.build(),
-                context.offsetsTopic().leaderEpoch(partition), AppendOrigin.COORDINATOR);
+        context.offsetsTopic().log(partition).appendAsLeader(builder.build(), leaderEpoch, AppendOrigin.COORDINATOR);
     }
 
     /** The error a client gets when an append of this shard failed. */
@@ -255,6 +340,9 @@ final class GroupShard {
         }
         if (e instanceof KafkaStorageException) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        if (e instanceof NotLeaderOrFollowerException || e instanceof NotCoordinatorException) {
+            return Errors.NOT_COORDINATOR;
         }
         Errors error = Errors.forException(e);
         return error == Errors.UNKNOWN_SERVER_ERROR ? Errors.COORDINATOR_NOT_AVAILABLE : error;
@@ -283,40 +371,72 @@ final class GroupShard {
 
     // ---- lifecycle
 
-    /** Rebuilds the shard from its partition on the shard's executor; completes when it serves. */
+    /**
+     * Rebuilds the shard from its partition, all of it up to the log end, on the shard's executor; completes when
+     * it serves (or failed: it then answers COORDINATOR_LOAD_IN_PROGRESS until it is resigned). Transaction markers
+     * in the log are replayed with it; one that {@link #completeTransaction} applies again after the load (it was
+     * written while the load was queued) finds nothing pending and changes nothing.
+     */
     CompletableFuture<Void> load() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        executor.execute(() -> {
-            try {
-                long startMs = context.time().hiResClockMs();
-                long count = GroupLoader.replay(context.offsetsTopic().log(partition), partition,
-                        new GroupLoader.Replayer() {
-                            @Override
-                            public void record(GroupRecord record, long transactionalProducerId) {
-                                if (transactionalProducerId >= 0 && record instanceof GroupRecord.OffsetCommit offset) {
-                                    offsets.replayPending(transactionalProducerId, offset);
-                                } else {
-                                    replay(record);
-                                }
-                            }
-
-                            @Override
-                            public void marker(long producerId, boolean commit) {
-                                offsets.completeTransaction(producerId, commit);
-                            }
-                        });
-                for (String groupId : offsets.groupIds()) {
-                    groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, nowMs()));
-                }
-                loaded = true;
-                log.info("Loaded {} groups from {} records of {}-{} in {} ms", groups.size(), count,
-                        OffsetsTopic.NAME, partition, context.time().hiResClockMs() - startMs);
-                done.complete(null);
-            } catch (RuntimeException e) {
-                done.completeExceptionally(e);
-            }
-        });
+        CompletableFuture<Void> done = loading;
+        try {
+            executor.execute(() -> loadNow(done));
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(e);
+        }
         return done;
+    }
+
+    /** The future of {@link #load}: completes when this shard serves. */
+    CompletableFuture<Void> loading() {
+        return loading;
+    }
+
+    private void loadNow(CompletableFuture<Void> done) {
+        if (closed || resigned) {
+            done.completeExceptionally(new NotCoordinatorException(OffsetsTopic.NAME + "-" + partition
+                    + " was resigned before it loaded"));
+            return;
+        }
+        try {
+            long startMs = context.time().hiResClockMs();
+            long count = GroupLoader.replay(context.offsetsTopic().log(partition), partition,
+                    new GroupLoader.Replayer() {
+                        @Override
+                        public void record(GroupRecord record, long transactionalProducerId) {
+                            if (transactionalProducerId >= 0 && record instanceof GroupRecord.OffsetCommit offset) {
+                                offsets.replayPending(transactionalProducerId, offset);
+                            } else {
+                                replay(record);
+                            }
+                        }
+
+                        @Override
+                        public void marker(long producerId, boolean commit) {
+                            offsets.completeTransaction(producerId, commit);
+                        }
+                    });
+            for (String groupId : offsets.groupIds()) {
+                groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, nowMs()));
+            }
+            loaded = true;
+            log.info("Loaded {} groups from {} records of {}-{} in leader epoch {} in {} ms", groups.size(),
+                    count, OffsetsTopic.NAME, partition, leaderEpoch, context.time().hiResClockMs() - startMs);
+            done.complete(null);
+        } catch (RuntimeException e) {
+            log.error("Could not load {}-{} in leader epoch {}: its groups are not served here", OffsetsTopic.NAME,
+                    partition, leaderEpoch, e);
+            done.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * This broker stopped leading the partition: from now on every request gets NOT_COORDINATOR (also those queued
+     * already), then {@link #close} answers the parked ones and cancels the timers.
+     */
+    CompletableFuture<Void> resign() {
+        resigned = true;
+        return close();
     }
 
     /** Stops serving: parked requests get NOT_COORDINATOR and timers are cancelled. */

@@ -15,7 +15,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
@@ -218,13 +217,14 @@ public final class BrokerServer implements AutoCloseable {
                 config.replicaLagTimeMaxMs() + partitions.replicaConfig().isrCheckIntervalMs() + 5_000);
         partitions.addChangeListener(replicationWaiters::onPartitionChange);
         groupExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-group-coordinator"));
-        AtomicReference<Node> selfNode = new AtomicReference<>();
         groups = new GroupCoordinator(GroupCoordinatorConfig.defaults()
                 .withInitialRebalanceDelayMs(config.groupInitialRebalanceDelayMs()),
                 InternalTopics.offsetsTopic(controller, partitions), InternalTopics.topicIds(controller),
-                selfNode::get, timer, dev.millrace.delay.Time.SYSTEM, groupExecutor);
-        groups.load();
-        selfNode.set(new Node(config.nodeId(), config.advertisedHost(), advertisedPort));
+                replicationWaiters.forTopic(OffsetsTopic.NAME), timer, dev.millrace.delay.Time.SYSTEM, groupExecutor);
+        // serves the __consumer_offsets partitions led here, loading each when elected; start reports once those led
+        // now are loaded (on one node: all of them)
+        partitions.addElectionListener(OffsetsTopic.NAME, groups);
+        groups.awaitLoaded().get(120, TimeUnit.SECONDS);
         markerWakeups = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-marker-wakeups"));
         FetchPurgatory purgatory = new FetchPurgatory(timer, markerWakeups);
         ProducePurgatory producePurgatory = new ProducePurgatory(timer);
@@ -291,6 +291,8 @@ public final class BrokerServer implements AutoCloseable {
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
                 shareTopics), timer, dev.millrace.delay.Time.SYSTEM);
         purgatory.addAppendListener(shares::onAppend);
+        partitions.addElectionListener(OffsetsTopic.NAME, shares.followGroupLeadership(
+                InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
         TransactionCoordinator coordinator = transactions;
         shares.transactions().setTransactions(id -> {
             TransactionMetadata txn = coordinator.describe(List.of(id)).get(id);

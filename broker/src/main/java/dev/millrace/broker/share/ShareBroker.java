@@ -22,6 +22,7 @@ import org.apache.kafka.common.requests.ShareGroupDescribeResponse;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 
+import dev.millrace.broker.coordinator.CoordinatorElection;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
@@ -163,6 +164,14 @@ public final class ShareBroker implements AutoCloseable {
     /** Records were appended to {@code tp}: wake share fetches waiting on it. */
     public void onAppend(TopicPartition tp) {
         purgatory.onChange(tp);
+    }
+
+    /**
+     * Makes the share-group coordinator serve only the groups whose {@code __consumer_offsets} partition this broker
+     * leads; returns what the broker registers with its elections of that topic.
+     */
+    public CoordinatorElection followGroupLeadership(int offsetsPartitions) {
+        return coordinator.followLeadership(offsetsPartitions);
     }
 
     /** The share-partitions, for tests and admin. */

@@ -2,6 +2,7 @@ package dev.millrace.broker.share;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,7 +18,9 @@ import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
+import org.apache.kafka.common.utils.Utils;
 
+import dev.millrace.broker.coordinator.CoordinatorElection;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
 import dev.millrace.protocol.selector.MemberSelector;
@@ -25,8 +28,28 @@ import dev.millrace.protocol.selector.SelectorSyntaxException;
 
 /**
  * The share-group coordinator: ShareGroupHeartbeat (join, stay, leave), session timeouts,
- * assignment, and ShareGroupDescribe / ListGroups for share groups. This broker coordinates every
- * share group (FindCoordinator answers this broker for every group key).
+ * assignment, and ShareGroupDescribe / ListGroups for share groups.
+ *
+ * <p>Which groups: a share group is coordinated where its {@code __consumer_offsets} partition is led (the same
+ * hash as consumer groups, {@code Utils.abs(groupId.hashCode()) % partitions}; FindCoordinator answers that
+ * partition's leader). Once the broker calls {@link #followLeadership} the coordinator serves only the groups of the
+ * partitions it is told it leads ({@link CoordinatorElection}) and answers the others' heartbeats and describes with
+ * NOT_COORDINATOR; before that (a coordinator built alone, in tests) it serves every group. Nothing of a share group's
+ * membership is in the log, so there is nothing to load: on election the partition's groups start empty and their
+ * members, sent here by FindCoordinator after NOT_COORDINATOR from the old coordinator, get UNKNOWN_MEMBER_ID for
+ * their first heartbeat and rejoin with epoch 0 (kafka-clients' {@code KafkaShareConsumer} does so with its member
+ * id; it keeps fetching from the share-partition leaders meanwhile). On resignation the partition's groups are
+ * forgotten at once: no member is removed from share-partitions, so the records members hold stay theirs (they
+ * acknowledge them through the partition leaders, which do not depend on the coordinator). What survives a move:
+ * nothing of membership, epochs or assignments (the group epoch starts again); share-partition state (records,
+ * locks, delivery counts, acknowledgements) is kept by the share-partition leaders and is not this class's concern.
+ *
+ * <p>Membership seen by share-partition leaders ({@link #isMember}, {@link #filterOf}): a share fetch goes to the
+ * leader of the data partition, which may not be the group's coordinator. For a group coordinated elsewhere this
+ * broker cannot know the members, so {@link #isMember} trusts the member id (as Kafka's share-partition leaders do;
+ * acquisition locks bound what an unknown member can hold). {@link #filterOf} knows no selector for a group
+ * coordinated elsewhere: a member's JMS selector applies only to partitions led by its coordinator's node. That is a
+ * known gap on a multi-node cluster.
  *
  * <p>Assignment: every member gets every partition of every topic it subscribes to (KIP-932 lets
  * members outnumber partitions and share them; the share-partitions hand each record to one member
@@ -53,7 +76,7 @@ import dev.millrace.protocol.selector.SelectorSyntaxException;
  * <p>Threading: thread-safe; state is guarded by this object's monitor. Session timeouts run on the
  * timer's executor.
  */
-public final class ShareGroupCoordinator {
+public final class ShareGroupCoordinator implements CoordinatorElection {
 
     /** The group type ListGroups reports for share groups. */
     public static final String GROUP_TYPE = "share";
@@ -61,11 +84,17 @@ public final class ShareGroupCoordinator {
     /** The assignor name ShareGroupDescribe reports. */
     public static final String ASSIGNOR_NAME = "all-partitions";
 
+    private static final String OFFSETS_TOPIC = "__consumer_offsets";
+
     private final ShareGroupConfig config;
     private final ShareTopics topics;
     private final Timer timer;
     private final BiConsumer<String, String> onMemberRemoved;
     private final Map<String, ShareGroup> groups = new HashMap<>();
+    /** The partition count of {@code __consumer_offsets} once following leadership; 0 serves every group. */
+    private int offsetsPartitions;
+    /** The partitions of {@code __consumer_offsets} led here (only while following leadership). */
+    private final Set<Integer> ledPartitions = new HashSet<>();
 
     public ShareGroupCoordinator(ShareGroupConfig config, ShareTopics topics, Timer timer,
                                  BiConsumer<String, String> onMemberRemoved) {
@@ -73,6 +102,64 @@ public final class ShareGroupCoordinator {
         this.topics = Objects.requireNonNull(topics, "topics");
         this.timer = Objects.requireNonNull(timer, "timer");
         this.onMemberRemoved = Objects.requireNonNull(onMemberRemoved, "onMemberRemoved");
+    }
+
+    /**
+     * From now on serves only the share groups whose partition of {@code __consumer_offsets} ({@code
+     * offsetsPartitions} partitions) this broker is told it leads; returns this, to register with the elections.
+     */
+    public synchronized CoordinatorElection followLeadership(int offsetsPartitions) {
+        if (offsetsPartitions < 1) {
+            throw new IllegalArgumentException("__consumer_offsets must have at least one partition, got "
+                    + offsetsPartitions);
+        }
+        this.offsetsPartitions = offsetsPartitions;
+        ledPartitions.clear();
+        List<String> unled = new ArrayList<>(groups.keySet());
+        unled.forEach(this::forget);
+        return this;
+    }
+
+    /** This broker now coordinates the share groups of {@code partition}; they start empty. */
+    @Override
+    public synchronized void onElected(int partition, int leaderEpoch) {
+        ledPartitions.add(partition);
+        List<String> stale = groups.keySet().stream().filter(g -> partitionFor(g) == partition).toList();
+        stale.forEach(this::forget);
+    }
+
+    /** This broker no longer coordinates the share groups of {@code partition}: they are forgotten at once. */
+    @Override
+    public synchronized void onResigned(int partition, int leaderEpoch) {
+        ledPartitions.remove(partition);
+        List<String> moved = groups.keySet().stream().filter(g -> partitionFor(g) == partition).toList();
+        moved.forEach(this::forget);
+    }
+
+    /** Drops a group and cancels its members' session timeouts, without releasing anything they hold. */
+    private void forget(String groupId) {
+        ShareGroup group = groups.remove(groupId);
+        if (group != null) {
+            group.members.values().forEach(m -> {
+                if (m.sessionTimeout != null) {
+                    m.sessionTimeout.cancel();
+                }
+            });
+        }
+    }
+
+    private int partitionFor(String groupId) {
+        return Utils.abs(groupId.hashCode()) % offsetsPartitions;
+    }
+
+    /** True if this broker coordinates {@code groupId}. Caller holds the monitor. */
+    private boolean coordinates(String groupId) {
+        return offsetsPartitions == 0 || ledPartitions.contains(partitionFor(groupId));
+    }
+
+    private String notCoordinatorMessage(String groupId) {
+        return "This broker does not coordinate share group " + groupId + " (" + OFFSETS_TOPIC + "-"
+                + partitionFor(groupId) + " is led elsewhere); find its coordinator again";
     }
 
     public ShareGroupHeartbeatResponseData heartbeat(ShareGroupHeartbeatRequestData request, String clientId,
@@ -85,12 +172,20 @@ public final class ShareGroupCoordinator {
         if (memberId == null || memberId.isEmpty()) {
             return error(Errors.INVALID_REQUEST, "The member id must not be empty");
         }
+        synchronized (this) {
+            if (!coordinates(groupId)) {
+                return error(Errors.NOT_COORDINATOR, notCoordinatorMessage(groupId));
+            }
+        }
         if (request.memberEpoch() == -1) {
             leave(groupId, memberId);
             return new ShareGroupHeartbeatResponseData().setMemberId(memberId).setMemberEpoch(-1)
                     .setHeartbeatIntervalMs(config.heartbeatIntervalMs());
         }
         synchronized (this) {
+            if (!coordinates(groupId)) { // resigned since the check above
+                return error(Errors.NOT_COORDINATOR, notCoordinatorMessage(groupId));
+            }
             ShareGroup group = groups.get(groupId);
             ShareGroupMember member = group == null ? null : group.members.get(memberId);
             boolean joining = request.memberEpoch() == 0;
@@ -148,6 +243,11 @@ public final class ShareGroupCoordinator {
     public synchronized List<DescribedGroup> describe(List<String> groupIds) {
         List<DescribedGroup> described = new ArrayList<>(groupIds.size());
         for (String groupId : groupIds) {
+            if (!coordinates(groupId)) {
+                described.add(new DescribedGroup().setGroupId(groupId).setErrorCode(Errors.NOT_COORDINATOR.code())
+                        .setErrorMessage(notCoordinatorMessage(groupId)));
+                continue;
+            }
             ShareGroup group = groups.get(groupId);
             if (group == null) {
                 described.add(new DescribedGroup().setGroupId(groupId).setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
@@ -190,8 +290,16 @@ public final class ShareGroupCoordinator {
         return groups.containsKey(groupId);
     }
 
-    /** True if {@code memberId} is a current member of share group {@code groupId}. */
+    /**
+     * True if {@code memberId} is a current member of share group {@code groupId}; also true for any member of a
+     * group coordinated elsewhere, whose members this broker cannot know (see the class comment). A member of a group
+     * coordinated here that has not rejoined since this broker was elected gets false (its fetches UNKNOWN_MEMBER_ID)
+     * until its next heartbeat rejoins it: it may carry a selector, which this broker does not know yet.
+     */
     public synchronized boolean isMember(String groupId, String memberId) {
+        if (!coordinates(groupId)) {
+            return true;
+        }
         ShareGroup group = groups.get(groupId);
         return group != null && group.members.containsKey(memberId);
     }
@@ -208,7 +316,7 @@ public final class ShareGroupCoordinator {
 
     /**
      * The selector filter of member {@code memberId} of {@code groupId} ({@link MemberSelector}), or null when it has none
-     * or is not a member.
+     * or is not a member; null for a group coordinated elsewhere (see the class comment).
      */
     public synchronized MemberFilter filterOf(String groupId, String memberId) {
         ShareGroup group = groups.get(groupId);
@@ -271,6 +379,9 @@ public final class ShareGroupCoordinator {
     private void expire(String groupId, String memberId, TimerTask task) {
         synchronized (this) {
             ShareGroup group = groups.get(groupId);
+            if (group == null || !coordinates(groupId)) {
+                return;
+            }
             ShareGroupMember member = group == null ? null : group.members.get(memberId);
             if (member == null || member.sessionTimeout != task) {
                 return;

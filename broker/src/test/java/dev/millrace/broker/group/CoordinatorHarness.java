@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +16,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -46,18 +47,19 @@ import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 
+import dev.millrace.broker.coordinator.ReplicationAwaiter;
 import dev.millrace.delay.SystemTimer;
 
 /**
  * A {@link GroupCoordinator} over real logs in a directory, driven by hand: every shard task and
- * every due timer runs on the test thread ({@code Runnable::run} executors), and time moves only in
- * {@link #advanceMs}. Requests are built from the message classes at the latest versions the
+ * every due timer runs on the test thread ({@code Runnable::run} executors, unless {@link #hold} keeps
+ * shard tasks back until {@link #runHeld}), and time moves only in {@link #advanceMs}. By default this broker
+ * is elected for every partition in epoch 0 at start; {@link #topic} can move an epoch on. Requests are built from the message classes at the latest versions the
  * Kafka 4.x consumer uses unless a test names a version; every response is serialized and parsed
  * back at its version, so a field a version cannot carry fails the test.
  */
 final class CoordinatorHarness implements AutoCloseable {
 
-    static final Node NODE = new Node(7, "127.0.0.1", 19092);
     static final String CONSUMER = "consumer";
     static final int SESSION_TIMEOUT_MS = 10_000;
     static final int REBALANCE_TIMEOUT_MS = 30_000;
@@ -65,6 +67,10 @@ final class CoordinatorHarness implements AutoCloseable {
     final ManualClock clock = new ManualClock();
     final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
     final Map<Uuid, String> topicIds = new LinkedHashMap<>();
+    /** Shard tasks kept back while {@link #hold} is set. */
+    private final Deque<Runnable> held = new ArrayDeque<>();
+    boolean hold;
+    ReplicationAwaiter replication = ReplicationAwaiter.IMMEDIATE;
     private final Path dir;
     private final int partitionCount;
     private final GroupCoordinatorConfig config;
@@ -83,7 +89,8 @@ final class CoordinatorHarness implements AutoCloseable {
         return new CoordinatorHarness(dir, 3, GroupCoordinatorConfig.defaults().withInitialRebalanceDelayMs(0));
     }
 
-    void start(boolean load) throws IOException {
+    /** Opens the logs and a coordinator over them; {@code elect}: elected for every partition in epoch 0. */
+    void start(boolean elect) throws IOException {
         topic = LogBackedOffsetsTopic.open(dir, partitionCount);
         TopicIds ids = new TopicIds() {
             @Override
@@ -97,9 +104,39 @@ final class CoordinatorHarness implements AutoCloseable {
                         .map(Map.Entry::getKey).findFirst();
             }
         };
-        coordinator = new GroupCoordinator(config, topic, ids, () -> NODE, timer, clock, Runnable::run);
-        if (load) {
-            coordinator.load();
+        coordinator = newCoordinator(ids);
+        if (elect) {
+            electAll(0);
+        }
+    }
+
+    /** Another coordinator over the same logs, as a second broker holding the same replica would have. */
+    GroupCoordinator newCoordinator(TopicIds ids) {
+        return new GroupCoordinator(config, topic, ids, partition -> replication.awaitLogEnd(partition), timer, clock,
+                task -> {
+                    if (hold) {
+                        held.add(task);
+                    } else {
+                        task.run();
+                    }
+                });
+    }
+
+    /** Tells the coordinator it leads every partition in {@code epoch} and waits for the loads. */
+    void electAll(int epoch) {
+        for (int p = 0; p < partitionCount; p++) {
+            topic.leaderEpoch(p, epoch);
+            coordinator.onElected(p, epoch);
+        }
+        coordinator.awaitLoaded().join();
+    }
+
+    /** Runs the shard tasks kept back, and those they queue, until none is left. */
+    void runHeld() {
+        hold = false;
+        Runnable next;
+        while ((next = held.poll()) != null) {
+            next.run();
         }
     }
 

@@ -12,17 +12,12 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
-import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
-import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
-import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.ListGroupsRequest;
@@ -65,18 +60,6 @@ class GroupCoordinatorAdminTest {
                 .setTypesFilter(types), (short) 5);
         return CoordinatorHarness.roundTrip(ApiKeys.LIST_GROUPS, h.coordinator.handleListGroups(request).join(),
                 (short) 5).data().groups();
-    }
-
-    private FindCoordinatorResponse find(short version, CoordinatorType type, String... keys) {
-        FindCoordinatorRequestData data = new FindCoordinatorRequestData().setKeyType(type.id());
-        if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            data.setKey(keys[0]);
-        } else {
-            data.setCoordinatorKeys(List.of(keys));
-        }
-        FindCoordinatorRequest request = new FindCoordinatorRequest.Builder(data).build(version);
-        return CoordinatorHarness.roundTrip(ApiKeys.FIND_COORDINATOR,
-                h.coordinator.handleFindCoordinator(request, version).join(), version);
     }
 
     @Test
@@ -124,31 +107,6 @@ class GroupCoordinatorAdminTest {
     }
 
     @Test
-    void shouldFindThisBrokerForGroupsAndTransactions() throws IOException {
-        h = CoordinatorHarness.withoutDelay(dir);
-
-        List<Coordinator> batched = find((short) 6, CoordinatorType.GROUP, "g1", "g2").coordinators();
-        assertThat(batched).extracting(Coordinator::key).containsExactly("g1", "g2");
-        assertThat(batched).allSatisfy(c -> {
-            assertThat(c.errorCode()).isEqualTo(Errors.NONE.code());
-            assertThat(c.nodeId()).isEqualTo(CoordinatorHarness.NODE.id());
-            assertThat(c.host()).isEqualTo(CoordinatorHarness.NODE.host());
-            assertThat(c.port()).isEqualTo(CoordinatorHarness.NODE.port());
-        });
-
-        FindCoordinatorResponse old = find((short) 3, CoordinatorType.GROUP, "g1");
-        assertThat(old.error()).isEqualTo(Errors.NONE);
-        assertThat(old.node().id()).isEqualTo(CoordinatorHarness.NODE.id());
-
-        Coordinator txn = find((short) 6, CoordinatorType.TRANSACTION, "tx-1").coordinators().get(0);
-        assertThat(txn.errorCode()).isEqualTo(Errors.NONE.code());
-        assertThat(txn.nodeId()).isEqualTo(CoordinatorHarness.NODE.id());
-        Coordinator empty = find((short) 6, CoordinatorType.TRANSACTION, "").coordinators().get(0);
-        assertThat(empty.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
-        assertThat(empty.errorMessage()).contains("transactional id must not be empty");
-    }
-
-    @Test
     void shouldAnswerLoadInProgressUntilLoaded() throws IOException {
         h = CoordinatorHarness.withoutDelay(dir);
         h.commit("g", "", -1, Map.of(new TopicPartition("t", 0), 1L));
@@ -157,10 +115,14 @@ class GroupCoordinatorAdminTest {
         h.start(false);
         HeartbeatRequest heartbeat = new HeartbeatRequest.Builder(new HeartbeatRequestData().setGroupId("g")
                 .setMemberId("m").setGenerationId(1)).build((short) 4);
+        assertThat(h.coordinator.handleHeartbeat(heartbeat).join().error())
+                .as("no partition is led here yet").isEqualTo(Errors.NOT_COORDINATOR);
+        h.hold = true;
+        h.coordinator.onElected(h.coordinator.partitionFor("g"), 0);
 
         assertThat(h.coordinator.handleHeartbeat(heartbeat).join().error())
                 .isEqualTo(Errors.COORDINATOR_LOAD_IN_PROGRESS);
-        h.coordinator.load();
+        h.runHeld();
         assertThat(h.coordinator.handleHeartbeat(heartbeat).join().error()).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
 

@@ -31,6 +31,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
@@ -44,6 +46,7 @@ import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
@@ -62,6 +65,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.millrace.broker.coordinator.ReplicationAwaiter;
 import dev.millrace.broker.network.ApiVersionTable;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.delay.SystemTimer;
@@ -128,8 +132,11 @@ class GroupCoordinatorClientIntegrationTest {
             }
         };
         coordinator = new GroupCoordinator(GroupCoordinatorConfig.defaults().withInitialRebalanceDelayMs(0), topic,
-                ids, self::get, timer, Time.SYSTEM, coordinatorThread);
-        coordinator.load();
+                ids, ReplicationAwaiter.IMMEDIATE, timer, Time.SYSTEM, coordinatorThread);
+        for (int p = 0; p < topic.partitionCount(); p++) {
+            coordinator.onElected(p, 0);
+        }
+        coordinator.awaitLoaded().get(10, TimeUnit.SECONDS);
         requestThreads = Executors.newFixedThreadPool(2);
         server = new KafkaServer("127.0.0.1", 0, 16 << 20, this::handle, VERSIONS, requestThreads);
         InetSocketAddress address = server.start();
@@ -157,8 +164,7 @@ class GroupCoordinatorClientIntegrationTest {
             case METADATA -> done(metadata(version));
             case LIST_OFFSETS -> done(listOffsets((ListOffsetsRequest) request));
             case FETCH -> emptyFetchAfterWait((FetchRequest) request);
-            case FIND_COORDINATOR -> widen(coordinator.handleFindCoordinator((FindCoordinatorRequest) request,
-                    version));
+            case FIND_COORDINATOR -> done(findSelf((FindCoordinatorRequest) request, version));
             case JOIN_GROUP -> widen(coordinator.handleJoinGroup((JoinGroupRequest) request, version,
                     context.clientId(), context.clientAddress().toString()));
             case SYNC_GROUP -> widen(coordinator.handleSyncGroup((SyncGroupRequest) request));
@@ -173,6 +179,19 @@ class GroupCoordinatorClientIntegrationTest {
             default -> CompletableFuture.failedFuture(new IllegalStateException("not served: "
                     + context.header.apiKey()));
         };
+    }
+
+    /** FindCoordinator as the broker answers it on one node: this node for every key. */
+    private FindCoordinatorResponse findSelf(FindCoordinatorRequest request, short version) {
+        Node node = self.get();
+        FindCoordinatorResponseData data = new FindCoordinatorResponseData();
+        if (version < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
+            data.setNodeId(node.id()).setHost(node.host()).setPort(node.port());
+        } else {
+            request.data().coordinatorKeys().forEach(key -> data.coordinators().add(new Coordinator().setKey(key)
+                    .setNodeId(node.id()).setHost(node.host()).setPort(node.port())));
+        }
+        return new FindCoordinatorResponse(data);
     }
 
     private static CompletableFuture<AbstractResponse> done(AbstractResponse response) {

@@ -16,9 +16,12 @@ import dev.millrace.broker.log.Scheduler;
 final class LogBackedOffsetsTopic implements OffsetsTopic, AutoCloseable {
 
     private final PartitionLog[] logs;
+    /** The leader epoch of each partition, as a broker's metadata would say; set by the tests. */
+    private final int[] leaderEpochs;
 
     private LogBackedOffsetsTopic(PartitionLog[] logs) {
         this.logs = logs;
+        this.leaderEpochs = new int[logs.length];
     }
 
     static LogBackedOffsetsTopic open(Path dir, int partitionCount) throws IOException {
@@ -38,6 +41,16 @@ final class LogBackedOffsetsTopic implements OffsetsTopic, AutoCloseable {
     @Override
     public PartitionLog log(int partition) {
         return logs[partition];
+    }
+
+    @Override
+    public synchronized int leaderEpoch(int partition) {
+        return leaderEpochs[partition];
+    }
+
+    /** The partition's leader epoch moves to {@code epoch} (a new leader was elected). */
+    synchronized void leaderEpoch(int partition, int epoch) {
+        leaderEpochs[partition] = epoch;
     }
 
     /** Every record of the partition, decoded, in offset order. */
