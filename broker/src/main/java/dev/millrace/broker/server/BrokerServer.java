@@ -42,7 +42,10 @@ import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.group.OffsetsTopic;
+import dev.millrace.broker.share.ClusterShareStateStore;
 import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareStateCoordinator;
+import dev.millrace.broker.share.ShareStateHandler;
 import dev.millrace.broker.txn.TransactionStateTopic;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
@@ -89,6 +92,8 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
     private ShareBroker shares;
+    private ShareStateCoordinator shareStates;
+    private ClusterShareStateStore shareStateStore;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
@@ -256,8 +261,18 @@ public final class BrokerServer implements AutoCloseable {
                 new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()), findCoordinatorHandler());
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
-        shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
-                shareTopics), timer, dev.millrace.delay.Time.SYSTEM);
+        // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected
+        shareStates = new ShareStateCoordinator(shareTopics, new LogShareStateStore(shareTopics,
+                controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size(),
+                dev.millrace.delay.Time.SYSTEM), replicationWaiters.forTopic(LogShareStateStore.TOPIC));
+        partitions.addElectionListener(LogShareStateStore.TOPIC, shareStates);
+        shareStates.awaitLoads(120_000);
+        shareStateStore = new ClusterShareStateStore(shareStates, ClusterCoordinatorLocators.forTopic(controller,
+                LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50);
+        shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
+                dev.millrace.delay.Time.SYSTEM);
+        shares.setStateHandler(new ShareStateHandler(shareStates));
+        partitions.addLeadershipListener(shares.partitions());
         purgatory.addAppendListener(shares::onAppend);
         TransactionCoordinator coordinator = transactions;
         shares.transactions().setTransactions(id -> {
@@ -374,6 +389,8 @@ public final class BrokerServer implements AutoCloseable {
         }
         closeQuietly("group coordinator", groups);
         closeQuietly("share groups", shares);
+        closeQuietly("share-state store", shareStateStore);
+        closeQuietly("share-state coordinator", shareStates);
         if (groupExecutor != null) {
             groupExecutor.shutdown();
             awaitQuietly(groupExecutor);

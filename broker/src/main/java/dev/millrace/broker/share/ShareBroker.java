@@ -57,6 +57,7 @@ public final class ShareBroker implements AutoCloseable {
     private final Timer timer;
     private final ShareSettleHandler settleHandler;
     private volatile boolean closed;
+    private volatile ShareStateHandler stateHandler;
 
     public ShareBroker(ShareGroupConfig config, ShareTopics topics, ShareStateStore store, Timer timer, Time time) {
         Objects.requireNonNull(config, "config");
@@ -163,6 +164,16 @@ public final class ShareBroker implements AutoCloseable {
     /** Records were appended to {@code tp}: wake share fetches waiting on it. */
     public void onAppend(TopicPartition tp) {
         purgatory.onChange(tp);
+    }
+
+    /** Serves the ShareState extension (other brokers' share-state reads and writes); set once, before serving. */
+    public void setStateHandler(ShareStateHandler stateHandler) {
+        this.stateHandler = stateHandler;
+    }
+
+    /** The ShareState extension's handler; null when this broker runs no share-state coordinator. */
+    public ShareStateHandler stateHandler() {
+        return stateHandler;
     }
 
     /** The share-partitions, for tests and admin. */

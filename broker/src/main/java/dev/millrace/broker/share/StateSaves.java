@@ -10,6 +10,11 @@ import java.util.Set;
  * flushed. A ShareFetch opens one around its piggy-backed acknowledgements and its acquisitions, so that a fetch
  * writes one state record per partition instead of one for the acknowledgements and another for the acquisition.
  *
+ * <p>A save returns once the store wrote it (in a cluster: on every in-sync replica of the share-state partition,
+ * {@link ShareStateCoordinator}), so an acquisition is durable before its records are handed out, and an
+ * acknowledgement before it is answered. A partition dropped because its leadership moved saves nothing (the save
+ * throws NOT_LEADER_OR_FOLLOWER, and the request fails rather than report a change that was not saved).
+ *
  * <p>A save is a snapshot of the partition as it stands when it is taken, so one save after several changes records
  * all of them. The request that caused the changes must not be answered before its batch is flushed (the store's
  * promise that state is written before the request that changed it is answered).
@@ -30,9 +35,18 @@ final class StateSaves {
     void changed(SharePartition partition) {
         Batch batch = open.get();
         if (batch == null) {
+            checkOpen(partition);
             store.save(partition);
         } else {
             batch.changed.add(partition);
+        }
+    }
+
+    /** A dropped share-partition ({@link SharePartition#close()}) saves nothing: its new leader owns the state. */
+    private static void checkOpen(SharePartition partition) {
+        if (partition.isClosed()) {
+            throw new org.apache.kafka.common.errors.NotLeaderOrFollowerException(partition.key()
+                    + " moved to another leader; this change to it was not saved");
         }
     }
 
@@ -66,6 +80,7 @@ final class StateSaves {
             RuntimeException first = null;
             for (SharePartition partition : changed) {
                 try {
+                    checkOpen(partition);
                     store.save(partition);
                 } catch (RuntimeException e) {
                     if (first == null) {
