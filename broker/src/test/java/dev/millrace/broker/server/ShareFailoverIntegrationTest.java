@@ -1,0 +1,336 @@
+package dev.millrace.broker.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareDeadLetterHeaders;
+
+/**
+ * Share groups across the loss of a broker, with real {@code KafkaShareConsumer}s on a three-broker cluster and a
+ * queue of three partitions replicated three times (each broker leads one), {@code group.share.delivery.count.limit}
+ * 3, and one record in ten always released (a poison record, dead-lettered after its third delivery):
+ *
+ * <ul>
+ *   <li>a first consumer takes records and holds them without acknowledging; then a broker stops (a controlled
+ *       shutdown: its leaderships move first);</li>
+ *   <li>a second consumer accepts every other record and releases the poison ones, until every record is accepted or
+ *       dead-lettered.</li>
+ * </ul>
+ *
+ * Checked: every record is accepted exactly once (an accept counts when commitSync reports its partition without
+ * error), none comes again after it was accepted, the records the first consumer held on the stopped broker's
+ * partition come again with a higher delivery count, and the dead-letter topic holds each poison record exactly once,
+ * after exactly 3 deliveries.
+ *
+ * <p>Which broker stops: one test stops the leader of a queue partition that is neither the group's share-state
+ * coordinator (leader of its {@code __share_group_state} partition) nor its membership coordinator (leader of its
+ * {@code __consumer_offsets} partition); the other stops the share-state coordinator, whose node leads no queue
+ * partition. The membership coordinator never stops (it follows leadership in the groups work of issue 23; this test
+ * isolates share-partitions and their state): the group id is chosen so that its two coordinators are different nodes.
+ * The dead-letter topic's partitions have the queue's replica order, so that each one's leader, before and after the
+ * stop, is the leader of the queue partition whose records it takes (a broker copies dead letters only to partitions
+ * it leads).
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class ShareFailoverIntegrationTest {
+
+    private static final String QUEUE = "queue";
+    private static final String DLQ = "queue-dlq";
+    private static final int PARTITIONS = 3;
+    private static final int RECORDS = 300;
+    private static final int LIMIT = 3;
+
+    @TempDir
+    Path dir;
+
+    private InProcessCluster cluster;
+    private Admin admin;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @BeforeEach
+    void startCluster() throws Exception {
+        cluster = InProcessCluster.start(dir, 3, Map.of("offsets.topic.num.partitions", "3",
+                "group.share.auto.offset.reset", "earliest", "group.share.delivery.count.limit", String.valueOf(LIMIT),
+                "group.share.record.lock.duration.ms", "5000"));
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()));
+    }
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void shouldAcceptEveryRecordOnceWhenTheLeaderOfAQueuePartitionStops() throws Exception {
+        Coordinators group = pickGroup();
+        int victim = cluster.nodeIds().stream().filter(id -> id != group.membership() && id != group.state())
+                .findFirst().orElseThrow();
+        // node i+1 leads partition i
+        List<Integer> leaders = List.of(1, 2, 3);
+        runFailover(group, leaders, victim);
+    }
+
+    @Test
+    void shouldAcceptEveryRecordOnceWhenTheShareStateCoordinatorStops() throws Exception {
+        Coordinators group = pickGroup();
+        int victim = group.state();
+        int other = cluster.nodeIds().stream().filter(id -> id != victim).findFirst().orElseThrow();
+        int third = cluster.nodeIds().stream().filter(id -> id != victim && id != other).findFirst().orElseThrow();
+        // the share-state coordinator leads no queue partition
+        runFailover(group, List.of(other, third, other), victim);
+    }
+
+    private void runFailover(Coordinators group, List<Integer> leaders, int victim) throws Exception {
+        createQueue(leaders);
+        produce();
+        Set<Integer> victimPartitions = new HashSet<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            if (leaders.get(p) == victim) {
+                victimPartitions.add(p);
+            }
+        }
+
+        // a holder takes records and never acknowledges them; until one holds records of the victim's partition (if
+        // it leads any), holders that got none close, and what they got comes again later like the rest
+        Map<String, Short> held = new HashMap<>();
+        KafkaShareConsumer<String, String> holder = null;
+        for (int attempt = 0; attempt < 10 && holder == null; attempt++) {
+            KafkaShareConsumer<String, String> candidate = shareConsumer(group.groupId());
+            ConsumerRecords<String, String> got = ConsumerRecords.empty();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (got.isEmpty()) {
+                assertThat(System.nanoTime() - deadline).as("a holder got records").isNegative();
+                got = candidate.poll(Duration.ofMillis(200));
+            }
+            got.forEach(r -> held.merge(r.value(), r.deliveryCount().orElseThrow(), (a, b) -> (short) Math.max(a, b)));
+            boolean onVictim = false;
+            for (ConsumerRecord<String, String> r : got) {
+                onVictim |= victimPartitions.contains(r.partition());
+            }
+            if (onVictim || victimPartitions.isEmpty()) {
+                holder = candidate;
+            } else {
+                candidate.close(Duration.ofSeconds(5));
+            }
+        }
+        assertThat(holder).as("a holder of records on the victim's partition").isNotNull();
+
+        cluster.stop(victim);
+        holder.close(Duration.ofMillis(500));
+
+        Set<String> accepted = new HashSet<>();
+        Map<String, Short> lastCount = new HashMap<>();
+        Map<String, ConsumerRecord<String, String>> deadLetters = new HashMap<>();
+        int poison = (int) java.util.stream.IntStream.range(0, RECORDS).filter(ShareFailoverIntegrationTest::isPoison)
+                .count();
+        KafkaShareConsumer<String, String> worker = shareConsumer(group.groupId());
+        KafkaConsumer<String, String> dlq = dlqReader();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+        while (accepted.size() < RECORDS - poison || deadLetters.size() < poison) {
+            assertThat(System.nanoTime() - deadline).as("all settled; accepted " + accepted.size() + ", dead "
+                    + deadLetters.size()).isNegative();
+            ConsumerRecords<String, String> polled = worker.poll(Duration.ofMillis(200));
+            Map<String, String> acceptedNow = new HashMap<>();
+            for (ConsumerRecord<String, String> r : polled) {
+                String value = r.value();
+                assertThat(accepted).as("an accepted record is never delivered again").doesNotContain(value);
+                short count = r.deliveryCount().orElseThrow();
+                assertThat(count).as("delivery count of " + value).isBetween((short) 1, (short) LIMIT);
+                Short previous = lastCount.put(value, count);
+                if (previous != null) {
+                    assertThat(count).as("redelivered " + value + " counts up").isGreaterThan(previous);
+                }
+                Short heldCount = held.get(value);
+                if (heldCount != null) {
+                    assertThat(count).as(value + " held on the old leader counts that delivery").isGreaterThan(heldCount);
+                }
+                if (isPoison(Integer.parseInt(value))) {
+                    worker.acknowledge(r, AcknowledgeType.RELEASE);
+                } else {
+                    worker.acknowledge(r, AcknowledgeType.ACCEPT);
+                    acceptedNow.put(value, r.topic() + "-" + r.partition());
+                }
+            }
+            if (!polled.isEmpty()) {
+                Map<TopicIdPartition, Optional<KafkaException>> results = worker.commitSync();
+                Set<String> failed = new HashSet<>();
+                results.forEach((tip, error) -> {
+                    if (error.isPresent()) {
+                        failed.add(tip.topic() + "-" + tip.partition());
+                    }
+                });
+                acceptedNow.forEach((value, partition) -> {
+                    if (!failed.contains(partition)) {
+                        assertThat(accepted.add(value)).as(value + " accepted exactly once").isTrue();
+                    }
+                });
+            }
+            for (ConsumerRecord<String, String> r : dlq.poll(Duration.ZERO)) {
+                assertThat(deadLetters.put(r.value(), r)).as(r.value() + " dead-lettered once").isNull();
+            }
+        }
+        for (int i = 0; i < RECORDS; i++) {
+            String value = String.valueOf(i);
+            if (isPoison(i)) {
+                assertThat(accepted).doesNotContain(value);
+                assertThat(header(deadLetters.get(value), ShareDeadLetterHeaders.DELIVERY_COUNT))
+                        .isEqualTo(String.valueOf(LIMIT));
+            } else {
+                assertThat(accepted).contains(value);
+            }
+        }
+        assertThat(held).as("the holder got records before the stop").isNotEmpty();
+        // nothing more comes: every record is settled
+        for (ConsumerRecord<String, String> r : worker.poll(Duration.ofMillis(500))) {
+            throw new AssertionError("record " + r.value() + " delivered after every record was settled");
+        }
+    }
+
+    private static boolean isPoison(int value) {
+        return value % 10 == 7;
+    }
+
+    private static int partitionOf(String value) {
+        return Integer.parseInt(value) % PARTITIONS;
+    }
+
+    private static String header(ConsumerRecord<String, String> r, String key) {
+        return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
+    }
+
+    /** A group id whose membership and share-state coordinators are different nodes. */
+    private Coordinators pickGroup() throws Exception {
+        for (int i = 0; i < 100; i++) {
+            String groupId = "workers-" + i;
+            int p = Utils.abs(groupId.hashCode()) % 3;
+            int membership = leaderOf("__consumer_offsets", p);
+            int state = leaderOf(LogShareStateStore.TOPIC, p);
+            if (membership != state) {
+                return new Coordinators(groupId, membership, state);
+            }
+        }
+        throw new AssertionError("every group's coordinators are on one node");
+    }
+
+    private record Coordinators(String groupId, int membership, int state) {
+    }
+
+    private int leaderOf(String topic, int partition) throws Exception {
+        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        TopicPartitionInfo info = d.partitions().get(partition);
+        return info.leader() == null ? -1 : info.leader().id();
+    }
+
+    /** The queue and its dead-letter topic, partition i led by {@code leaders.get(i)}, in one replica order. */
+    private void createQueue(List<Integer> leaders) throws Exception {
+        Map<Integer, List<Integer>> assignment = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            List<Integer> replicas = new ArrayList<>(List.of(leaders.get(p)));
+            for (int id : cluster.nodeIds()) {
+                if (id != leaders.get(p)) {
+                    replicas.add(id);
+                }
+            }
+            assignment.put(p, replicas);
+        }
+        admin.createTopics(List.of(new NewTopic(DLQ, assignment), new NewTopic(QUEUE, assignment)
+                .configs(Map.of("millrace.share.dlq.topic", DLQ)))).all().get(30, TimeUnit.SECONDS);
+        cluster.awaitCondition(() -> {
+            try {
+                for (int p = 0; p < PARTITIONS; p++) {
+                    if (leaderOf(QUEUE, p) != leaders.get(p) || leaderOf(DLQ, p) != leaders.get(p)) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (Exception e) {
+                return false;
+            }
+        }, "the queue's leaders", Duration.ofSeconds(30));
+    }
+
+    private void produce() {
+        Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(),
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(QUEUE, i % PARTITIONS, null, String.valueOf(i)));
+            }
+            producer.flush();
+        }
+    }
+
+    private KafkaShareConsumer<String, String> shareConsumer(String group) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        config.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 20);
+        KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer());
+        consumer.subscribe(List.of(QUEUE));
+        closeables.add(() -> consumer.close(Duration.ofSeconds(1)));
+        return consumer;
+    }
+
+    private KafkaConsumer<String, String> dlqReader() {
+        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer());
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            partitions.add(new TopicPartition(DLQ, p));
+        }
+        consumer.assign(partitions);
+        closeables.add(consumer);
+        return consumer;
+    }
+}
