@@ -62,9 +62,9 @@ import dev.millrace.broker.share.ShareDeadLetterHeaders;
  *
  * <p>Which broker stops: one test stops the leader of a queue partition that is neither the group's share-state
  * coordinator (leader of its {@code __share_group_state} partition) nor its membership coordinator (leader of its
- * {@code __consumer_offsets} partition); the other stops the share-state coordinator, whose node leads no queue
- * partition. The membership coordinator never stops (it follows leadership in the groups work of issue 23; this test
- * isolates share-partitions and their state): the group id is chosen so that its two coordinators are different nodes.
+ * {@code __consumer_offsets} partition), isolating the move of share-partitions; the other stops the share-state
+ * coordinator, whose node leads no queue partition. The internal topics' partitions get the same replicas, so that
+ * node is also the group's membership coordinator, which moves too (the members rejoin at the new one).
  * The dead-letter topic's partitions have the queue's replica order, so that each one's leader, before and after the
  * stop, is the leader of the queue partition whose records it takes (a broker copies dead letters only to partitions
  * it leads).
@@ -244,18 +244,11 @@ class ShareFailoverIntegrationTest {
         return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
     }
 
-    /** A group id whose membership and share-state coordinators are different nodes. */
+    /** The group and the nodes of its two coordinators (the same node with this cluster's internal topics). */
     private Coordinators pickGroup() throws Exception {
-        for (int i = 0; i < 100; i++) {
-            String groupId = "workers-" + i;
-            int p = Utils.abs(groupId.hashCode()) % 3;
-            int membership = leaderOf("__consumer_offsets", p);
-            int state = leaderOf(LogShareStateStore.TOPIC, p);
-            if (membership != state) {
-                return new Coordinators(groupId, membership, state);
-            }
-        }
-        throw new AssertionError("every group's coordinators are on one node");
+        String groupId = "workers";
+        int p = Utils.abs(groupId.hashCode()) % 3;
+        return new Coordinators(groupId, leaderOf("__consumer_offsets", p), leaderOf(LogShareStateStore.TOPIC, p));
     }
 
     private record Coordinators(String groupId, int membership, int state) {
@@ -263,7 +256,8 @@ class ShareFailoverIntegrationTest {
 
     private int leaderOf(String topic, int partition) throws Exception {
         TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-        TopicPartitionInfo info = d.partitions().get(partition);
+        TopicPartitionInfo info = d.partitions().stream().filter(i -> i.partition() == partition).findFirst()
+                .orElseThrow();
         return info.leader() == null ? -1 : info.leader().id();
     }
 
