@@ -77,7 +77,7 @@ public final class ShareBroker implements AutoCloseable {
             @Override
             public void onArchived(DeadLetter deadLetter) {
                 if (!closed) {
-                    publisher.publish(deadLetter);
+                    saves.archived(deadLetter, publisher::publish);
                 }
             }
 

@@ -1286,10 +1286,11 @@ public final class SharePartition {
                     }
                 });
             }
-            deadLetters.forEach(listener::onArchived);
+            // saved first: a dead letter is copied only once its archive is saved (else the next leader archives it)
             if (changed || !deadLetters.isEmpty()) {
                 listener.onStateChanged(SharePartition.this);
             }
+            deadLetters.forEach(listener::onArchived);
             if (available || !deadLetters.isEmpty()) {
                 listener.onRecordsAvailable(key);
             }

@@ -88,7 +88,11 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
     @Override
     public synchronized void onElected(int partition, int leaderEpoch) {
         loading.put(partition, leaderEpoch);
-        loader.execute(() -> load(partition, leaderEpoch));
+        try {
+            loader.execute(() -> load(partition, leaderEpoch));
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            loading.remove(partition); // the broker is stopping
+        }
     }
 
     @Override
@@ -97,7 +101,7 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
             serving.remove(partition);
             loading.remove(partition);
         }
-        loader.execute(() -> {
+        Runnable unload = () -> {
             synchronized (locks[partition]) {
                 synchronized (this) {
                     if (serving.containsKey(partition) || loading.containsKey(partition)) {
@@ -107,7 +111,12 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
                 state.unloadPartition(partition);
                 fences.keySet().removeIf(id -> state.partitionIndex(id.groupId()) == partition);
             }
-        });
+        };
+        try {
+            loader.execute(unload);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // the broker is stopping: nothing is served any more
+        }
         log.info("Share-state partition {} resigned in epoch {}", partition, leaderEpoch);
     }
 

@@ -42,6 +42,21 @@ final class StateSaves {
         }
     }
 
+    /**
+     * A record of a partition changed on this thread was archived: {@code publish} copies it to the dead-letter
+     * topic now if no batch is open (its partition was saved already: partitions save before they report dead
+     * letters), else once the batch saved its partition, and not at all if that save failed.
+     */
+    void archived(DeadLetter deadLetter, java.util.function.Consumer<DeadLetter> publish) {
+        Batch batch = open.get();
+        if (batch == null) {
+            publish.accept(deadLetter);
+        } else {
+            batch.deadLetters.add(() -> publish.accept(deadLetter));
+            batch.deadLetterKeys.add(deadLetter.source());
+        }
+    }
+
     /** A dropped share-partition ({@link SharePartition#close()}) saves nothing: its new leader owns the state. */
     private static void checkOpen(SharePartition partition) {
         if (partition.isClosed()) {
@@ -67,6 +82,9 @@ final class StateSaves {
     final class Batch implements AutoCloseable {
         private final boolean owner;
         private final Set<SharePartition> changed = new LinkedHashSet<>();
+        /** Dead-letter copies waiting for their partitions' saves, and those partitions (parallel lists). */
+        private final java.util.List<Runnable> deadLetters = new java.util.ArrayList<>();
+        private final java.util.List<SharePartitionKey> deadLetterKeys = new java.util.ArrayList<>();
 
         private Batch(boolean owner) {
             this.owner = owner;
@@ -74,15 +92,17 @@ final class StateSaves {
 
         /** Saves every partition changed so far, each once; the batch stays open. */
         void flush() {
-            if (!owner || changed.isEmpty()) {
+            if (!owner || changed.isEmpty() && deadLetters.isEmpty()) {
                 return;
             }
             RuntimeException first = null;
+            Set<SharePartitionKey> unsaved = new java.util.HashSet<>();
             for (SharePartition partition : changed) {
                 try {
                     checkOpen(partition);
                     store.save(partition);
                 } catch (RuntimeException e) {
+                    unsaved.add(partition.key());
                     if (first == null) {
                         first = e;
                     } else {
@@ -91,6 +111,13 @@ final class StateSaves {
                 }
             }
             changed.clear();
+            for (int i = 0; i < deadLetters.size(); i++) {
+                if (!unsaved.contains(deadLetterKeys.get(i))) {
+                    deadLetters.get(i).run();
+                }
+            }
+            deadLetters.clear();
+            deadLetterKeys.clear();
             if (first != null) {
                 throw first;
             }

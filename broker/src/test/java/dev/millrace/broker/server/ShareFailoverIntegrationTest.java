@@ -63,11 +63,11 @@ import dev.millrace.broker.share.ShareDeadLetterHeaders;
  * <p>Which broker stops: one test stops the leader of a queue partition that is neither the group's share-state
  * coordinator (leader of its {@code __share_group_state} partition) nor its membership coordinator (leader of its
  * {@code __consumer_offsets} partition), isolating the move of share-partitions; the other stops the share-state
- * coordinator, whose node leads no queue partition. The internal topics' partitions get the same replicas, so that
- * node is also the group's membership coordinator, which moves too (the members rejoin at the new one).
- * The dead-letter topic's partitions have the queue's replica order, so that each one's leader, before and after the
- * stop, is the leader of the queue partition whose records it takes (a broker copies dead letters only to partitions
- * it leads).
+ * coordinator. The controller places the internal topics' partitions alike, so that node is also the group's
+ * membership coordinator, which moves too (the members rejoin at the new one), and it leads a queue partition too:
+ * that test moves everything at once. The dead-letter topic is placed as the queue, so that each of its partitions'
+ * leader, before and after the stop, is the leader of the queue partition whose records it takes (a broker copies
+ * dead letters only to partitions it leads).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ShareFailoverIntegrationTest {
@@ -109,25 +109,20 @@ class ShareFailoverIntegrationTest {
     @Test
     void shouldAcceptEveryRecordOnceWhenTheLeaderOfAQueuePartitionStops() throws Exception {
         Coordinators group = pickGroup();
-        int victim = cluster.nodeIds().stream().filter(id -> id != group.membership() && id != group.state())
+        List<Integer> leaders = createQueue();
+        int victim = leaders.stream().filter(id -> id != group.membership() && id != group.state())
                 .findFirst().orElseThrow();
-        // node i+1 leads partition i
-        List<Integer> leaders = List.of(1, 2, 3);
         runFailover(group, leaders, victim);
     }
 
     @Test
     void shouldAcceptEveryRecordOnceWhenTheShareStateCoordinatorStops() throws Exception {
         Coordinators group = pickGroup();
-        int victim = group.state();
-        int other = cluster.nodeIds().stream().filter(id -> id != victim).findFirst().orElseThrow();
-        int third = cluster.nodeIds().stream().filter(id -> id != victim && id != other).findFirst().orElseThrow();
-        // the share-state coordinator leads no queue partition
-        runFailover(group, List.of(other, third, other), victim);
+        List<Integer> leaders = createQueue();
+        runFailover(group, leaders, group.state());
     }
 
     private void runFailover(Coordinators group, List<Integer> leaders, int victim) throws Exception {
-        createQueue(leaders);
         produce();
         Set<Integer> victimPartitions = new HashSet<>();
         for (int p = 0; p < PARTITIONS; p++) {
@@ -261,32 +256,31 @@ class ShareFailoverIntegrationTest {
         return info.leader() == null ? -1 : info.leader().id();
     }
 
-    /** The queue and its dead-letter topic, partition i led by {@code leaders.get(i)}, in one replica order. */
-    private void createQueue(List<Integer> leaders) throws Exception {
-        Map<Integer, List<Integer>> assignment = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            List<Integer> replicas = new ArrayList<>(List.of(leaders.get(p)));
-            for (int id : cluster.nodeIds()) {
-                if (id != leaders.get(p)) {
-                    replicas.add(id);
-                }
-            }
-            assignment.put(p, replicas);
-        }
-        admin.createTopics(List.of(new NewTopic(DLQ, assignment), new NewTopic(QUEUE, assignment)
+    /**
+     * The queue and its dead-letter topic, with the same placement (the controller places partition p on the
+     * brokers from {@code p mod n} in id order, so both have the same leader per partition); returns the queue's
+     * leader per partition.
+     */
+    private List<Integer> createQueue() throws Exception {
+        admin.createTopics(List.of(new NewTopic(DLQ, PARTITIONS, (short) 3), new NewTopic(QUEUE, PARTITIONS, (short) 3)
                 .configs(Map.of("millrace.share.dlq.topic", DLQ)))).all().get(30, TimeUnit.SECONDS);
+        List<Integer> leaders = new ArrayList<>();
         cluster.awaitCondition(() -> {
             try {
+                leaders.clear();
                 for (int p = 0; p < PARTITIONS; p++) {
-                    if (leaderOf(QUEUE, p) != leaders.get(p) || leaderOf(DLQ, p) != leaders.get(p)) {
+                    int leader = leaderOf(QUEUE, p);
+                    if (leader < 0 || leaderOf(DLQ, p) != leader) {
                         return false;
                     }
+                    leaders.add(leader);
                 }
                 return true;
             } catch (Exception e) {
                 return false;
             }
         }, "the queue's leaders", Duration.ofSeconds(30));
+        return leaders;
     }
 
     private void produce() {
