@@ -131,36 +131,30 @@ class ShareFailoverIntegrationTest {
             }
         }
 
-        // a holder takes records and never acknowledges them; until one holds records of the victim's partition (if
-        // it leads any), holders that got none close, and what they got comes again later like the rest
+        // a holder settles what it gets like the worker below until a poll brings records of the victim's partition
+        // (if it leads any): those it holds, never acknowledged, while the victim stops
+        Set<String> accepted = new HashSet<>();
+        Map<String, Short> lastCount = new HashMap<>();
         Map<String, Short> held = new HashMap<>();
-        KafkaShareConsumer<String, String> holder = null;
-        for (int attempt = 0; attempt < 10 && holder == null; attempt++) {
-            KafkaShareConsumer<String, String> candidate = shareConsumer(group.groupId());
-            ConsumerRecords<String, String> got = ConsumerRecords.empty();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (got.isEmpty()) {
-                assertThat(System.nanoTime() - deadline).as("a holder got records").isNegative();
-                got = candidate.poll(Duration.ofMillis(200));
-            }
-            got.forEach(r -> held.merge(r.value(), r.deliveryCount().orElseThrow(), (a, b) -> (short) Math.max(a, b)));
-            boolean onVictim = false;
+        KafkaShareConsumer<String, String> holder = shareConsumer(group.groupId());
+        long holdDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (held.isEmpty()) {
+            assertThat(System.nanoTime() - holdDeadline).as("the holder got records of the victim").isNegative();
+            ConsumerRecords<String, String> got = holder.poll(Duration.ofMillis(200));
+            boolean onVictim = victimPartitions.isEmpty() && !got.isEmpty();
             for (ConsumerRecord<String, String> r : got) {
                 onVictim |= victimPartitions.contains(r.partition());
             }
-            if (onVictim || victimPartitions.isEmpty()) {
-                holder = candidate;
+            if (onVictim) {
+                got.forEach(r -> held.put(r.value(), r.deliveryCount().orElseThrow()));
             } else {
-                candidate.close(Duration.ofSeconds(5));
+                settle(holder, got, accepted, lastCount, held);
             }
         }
-        assertThat(holder).as("a holder of records on the victim's partition").isNotNull();
 
         cluster.stop(victim);
         holder.close(Duration.ofMillis(500));
 
-        Set<String> accepted = new HashSet<>();
-        Map<String, Short> lastCount = new HashMap<>();
         Map<String, ConsumerRecord<String, String>> deadLetters = new HashMap<>();
         int poison = (int) java.util.stream.IntStream.range(0, RECORDS).filter(ShareFailoverIntegrationTest::isPoison)
                 .count();
@@ -170,42 +164,7 @@ class ShareFailoverIntegrationTest {
         while (accepted.size() < RECORDS - poison || deadLetters.size() < poison) {
             assertThat(System.nanoTime() - deadline).as("all settled; accepted " + accepted.size() + ", dead "
                     + deadLetters.size()).isNegative();
-            ConsumerRecords<String, String> polled = worker.poll(Duration.ofMillis(200));
-            Map<String, String> acceptedNow = new HashMap<>();
-            for (ConsumerRecord<String, String> r : polled) {
-                String value = r.value();
-                assertThat(accepted).as("an accepted record is never delivered again").doesNotContain(value);
-                short count = r.deliveryCount().orElseThrow();
-                assertThat(count).as("delivery count of " + value).isBetween((short) 1, (short) LIMIT);
-                Short previous = lastCount.put(value, count);
-                if (previous != null) {
-                    assertThat(count).as("redelivered " + value + " counts up").isGreaterThan(previous);
-                }
-                Short heldCount = held.get(value);
-                if (heldCount != null) {
-                    assertThat(count).as(value + " held on the old leader counts that delivery").isGreaterThan(heldCount);
-                }
-                if (isPoison(Integer.parseInt(value))) {
-                    worker.acknowledge(r, AcknowledgeType.RELEASE);
-                } else {
-                    worker.acknowledge(r, AcknowledgeType.ACCEPT);
-                    acceptedNow.put(value, r.topic() + "-" + r.partition());
-                }
-            }
-            if (!polled.isEmpty()) {
-                Map<TopicIdPartition, Optional<KafkaException>> results = worker.commitSync();
-                Set<String> failed = new HashSet<>();
-                results.forEach((tip, error) -> {
-                    if (error.isPresent()) {
-                        failed.add(tip.topic() + "-" + tip.partition());
-                    }
-                });
-                acceptedNow.forEach((value, partition) -> {
-                    if (!failed.contains(partition)) {
-                        assertThat(accepted.add(value)).as(value + " accepted exactly once").isTrue();
-                    }
-                });
-            }
+            settle(worker, worker.poll(Duration.ofMillis(200)), accepted, lastCount, held);
             for (ConsumerRecord<String, String> r : dlq.poll(Duration.ZERO)) {
                 assertThat(deadLetters.put(r.value(), r)).as(r.value() + " dead-lettered once").isNull();
             }
@@ -225,6 +184,50 @@ class ShareFailoverIntegrationTest {
         for (ConsumerRecord<String, String> r : worker.poll(Duration.ofMillis(500))) {
             throw new AssertionError("record " + r.value() + " delivered after every record was settled");
         }
+    }
+
+    /**
+     * Accepts {@code polled} (releases the poison records), checking each delivery: never one of an accepted record,
+     * counts within the limit and rising, above what the holder saw; an accept counts once commitSync reports its
+     * partition without error.
+     */
+    private static void settle(KafkaShareConsumer<String, String> consumer, ConsumerRecords<String, String> polled,
+                               Set<String> accepted, Map<String, Short> lastCount, Map<String, Short> held) {
+        Map<String, String> acceptedNow = new HashMap<>();
+        for (ConsumerRecord<String, String> r : polled) {
+            String value = r.value();
+            assertThat(accepted).as("an accepted record is never delivered again").doesNotContain(value);
+            short count = r.deliveryCount().orElseThrow();
+            assertThat(count).as("delivery count of " + value).isBetween((short) 1, (short) LIMIT);
+            Short previous = lastCount.put(value, count);
+            if (previous != null) {
+                assertThat(count).as("redelivered " + value + " counts up").isGreaterThan(previous);
+            }
+            Short heldCount = held.get(value);
+            if (heldCount != null) {
+                assertThat(count).as(value + " held on the old leader counts that delivery").isGreaterThan(heldCount);
+            }
+            if (isPoison(Integer.parseInt(value))) {
+                consumer.acknowledge(r, AcknowledgeType.RELEASE);
+            } else {
+                consumer.acknowledge(r, AcknowledgeType.ACCEPT);
+                acceptedNow.put(value, r.topic() + "-" + r.partition());
+            }
+        }
+        if (polled.isEmpty()) {
+            return;
+        }
+        Set<String> failed = new HashSet<>();
+        consumer.commitSync().forEach((tip, error) -> {
+            if (error.isPresent()) {
+                failed.add(tip.topic() + "-" + tip.partition());
+            }
+        });
+        acceptedNow.forEach((value, partition) -> {
+            if (!failed.contains(partition)) {
+                assertThat(accepted.add(value)).as(value + " accepted exactly once").isTrue();
+            }
+        });
     }
 
     private static boolean isPoison(int value) {
