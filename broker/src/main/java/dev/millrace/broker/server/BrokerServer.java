@@ -40,12 +40,16 @@ import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.delay.DelayLogs;
+import dev.millrace.broker.coordinator.CoordinatorLocator;
 import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.delay.ProducerRoundWriter;
 import dev.millrace.broker.group.GroupCoordinator;
 import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.group.OffsetsTopic;
+import dev.millrace.broker.share.ClusterShareStateStore;
 import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareStateCoordinator;
+import dev.millrace.broker.share.ShareStateHandler;
 import dev.millrace.broker.txn.TransactionStateTopic;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
@@ -92,6 +96,8 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorService groupExecutor;
     private GroupCoordinator groups;
     private ShareBroker shares;
+    private ShareStateCoordinator shareStates;
+    private ClusterShareStateStore shareStateStore;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
@@ -288,8 +294,23 @@ public final class BrokerServer implements AutoCloseable {
                 .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false)),
                 findCoordinatorHandler());
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
-        shares = new ShareBroker(config.shareGroupConfig(), shareTopics, ServerShareTopics.loadStateStore(controller,
-                shareTopics), timer, dev.millrace.delay.Time.SYSTEM);
+        // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected
+        shareStates = new ShareStateCoordinator(shareTopics, new LogShareStateStore(shareTopics,
+                controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size(),
+                dev.millrace.delay.Time.SYSTEM), replicationWaiters.forTopic(LogShareStateStore.TOPIC));
+        partitions.addElectionListener(LogShareStateStore.TOPIC, shareStates);
+        shareStates.awaitLoads(120_000);
+        shareStateStore = new ClusterShareStateStore(shareStates, ClusterCoordinatorLocators.forTopic(controller,
+                LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50);
+        shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
+                dev.millrace.delay.Time.SYSTEM);
+        shares.setStateHandler(new ShareStateHandler(shareStates));
+        CoordinatorLocator shareMembership = ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME);
+        int offsetsPartitions = InternalTopics.offsetsTopic(controller, partitions).partitionCount();
+        shares.setCoordinatedElsewhere(groupId -> shareMembership.leaderOf(
+                org.apache.kafka.common.utils.Utils.abs(groupId.hashCode()) % offsetsPartitions)
+                .map(node -> node.id() != config.nodeId()).orElse(true));
+        partitions.addLeadershipListener(shares.partitions());
         purgatory.addAppendListener(shares::onAppend);
         partitions.addElectionListener(OffsetsTopic.NAME, shares.followGroupLeadership(
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
@@ -391,6 +412,8 @@ public final class BrokerServer implements AutoCloseable {
         }
         closeQuietly("group coordinator", groups);
         closeQuietly("share groups", shares);
+        closeQuietly("share-state store", shareStateStore);
+        closeQuietly("share-state coordinator", shareStates);
         if (groupExecutor != null) {
             groupExecutor.shutdown();
             awaitQuietly(groupExecutor);

@@ -70,6 +70,7 @@ import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ExtensionHeader;
 import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.ext.ShareSettle;
+import dev.millrace.protocol.ext.ShareState;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
 import dev.millrace.protocol.selector.MemberSelector;
 
@@ -140,6 +141,7 @@ public final class KafkaApis implements RequestHandler {
             .addExtension(ExtensionApi.SHARE_BROWSE)
             .addExtension(ExtensionApi.TXN_SHARE_ACKNOWLEDGE)
             .addExtension(ExtensionApi.SHARE_SETTLE)
+            .addExtension(ExtensionApi.SHARE_STATE)
             .build();
 
     private final MetadataHandler metadata;
@@ -190,6 +192,10 @@ public final class KafkaApis implements RequestHandler {
                     shareBroker.transactions().acknowledge(TxnShareAcknowledge.Request.read(body)).toStruct());
             case SHARE_SETTLE -> CompletableFuture.completedFuture(
                     shareBroker.settle().handle(ShareSettle.Request.read(body)).toStruct());
+            case SHARE_STATE -> shareBroker.stateHandler() == null
+                    ? CompletableFuture.completedFuture(ShareState.Response.error(Errors.NOT_COORDINATOR.code(),
+                            "This broker runs no share-state coordinator").toStruct())
+                    : shareBroker.stateHandler().handle(body);
         };
     }
 

@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.coordinator.CoordinatorElection;
+import dev.millrace.broker.coordinator.LeadershipListener;
 import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
@@ -47,7 +48,8 @@ import dev.millrace.broker.replica.ReplicaFetcherManager;
  * becomes leader or is deleted is taken from it. {@link #maybeShrinkIsr} is the leaders' periodic ISR check, run by
  * the broker every {@link ReplicaConfig#isrCheckIntervalMs()}. Listeners added with {@link #addChangeListener} hear
  * of every change to a partition's high watermark, role or ISR (the purgatories re-check their waiting requests).
- * Coordinators hear with {@link #addElectionListener} which partitions of their internal topic this broker leads.
+ * Coordinators hear with {@link #addElectionListener} which partitions of their internal topic this broker leads;
+ * {@link #addLeadershipListener} tells the same of every topic's partitions.
  *
  * <p>Threading: {@link #onMetadataUpdate} runs on the controller's applying thread, one update at a
  * time; lookups come from request threads and see a partition once its log is open.
@@ -70,6 +72,8 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
     /** Guards {@link #elections} and {@link #ledEpochs}: elections are told in order, registration included. */
     private final Object electionLock = new Object();
     private final Map<String, List<CoordinatorElection>> elections = new HashMap<>();
+    /** Hear of the leadership of every topic's partitions ({@link #addLeadershipListener}). */
+    private final List<LeadershipListener> leadershipListeners = new CopyOnWriteArrayList<>();
     /** The epoch each partition of a topic with election listeners is led here in; absent when not led here. */
     private final Map<TopicPartition, Integer> ledEpochs = new HashMap<>();
     /** Whether partitions no longer assigned here are removed (see {@link #enableReplicaRemoval}). */
@@ -138,12 +142,31 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         }
     }
 
+    /**
+     * As {@link #addElectionListener}, for the partitions of every topic (share-partitions follow the leadership of
+     * user topics' partitions): {@code listener} hears at once of those led here now, then of every change.
+     */
+    public void addLeadershipListener(LeadershipListener listener) {
+        synchronized (electionLock) {
+            leadershipListeners.add(listener);
+            for (Partition partition : partitions.values()) {
+                TopicPartition tp = partition.topicPartition();
+                Integer led = ledEpochs.get(tp);
+                if (led != null) {
+                    listener.onElected(tp, led);
+                } else {
+                    noteLeadership(partition);
+                }
+            }
+        }
+    }
+
     /** Tells the election listeners of {@code partition}'s topic if its leadership here began or ended. */
     private void noteLeadership(Partition partition) {
         TopicPartition tp = partition.topicPartition();
         synchronized (electionLock) {
-            List<CoordinatorElection> listeners = elections.get(tp.topic());
-            if (listeners == null) {
+            List<CoordinatorElection> listeners = elections.getOrDefault(tp.topic(), List.of());
+            if (listeners.isEmpty() && leadershipListeners.isEmpty()) {
                 return;
             }
             boolean leads = partitions.get(tp) == partition && partition.isLeader();
@@ -152,10 +175,12 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
             if (led != null && (!leads || led != epoch)) {
                 ledEpochs.remove(tp);
                 listeners.forEach(l -> l.onResigned(tp.partition(), led));
+                leadershipListeners.forEach(l -> l.onResigned(tp, led));
             }
             if (leads && (led == null || led != epoch)) {
                 ledEpochs.put(tp, epoch);
                 listeners.forEach(l -> l.onElected(tp.partition(), epoch));
+                leadershipListeners.forEach(l -> l.onElected(tp, epoch));
             }
         }
     }

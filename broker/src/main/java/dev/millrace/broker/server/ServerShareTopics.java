@@ -42,17 +42,6 @@ final class ServerShareTopics implements ShareTopics {
         this.purgatory = purgatory;
     }
 
-    /**
-     * Replays the compacted share-state topic (created with the other internal topics, {@link
-     * InternalTopics#ensureAll}; its partition count never changes) into a store.
-     */
-    static LogShareStateStore loadStateStore(Controller controller, ShareTopics topics) throws Exception {
-        int partitions = controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size();
-        LogShareStateStore store = new LogShareStateStore(topics, partitions, dev.millrace.delay.Time.SYSTEM);
-        store.load();
-        return store;
-    }
-
     @Override
     public Optional<Uuid> idOf(String topic) {
         return controller.image().topic(topic).map(t -> t.topicId());
@@ -61,6 +50,12 @@ final class ServerShareTopics implements ShareTopics {
     @Override
     public Optional<String> nameOf(Uuid topicId) {
         return controller.image().topic(topicId).map(t -> t.name());
+    }
+
+    @Override
+    public int leaderEpoch(Uuid topicId, int partition) {
+        return controller.image().topic(topicId).flatMap(t -> Optional.ofNullable(t.partitions().get(partition)))
+                .map(p -> p.leaderEpoch()).orElse(-1);
     }
 
     @Override
@@ -92,6 +87,21 @@ final class ServerShareTopics implements ShareTopics {
         @Override
         public long highWatermark() {
             return partition.highWatermark();
+        }
+
+        @Override
+        public long logEndOffset() {
+            return partition.logEndOffset();
+        }
+
+        @Override
+        public boolean isLeader() {
+            return partition.isLeader();
+        }
+
+        @Override
+        public int leaderEpoch() {
+            return partition.leaderEpoch();
         }
 
         @Override

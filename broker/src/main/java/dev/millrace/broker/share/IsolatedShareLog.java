@@ -35,6 +35,21 @@ final class IsolatedShareLog implements ShareLog {
     }
 
     @Override
+    public long logEndOffset() {
+        return log.logEndOffset();
+    }
+
+    @Override
+    public boolean isLeader() {
+        return log.isLeader();
+    }
+
+    @Override
+    public int leaderEpoch() {
+        return log.leaderEpoch();
+    }
+
+    @Override
     public Records read(long offset, int maxBytes) {
         return log.read(offset, maxBytes);
     }

@@ -25,8 +25,10 @@ import dev.millrace.delay.Time;
  * Share-partition state in the internal compacted topic {@value #TOPIC}: per share-partition its latest full value
  * and the deltas saved since ({@link ShareStateSerde}; a partition with a large in-flight state saves deltas,
  * {@link SharePartition#encodedState()}); the share-partition of group {@code g} lives in
- * partition {@code abs(g.hashCode()) % partitionCount}. {@link #load()} replays every partition
- * once at start; afterwards the latest full value and the deltas since of each share-partition are kept in memory
+ * partition {@code abs(g.hashCode()) % partitionCount}. {@link #loadPartition} replays one partition (the
+ * share-state coordinator does when elected its leader, {@link ShareStateCoordinator}; {@link #load()} replays all,
+ * on one node) and {@link #unloadPartition} forgets it; the latest full value and the deltas since of each
+ * share-partition of the loaded partitions are kept in memory
  * (encoded) for {@link #load(SharePartitionKey)}, which applies the deltas in version order. A full value is appended
  * in one batch with tombstones for the deltas it replaces.
  *
@@ -76,13 +78,30 @@ public final class LogShareStateStore implements ShareStateStore {
         }
     }
 
-    /** Replays every partition of {@value #TOPIC}; call once before serving. */
+    /** Replays every partition of {@value #TOPIC}; call once before serving (a single node, tests). */
     public void load() {
         for (int p = 0; p < partitionCount; p++) {
-            TopicPartition tp = new TopicPartition(TOPIC, p);
+            loadPartition(p);
+        }
+        log.info("Loaded the state of {} share-partitions from {}", latest.size(), TOPIC);
+    }
+
+    /**
+     * Replays partition {@code p} of {@value #TOPIC} from its log start to its log end (records above the high
+     * watermark included: on a new leader they are the ones the old leader may have answered already, and become
+     * committed as the followers fetch them), replacing what was held of it. A malformed record stops the load here,
+     * naming its offset, rather than when a share-partition loads it.
+     *
+     * @throws IllegalStateException if this broker has no log of the partition or a record cannot be read
+     */
+    public void loadPartition(int p) {
+        checkPartition(p);
+        TopicPartition tp = new TopicPartition(TOPIC, p);
+        synchronized (partitionLocks[p]) {
+            unloadPartition(p);
             ShareLog stateLog = topics.log(tp).orElseThrow(() -> new IllegalStateException(tp + " has no local log"));
             long offset = stateLog.logStartOffset();
-            long end = stateLog.highWatermark();
+            long end = stateLog.logEndOffset();
             while (offset < end) {
                 Records records = stateLog.read(offset, READ_BYTES);
                 long next = offset;
@@ -107,19 +126,50 @@ public final class LogShareStateStore implements ShareStateStore {
                 }
                 offset = next;
             }
+            // deltas a later full value replaced (their tombstones are in its batch): none survive a clean append
+            deltas.forEach((id, byVersion) -> {
+                byte[] full = latest.get(id);
+                if (full != null && partitionIndex(id.groupId()) == p) {
+                    byVersion.headMap(ShareStateSerde.valueVersion(full), true).clear();
+                }
+            });
+            deltas.values().removeIf(Map::isEmpty);
+            latest.forEach((id, v) -> {
+                if (partitionIndex(id.groupId()) == p) {
+                    ShareStateSerde.decodeValue(ByteBuffer.wrap(v));
+                }
+            });
+            deltas.forEach((id, d) -> {
+                if (partitionIndex(id.groupId()) == p) {
+                    d.values().forEach(v -> ShareStateSerde.decodeValue(ByteBuffer.wrap(v)));
+                }
+            });
         }
-        // deltas a later full value replaced (their tombstones are in its batch): none survive a clean append
-        deltas.forEach((id, byVersion) -> {
-            byte[] full = latest.get(id);
-            if (full != null) {
-                byVersion.headMap(ShareStateSerde.valueVersion(full), true).clear();
-            }
-        });
-        deltas.values().removeIf(Map::isEmpty);
-        // a malformed surviving value stops the start here, as before serving, rather than when a partition loads it
-        latest.values().forEach(v -> ShareStateSerde.decodeValue(ByteBuffer.wrap(v)));
-        deltas.values().forEach(d -> d.values().forEach(v -> ShareStateSerde.decodeValue(ByteBuffer.wrap(v))));
-        log.info("Loaded the state of {} share-partitions from {}", latest.size(), TOPIC);
+    }
+
+    /** Forgets what is held of partition {@code p} of {@value #TOPIC} (its log stays as it is). */
+    public void unloadPartition(int p) {
+        checkPartition(p);
+        synchronized (partitionLocks[p]) {
+            latest.keySet().removeIf(id -> partitionIndex(id.groupId()) == p);
+            deltas.keySet().removeIf(id -> partitionIndex(id.groupId()) == p);
+            groupConfigs.keySet().removeIf(groupId -> partitionIndex(groupId) == p);
+        }
+    }
+
+    /** The partition of {@value #TOPIC} holding the state of {@code groupId}'s share-partitions. */
+    public int partitionIndex(String groupId) {
+        return Utils.abs(groupId.hashCode()) % partitionCount;
+    }
+
+    public int partitionCount() {
+        return partitionCount;
+    }
+
+    private void checkPartition(int p) {
+        if (p < 0 || p >= partitionCount) {
+            throw new IllegalArgumentException(TOPIC + " has partitions 0.." + (partitionCount - 1) + ", not " + p);
+        }
     }
 
     private void replay(TopicPartition tp, Record record) {
@@ -161,39 +211,86 @@ public final class LogShareStateStore implements ShareStateStore {
         latest.put(id, value);
     }
 
+    /**
+     * A share-partition's saved state as stored: its latest full value and the deltas after it in version order,
+     * in the layouts of {@link ShareStateSerde}.
+     */
+    public record StoredState(byte[] full, List<byte[]> deltas) {
+
+        public StoredState {
+            Objects.requireNonNull(full, "full");
+            deltas = List.copyOf(deltas);
+        }
+
+        /** The state: the full value with the deltas applied in order. */
+        public SharePartitionSnapshot snapshot() {
+            SharePartitionSnapshot snapshot = ShareStateSerde.decodeValue(ByteBuffer.wrap(full));
+            if (deltas.isEmpty()) {
+                return snapshot;
+            }
+            List<SharePartitionSnapshot> later = new java.util.ArrayList<>(deltas.size());
+            for (byte[] delta : deltas) {
+                later.add(ShareStateSerde.decodeValue(ByteBuffer.wrap(delta)));
+            }
+            return ShareStateSerde.applyDeltas(snapshot, later);
+        }
+    }
+
     @Override
     public Optional<SharePartitionSnapshot> load(SharePartitionKey key) {
-        Id id = idOf(key);
-        synchronized (lockOf(key.groupId())) {
+        return stored(key.groupId(), key.topicId(), key.topicPartition().partition()).map(StoredState::snapshot);
+    }
+
+    /** The saved state of a share-partition, encoded, if there is one. */
+    public Optional<StoredState> stored(String groupId, org.apache.kafka.common.Uuid topicId, int partition) {
+        Id id = new Id(groupId, topicId, partition);
+        synchronized (lockOf(groupId)) {
             byte[] value = latest.get(id);
             if (value == null) {
                 return Optional.empty();
             }
-            SharePartitionSnapshot snapshot = ShareStateSerde.decodeValue(ByteBuffer.wrap(value));
             java.util.NavigableMap<Long, byte[]> byVersion = deltas.get(id);
-            if (byVersion != null) {
-                List<SharePartitionSnapshot> later = new java.util.ArrayList<>();
-                for (byte[] delta : byVersion.tailMap(snapshot.version(), false).values()) {
-                    later.add(ShareStateSerde.decodeValue(ByteBuffer.wrap(delta)));
-                }
-                snapshot = ShareStateSerde.applyDeltas(snapshot, later);
-            }
-            return Optional.of(snapshot);
+            List<byte[]> later = byVersion == null ? List.of()
+                    : List.copyOf(byVersion.tailMap(ShareStateSerde.valueVersion(value), false).values());
+            return Optional.of(new StoredState(value, later));
         }
     }
 
     @Override
     public void save(SharePartition partition) {
         SharePartitionKey key = partition.key();
-        Id id = idOf(key);
         synchronized (lockOf(key.groupId())) {
             // taken under the lock: a delta must be written after the save before it
             SharePartition.EncodedState state = partition.encodedState();
+            try {
+                write(key.groupId(), key.topicId(), key.topicPartition().partition(), state);
+            } catch (RuntimeException e) {
+                partition.saveFailed();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Appends one state of a share-partition taken by {@link SharePartition#encodedState()} (a full value with
+     * tombstones for the deltas it replaces, or a delta) and keeps it for {@link #stored}. A delta whose version is
+     * not above the latest full value's is refused ({@link IllegalStateException}): it would be lost at the next load.
+     *
+     * @throws RuntimeException (a Kafka {@code ApiException}) when the append fails; nothing is kept then
+     */
+    public void write(String groupId, org.apache.kafka.common.Uuid topicId, int partitionIndex,
+                      SharePartition.EncodedState state) {
+        Id id = new Id(groupId, topicId, partitionIndex);
+        synchronized (lockOf(groupId)) {
             byte[] v = state.value();
+            byte[] current = latest.get(id);
+            if (!state.full() && current != null && state.version() <= ShareStateSerde.valueVersion(current)) {
+                throw new IllegalStateException("Delta " + state.version() + " of " + id + " is not above its full "
+                        + "value's version " + ShareStateSerde.valueVersion(current));
+            }
             java.util.NavigableMap<Long, byte[]> replaced = state.full() ? deltas.get(id) : null;
-            int partitionIndex = key.topicPartition().partition();
-            byte[] k = state.full() ? ShareStateSerde.key(key.groupId(), key.topicId(), partitionIndex)
-                    : ShareStateSerde.deltaKey(key.groupId(), key.topicId(), partitionIndex, state.version());
+            byte[] k = state.full() ? ShareStateSerde.key(groupId, topicId, partitionIndex)
+                    : ShareStateSerde.deltaKey(groupId, topicId, partitionIndex, state.version());
             int tombstones = replaced == null ? 0 : replaced.size();
             MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(k.length + v.length + 128
                     + tombstones * (k.length + 8 + 32)), Compression.NONE, TimestampType.CREATE_TIME, 0L);
@@ -201,16 +298,10 @@ public final class LogShareStateStore implements ShareStateStore {
             builder.append(now, k, v);
             if (replaced != null) {
                 for (long version : replaced.keySet()) {
-                    builder.append(now, ShareStateSerde.deltaKey(key.groupId(), key.topicId(), partitionIndex, version),
-                            null);
+                    builder.append(now, ShareStateSerde.deltaKey(groupId, topicId, partitionIndex, version), null);
                 }
             }
-            try {
-                topics.append(partitionOf(key.groupId()), builder.build());
-            } catch (RuntimeException e) {
-                partition.saveFailed();
-                throw e;
-            }
+            topics.append(partitionOf(groupId), builder.build());
             if (state.full()) {
                 latest.put(id, v);
                 deltas.remove(id);
@@ -272,14 +363,11 @@ public final class LogShareStateStore implements ShareStateStore {
     }
 
     private Object lockOf(String groupId) {
-        return partitionLocks[Utils.abs(groupId.hashCode()) % partitionCount];
+        return partitionLocks[partitionIndex(groupId)];
     }
 
     private TopicPartition partitionOf(String groupId) {
-        return new TopicPartition(TOPIC, Utils.abs(groupId.hashCode()) % partitionCount);
+        return new TopicPartition(TOPIC, partitionIndex(groupId));
     }
 
-    private static Id idOf(SharePartitionKey key) {
-        return new Id(key.groupId(), key.topicId(), key.topicPartition().partition());
-    }
 }

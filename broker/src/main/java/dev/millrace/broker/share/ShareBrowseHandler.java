@@ -54,7 +54,12 @@ public final class ShareBrowseHandler {
                     + request.partition() + " of topic " + request.topic());
         }
         TopicPartition tp = new TopicPartition(request.topic(), request.partition());
-        Optional<SharePartition> partition = partitions.getOrCreate(request.groupId(), topicId.get(), tp);
+        Optional<SharePartition> partition;
+        try {
+            partition = partitions.getOrCreate(request.groupId(), topicId.get(), tp);
+        } catch (org.apache.kafka.common.errors.ApiException e) {
+            return ShareBrowse.Response.error(Errors.forException(e).code(), e.getMessage());
+        }
         if (partition.isEmpty()) {
             return ShareBrowse.Response.error(Errors.NOT_LEADER_OR_FOLLOWER.code(), tp + " is not hosted here");
         }

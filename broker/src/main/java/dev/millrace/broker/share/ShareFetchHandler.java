@@ -172,7 +172,14 @@ public final class ShareFetchHandler {
         MemberFilter filter = filterOf.apply(groupId, memberId);
         for (int i = 0; i < n && recordsLeft > 0 && bytesLeft > 0; i++) {
             TopicIdPartition tip = fetchable.get((start + i) % n);
-            Optional<SharePartition> partition = partitions.getOrCreate(groupId, tip.topicId(), tip.topicPartition());
+            Optional<SharePartition> partition;
+            try {
+                partition = partitions.getOrCreate(groupId, tip.topicId(), tip.topicPartition());
+            } catch (org.apache.kafka.common.errors.ApiException e) {
+                // NOT_LEADER_OR_FOLLOWER: the client refreshes its metadata and fetches from the leader
+                out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.forException(e).code());
+                continue;
+            }
             if (partition.isEmpty()) {
                 out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 continue;

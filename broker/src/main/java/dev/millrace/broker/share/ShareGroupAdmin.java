@@ -95,8 +95,13 @@ public final class ShareGroupAdmin {
                     p.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                             .setErrorMessage("Unknown topic partition " + tp);
                 } else if (hasState(groupId, topicId.get(), tp)) {
-                    partitions.getOrCreate(groupId, topicId.get(), tp).ifPresent(sp -> p
-                            .setStartOffset(sp.startOffset()).setLag(sp.lag()));
+                    try {
+                        partitions.getOrCreate(groupId, topicId.get(), tp).ifPresent(sp -> p
+                                .setStartOffset(sp.startOffset()).setLag(sp.lag()));
+                    } catch (org.apache.kafka.common.errors.ApiException e) {
+                        // led by another broker (a cluster): that broker knows its share-partition
+                        p.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+                    }
                 }
                 t.partitions().add(p);
             }
@@ -126,7 +131,14 @@ public final class ShareGroupAdmin {
                         new AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponsePartition()
                                 .setPartitionIndex(partition.partitionIndex());
                 TopicPartition tp = new TopicPartition(topic.topicName(), partition.partitionIndex());
-                Optional<SharePartition> sp = topicId.flatMap(id -> partitions.getOrCreate(groupId, id, tp));
+                Optional<SharePartition> sp;
+                try {
+                    sp = topicId.flatMap(id -> partitions.getOrCreate(groupId, id, tp));
+                } catch (org.apache.kafka.common.errors.ApiException e) {
+                    p.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+                    t.partitions().add(p);
+                    continue;
+                }
                 if (sp.isEmpty()) {
                     p.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                             .setErrorMessage("Unknown topic partition " + tp + " (or not hosted here)");

@@ -18,6 +18,21 @@ public interface ShareLog {
     /** The end of what consumers may read (the high watermark). */
     long highWatermark();
 
+    /** The end of the log, above the high watermark on a leader whose followers have not fetched everything yet. */
+    default long logEndOffset() {
+        return highWatermark();
+    }
+
+    /** Whether this broker leads the partition now (in-memory logs of tests always do). */
+    default boolean isLeader() {
+        return true;
+    }
+
+    /** The partition's current leader epoch on this broker; -1 where there is none (tests). */
+    default int leaderEpoch() {
+        return -1;
+    }
+
     /** Batches from the one holding {@code offset}, up to {@code maxBytes} (at least one whole batch). */
     Records read(long offset, int maxBytes);
 

@@ -158,6 +158,13 @@ public final class SharePartition {
     private final Map<Long, LockTimeout> lockTimeouts = new HashMap<>();
     /** The timer {@link #unlocked} found last, while it is still in {@link #lockTimeouts}. Under the monitor. */
     private LockTimeout lastUnlocked;
+    /**
+     * The leader epoch of the topic-partition this share-partition was created in (-1: none, tests and single-node
+     * stores that do not fence); its state writes carry it ({@link ShareStateCoordinator}).
+     */
+    private volatile int leaderEpoch = -1;
+    /** Dropped because this broker stopped leading the topic-partition ({@link #close()}). */
+    private volatile boolean closed;
 
     /**
      * @param startOffset where the partition starts: the log start (earliest), the high watermark
@@ -197,6 +204,37 @@ public final class SharePartition {
         return key;
     }
 
+    /** The leader epoch of the topic-partition this share-partition serves in; -1 if not fenced. */
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    /** Sets {@link #leaderEpoch()}; once, before the partition is used. */
+    void leaderEpoch(int leaderEpoch) {
+        this.leaderEpoch = leaderEpoch;
+    }
+
+    /**
+     * Drops this share-partition: this broker stopped leading its topic-partition, and its new leader loads the state
+     * last saved. From now on it acquires nothing, refuses acknowledgements (NOT_LEADER_OR_FOLLOWER), its lock timers
+     * are cancelled and nothing it does is saved, dead-lettered or signalled: the records it held come back at the new
+     * leader (their acquisition was saved, so they count as delivered once), and are released or dead-lettered there
+     * only.
+     */
+    public void close() {
+        synchronized (this) {
+            closed = true;
+            cancelLockTimeouts();
+            lookaheads.values().forEach(SelectiveLookahead::cancel);
+            lookaheads.clear();
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     public ShareLog log() {
         return log;
     }
@@ -229,6 +267,9 @@ public final class SharePartition {
         Events events = new Events();
         AcquireResult result;
         synchronized (this) {
+            if (closed) {
+                return AcquireResult.EMPTY;
+            }
             result = acquireLocked(memberId, filter, Math.max(1, maxRecords), Math.max(1, maxBytes), events);
         }
         events.fire();
@@ -245,6 +286,9 @@ public final class SharePartition {
         Events events = new Events();
         Errors error;
         synchronized (this) {
+            if (closed) {
+                return Errors.NOT_LEADER_OR_FOLLOWER;
+            }
             error = acknowledgeLocked(memberId, batches, events);
         }
         events.fire();
@@ -1124,6 +1168,9 @@ public final class SharePartition {
     private void onLockTimeout(LockTimeout task) {
         Events events = new Events();
         synchronized (this) {
+            if (closed) {
+                return;
+            }
             // this timer is done: records expired below must not count against it, and a re-armed one replaces it
             lockTimeouts.remove(task.acquisitionId, task);
             lastUnlocked = null;
@@ -1222,6 +1269,15 @@ public final class SharePartition {
         final List<DeadLetter> deadLetters = new ArrayList<>();
 
         void fire() {
+            if (closed) {
+                // dropped: the new leader saves, dead-letters and signals from here on; a change made here in the
+                // meantime is not saved, and the request that made it must not be answered as done
+                if (changed || !deadLetters.isEmpty()) {
+                    throw new org.apache.kafka.common.errors.NotLeaderOrFollowerException(key
+                            + " moved to another leader; this change to it was not saved");
+                }
+                return;
+            }
             if (wakeAfterMs != Long.MAX_VALUE) {
                 timer.add(new TimerTask(wakeAfterMs) {
                     @Override
@@ -1230,10 +1286,11 @@ public final class SharePartition {
                     }
                 });
             }
-            deadLetters.forEach(listener::onArchived);
+            // saved first: a dead letter is copied only once its archive is saved (else the next leader archives it)
             if (changed || !deadLetters.isEmpty()) {
                 listener.onStateChanged(SharePartition.this);
             }
+            deadLetters.forEach(listener::onArchived);
             if (available || !deadLetters.isEmpty()) {
                 listener.onRecordsAvailable(key);
             }

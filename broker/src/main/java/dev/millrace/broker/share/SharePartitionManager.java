@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 
+import dev.millrace.broker.coordinator.LeadershipListener;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 
@@ -23,9 +25,18 @@ import dev.millrace.delay.Timer;
  * watermark ({@code latest}). Each uses the group's delivery count limit and redelivery backoff
  * ({@link ShareGroupConfigs#effective}), also when they change later.
  *
+ * <p>In a cluster a share-partition lives on the leader of its topic-partition, as in Kafka: it is created only
+ * there (a fetch elsewhere is answered NOT_LEADER_OR_FOLLOWER), with the state saved at the share-state coordinator
+ * ({@link ShareStateStore#load(SharePartitionKey, int)}, fenced by this broker's leader epoch), and dropped as soon as
+ * this broker stops leading the topic-partition ({@link #onResigned}, registered with the broker's partitions). What
+ * survives the move: everything saved (acknowledgements, acquisitions with their delivery counts: an acquisition is
+ * saved before its records are handed out, so records acquired under a lock held on the old leader come back
+ * available at the new one, counted as delivered once). What does not: the locks themselves, share sessions, selector
+ * cursors and lookaheads.
+ *
  * <p>Threading: thread-safe.
  */
-public final class SharePartitionManager {
+public final class SharePartitionManager implements LeadershipListener {
 
     private record Key(String groupId, TopicPartition topicPartition) {
     }
@@ -66,23 +77,79 @@ public final class SharePartitionManager {
                 groupConfigs.effective(groupId))));
     }
 
-    /** The share-partition of {@code groupId} on {@code tp}, created if needed; empty if the log is not here. */
+    /**
+     * The share-partition of {@code groupId} on {@code tp}, created if needed (its state loaded from the share-state
+     * coordinator, with this broker's leader epoch of {@code tp}); empty if the topic-partition does not exist.
+     *
+     * @throws NotLeaderOrFollowerException if this broker does not lead {@code tp}
+     * @throws org.apache.kafka.common.errors.ApiException if the saved state cannot be loaded (the share-state
+     *         coordinator is not reachable within the store's bound)
+     */
     public Optional<SharePartition> getOrCreate(String groupId, Uuid topicId, TopicPartition tp) {
         SharePartition existing = partitions.get(new Key(groupId, tp));
-        if (existing != null) {
+        if (existing != null && !existing.isClosed()) {
             return Optional.of(existing);
         }
         Optional<ShareLog> log = topics.log(tp);
         if (log.isEmpty()) {
+            if (notLeader(tp)) {
+                throw new NotLeaderOrFollowerException("This broker does not lead " + tp);
+            }
             return Optional.empty();
         }
-        return Optional.of(partitions.computeIfAbsent(new Key(groupId, tp), k -> create(groupId, topicId, tp,
-                log.get())));
+        if (!log.get().isLeader()) {
+            throw new NotLeaderOrFollowerException("This broker does not lead " + tp);
+        }
+        SharePartition partition = partitions.compute(new Key(groupId, tp), (k, current) ->
+                current != null && !current.isClosed() ? current : create(groupId, topicId, tp, log.get()));
+        if (partition.leaderEpoch() >= 0 && (!log.get().isLeader() || log.get().leaderEpoch() != partition.leaderEpoch())) {
+            // leadership moved while the state loaded: the resignation may have missed it
+            drop(new Key(groupId, tp), partition);
+            throw new NotLeaderOrFollowerException("This broker no longer leads " + tp);
+        }
+        return Optional.of(partition);
+    }
+
+    /**
+     * Whether {@code tp} exists but this broker does not lead it: share requests for it are answered
+     * NOT_LEADER_OR_FOLLOWER, and the client looks for its leader.
+     */
+    public boolean notLeader(TopicPartition tp) {
+        Optional<ShareLog> log = topics.log(tp);
+        if (log.isPresent()) {
+            return !log.get().isLeader();
+        }
+        return tp.partition() >= 0 && tp.partition() < topics.partitionCount(tp.topic());
+    }
+
+    /**
+     * This broker stopped leading {@code tp}: drops its share-partitions at once ({@link SharePartition#close()}; the
+     * new leader loads their saved state) and wakes the fetches parked on them, which then answer
+     * NOT_LEADER_OR_FOLLOWER for it.
+     */
+    @Override
+    public void onResigned(TopicPartition tp, int leaderEpoch) {
+        partitions.forEach((key, partition) -> {
+            if (key.topicPartition().equals(tp)) {
+                drop(key, partition);
+            }
+        });
+    }
+
+    @Override
+    public void onElected(TopicPartition tp, int leaderEpoch) {
+        // share-partitions are created at their first fetch, loading their state then
+    }
+
+    private void drop(Key key, SharePartition partition) {
+        partitions.remove(key, partition);
+        partition.close();
+        listener.onRecordsAvailable(partition.key());
     }
 
     /** The share-partition if it exists. */
     public Optional<SharePartition> get(String groupId, TopicPartition tp) {
-        return Optional.ofNullable(partitions.get(new Key(groupId, tp)));
+        return Optional.ofNullable(partitions.get(new Key(groupId, tp))).filter(p -> !p.isClosed());
     }
 
     /** Every share-partition of {@code groupId}. */
@@ -107,7 +174,8 @@ public final class SharePartitionManager {
 
     private SharePartition create(String groupId, Uuid topicId, TopicPartition tp, ShareLog log) {
         SharePartitionKey key = new SharePartitionKey(groupId, topicId, tp);
-        Optional<SharePartitionSnapshot> persisted = store.load(key);
+        int leaderEpoch = log.leaderEpoch();
+        Optional<SharePartitionSnapshot> persisted = store.load(key, leaderEpoch);
         ShareGroupConfigs perGroup = groupConfigs;
         boolean earliest = perGroup != null ? perGroup.autoOffsetResetEarliest(groupId) : config.autoOffsetResetEarliest();
         long start = earliest ? log.logStartOffset()
@@ -116,6 +184,7 @@ public final class SharePartitionManager {
         ShareGroupConfig effective = perGroup != null ? perGroup.effective(groupId) : config;
         SharePartition partition = new SharePartition(key, view, effective, timer, time, listener,
                 persisted.map(SharePartitionSnapshot::startOffset).orElse(start), lookaheads);
+        partition.leaderEpoch(leaderEpoch);
         persisted.ifPresent(partition::restore);
         return partition;
     }

@@ -49,8 +49,14 @@ public final class ShareSettleHandler {
         for (ShareSettle.PartitionBatches p : request.partitions()) {
             Optional<SharePartition> partition = partitions.get(request.groupId(),
                     new TopicPartition(p.topic(), p.partition()));
-            Errors error = partition.map(sp -> settle(sp, request.memberId(), p.batches()))
-                    .orElse(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            Errors error;
+            try {
+                error = partition.map(sp -> settle(sp, request.memberId(), p.batches())).orElse(
+                        partitions.notLeader(new TopicPartition(p.topic(), p.partition()))
+                                ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            } catch (org.apache.kafka.common.errors.ApiException e) {
+                error = Errors.forException(e); // not saved: not applied
+            }
             out.add(new ShareSettle.PartitionResult(p.topic(), p.partition(), error.code()));
         }
         return new ShareSettle.Response(Errors.NONE.code(), null, out);

@@ -17,6 +17,14 @@ public interface ShareStateStore {
     /** The last saved state of {@code key}, if any. */
     Optional<SharePartitionSnapshot> load(SharePartitionKey key);
 
+    /**
+     * As {@link #load(SharePartitionKey)} for a share-partition leader in {@code leaderEpoch} of the topic-partition
+     * (-1: none): a store that fences leaders refuses the saves of older epochs from now on.
+     */
+    default Optional<SharePartitionSnapshot> load(SharePartitionKey key, int leaderEpoch) {
+        return load(key);
+    }
+
     /** Saves the current state of {@code partition}; may batch or write asynchronously. */
     void save(SharePartition partition);
 

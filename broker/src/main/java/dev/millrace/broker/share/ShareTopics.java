@@ -19,6 +19,14 @@ public interface ShareTopics {
 
     Optional<String> nameOf(Uuid topicId);
 
+    /**
+     * The leader epoch of a topic-partition in the latest metadata, -1 if unknown; the share-state coordinator
+     * refuses state writes of older epochs ({@link ShareStateCoordinator}).
+     */
+    default int leaderEpoch(Uuid topicId, int partition) {
+        return -1;
+    }
+
     /** The number of partitions of {@code topic}, 0 if it does not exist. */
     int partitionCount(String topic);
 

@@ -10,6 +10,11 @@ import java.util.Set;
  * flushed. A ShareFetch opens one around its piggy-backed acknowledgements and its acquisitions, so that a fetch
  * writes one state record per partition instead of one for the acknowledgements and another for the acquisition.
  *
+ * <p>A save returns once the store wrote it (in a cluster: on every in-sync replica of the share-state partition,
+ * {@link ShareStateCoordinator}), so an acquisition is durable before its records are handed out, and an
+ * acknowledgement before it is answered. A partition dropped because its leadership moved saves nothing (the save
+ * throws NOT_LEADER_OR_FOLLOWER, and the request fails rather than report a change that was not saved).
+ *
  * <p>A save is a snapshot of the partition as it stands when it is taken, so one save after several changes records
  * all of them. The request that caused the changes must not be answered before its batch is flushed (the store's
  * promise that state is written before the request that changed it is answered).
@@ -30,9 +35,33 @@ final class StateSaves {
     void changed(SharePartition partition) {
         Batch batch = open.get();
         if (batch == null) {
+            checkOpen(partition);
             store.save(partition);
         } else {
             batch.changed.add(partition);
+        }
+    }
+
+    /**
+     * A record of a partition changed on this thread was archived: {@code publish} copies it to the dead-letter
+     * topic now if no batch is open (its partition was saved already: partitions save before they report dead
+     * letters), else once the batch saved its partition, and not at all if that save failed.
+     */
+    void archived(DeadLetter deadLetter, java.util.function.Consumer<DeadLetter> publish) {
+        Batch batch = open.get();
+        if (batch == null) {
+            publish.accept(deadLetter);
+        } else {
+            batch.deadLetters.add(() -> publish.accept(deadLetter));
+            batch.deadLetterKeys.add(deadLetter.source());
+        }
+    }
+
+    /** A dropped share-partition ({@link SharePartition#close()}) saves nothing: its new leader owns the state. */
+    private static void checkOpen(SharePartition partition) {
+        if (partition.isClosed()) {
+            throw new org.apache.kafka.common.errors.NotLeaderOrFollowerException(partition.key()
+                    + " moved to another leader; this change to it was not saved");
         }
     }
 
@@ -53,6 +82,9 @@ final class StateSaves {
     final class Batch implements AutoCloseable {
         private final boolean owner;
         private final Set<SharePartition> changed = new LinkedHashSet<>();
+        /** Dead-letter copies waiting for their partitions' saves, and those partitions (parallel lists). */
+        private final java.util.List<Runnable> deadLetters = new java.util.ArrayList<>();
+        private final java.util.List<SharePartitionKey> deadLetterKeys = new java.util.ArrayList<>();
 
         private Batch(boolean owner) {
             this.owner = owner;
@@ -60,14 +92,17 @@ final class StateSaves {
 
         /** Saves every partition changed so far, each once; the batch stays open. */
         void flush() {
-            if (!owner || changed.isEmpty()) {
+            if (!owner || changed.isEmpty() && deadLetters.isEmpty()) {
                 return;
             }
             RuntimeException first = null;
+            Set<SharePartitionKey> unsaved = new java.util.HashSet<>();
             for (SharePartition partition : changed) {
                 try {
+                    checkOpen(partition);
                     store.save(partition);
                 } catch (RuntimeException e) {
+                    unsaved.add(partition.key());
                     if (first == null) {
                         first = e;
                     } else {
@@ -76,6 +111,13 @@ final class StateSaves {
                 }
             }
             changed.clear();
+            for (int i = 0; i < deadLetters.size(); i++) {
+                if (!unsaved.contains(deadLetterKeys.get(i))) {
+                    deadLetters.get(i).run();
+                }
+            }
+            deadLetters.clear();
+            deadLetterKeys.clear();
             if (first != null) {
                 throw first;
             }

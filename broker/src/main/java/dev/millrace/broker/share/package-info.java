@@ -16,7 +16,19 @@
  *       {@link dev.millrace.broker.share.ShareFetchPurgatory} (long-poll).</li>
  *   <li>{@link dev.millrace.broker.share.DeadLetterPublisher}: copies archived records to the
  *       topic's dead-letter topic ({@code millrace.share.dlq.topic}).</li>
+ *   <li>{@link dev.millrace.broker.share.ShareStateCoordinator}: the share-partition state of the groups whose
+ *       {@code __share_group_state} partition this broker leads, loaded when elected, dropped when resigned;
+ *       {@link dev.millrace.broker.share.ShareStateHandler} serves it to other brokers (the ShareState extension) and
+ *       {@link dev.millrace.broker.share.ClusterShareStateStore} is what share-partitions save to, here or remote.</li>
  * </ul>
+ *
+ * <p>In a cluster (issue 23) a share-partition lives on the leader of its topic-partition and is dropped when that
+ * broker stops leading it ({@link dev.millrace.broker.share.SharePartitionManager}); its state lives at the
+ * share-state coordinator of its group. Failover promises: an acknowledgement answered without error is saved on
+ * every in-sync replica of the state partition, so an accepted record is never delivered again; an acquisition is
+ * saved before its records are handed out, so records acquired under a lock held on a lost broker come back with
+ * that delivery counted; the old leader of a moved share-partition saves nothing more (it is closed at once, and
+ * fenced by its leader epoch at the coordinator), so nothing is released or dead-lettered twice by two leaders.
  *
  * <p>{@link dev.millrace.broker.share.ShareBroker} builds and wires them for the server.
  */

@@ -15,13 +15,16 @@ import java.util.Optional;
  *       transaction: they are accepted by its commit, released by its abort ({@link TxnShareAcknowledge})</td></tr>
  *   <tr><td>30002</td><td>ShareSettle</td><td>0</td><td>settle (accept, release, reject, renew, return unread)
  *       records a member holds, outside its share session ({@link ShareSettle})</td></tr>
+ *   <tr><td>30005</td><td>ShareState</td><td>0</td><td>broker to broker: read and write share-partition state at
+ *       the share-state coordinator of its group ({@link ShareState})</td></tr>
  * </table>
  */
 public enum ExtensionApi {
 
     SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0),
     TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 0, (short) 0),
-    SHARE_SETTLE((short) 30002, "ShareSettle", (short) 0, (short) 0);
+    SHARE_SETTLE((short) 30002, "ShareSettle", (short) 0, (short) 0),
+    SHARE_STATE((short) 30005, "ShareState", (short) 0, (short) 0);
 
     public static final int FIRST_KEY = 30000;
     public static final int LAST_KEY = 30099;

@@ -1,0 +1,74 @@
+package dev.millrace.broker.share;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.Node;
+
+import dev.millrace.protocol.ext.ExtensionApi;
+import dev.millrace.protocol.ext.ShareState;
+import dev.millrace.protocol.net.BrokerChannel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+
+/**
+ * Sends ShareState requests to other brokers' share-state coordinators: one {@link BrokerChannel} per broker, on one
+ * event-loop thread of its own, opened at first use and opened again after it failed. A broker answers the requests
+ * of one connection in order, so the writes one sender makes of one share-partition arrive in the order sent.
+ *
+ * <p>Thread-safe; futures complete on the event loop.
+ */
+final class ShareStateClient implements AutoCloseable {
+
+    private final String clientId;
+    private final int timeoutMs;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    /** Guarded by {@code this}. */
+    private final Map<Integer, CompletableFuture<BrokerChannel>> channels = new HashMap<>();
+
+    ShareStateClient(int nodeId, int timeoutMs) {
+        this.clientId = "millrace-share-state-" + nodeId;
+        this.timeoutMs = timeoutMs;
+        this.group = new NioEventLoopGroup(1, r -> {
+            Thread thread = new Thread(r, "millrace-share-state-client-" + nodeId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.loop = group.next();
+    }
+
+    /** Sends {@code request} to {@code node}; fails with an IOException when the connection fails. */
+    CompletableFuture<ShareState.Response> send(Node node, ShareState.Request request) {
+        return channelTo(node).thenCompose(ch -> ch.sendExtension(ExtensionApi.SHARE_STATE, ShareState.VERSION,
+                request.toStruct())).thenApply(ShareState.Response::read);
+    }
+
+    private synchronized CompletableFuture<BrokerChannel> channelTo(Node node) {
+        CompletableFuture<BrokerChannel> channel = channels.get(node.id());
+        if (channel != null) {
+            BrokerChannel open = channel.getNow(null);
+            boolean failed = channel.isCompletedExceptionally();
+            boolean moved = open != null && !open.address().equals(node.host() + ":" + node.port());
+            if (!failed && !moved && (open == null || open.isOpen())) {
+                return channel;
+            }
+            channel.thenAccept(BrokerChannel::close);
+        }
+        channel = BrokerChannel.connect(loop, node.host(), node.port(), clientId, timeoutMs);
+        channels.put(node.id(), channel);
+        return channel;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            channels.values().forEach(c -> c.thenAccept(BrokerChannel::close));
+            channels.clear();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+}
