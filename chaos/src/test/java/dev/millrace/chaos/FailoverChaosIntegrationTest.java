@@ -27,7 +27,8 @@ import dev.millrace.broker.cluster.ClusterProcesses;
  * worst lateness, dead-letter counts.
  *
  * <p>{@code -Dmillrace.chaos.failover.kills=N} (10 by default, 100 with {@code -Pchaos}); {@code
- * -Dmillrace.chaos.seed=S} replays a run's schedule (the seed and every kill are printed).
+ * -Dmillrace.chaos.seed=S} replays a run's schedule (the seed and every kill are printed); {@code
+ * -Dmillrace.chaos.flows=kafka,jms topic} runs only the flows whose names start with one of the prefixes.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
 class FailoverChaosIntegrationTest {
@@ -54,7 +55,7 @@ class FailoverChaosIntegrationTest {
             admin.createTopics(List.of(topic(KafkaGroupFlow.TOPIC), topic(KafkaShareFlow.TOPIC),
                     topic(KafkaExactlyOnceFlow.INPUT), topic(KafkaExactlyOnceFlow.OUTPUT)))
                     .all().get(2, TimeUnit.MINUTES);
-            List<Flow> flows = List.of(
+            List<Flow> all = List.of(
                     new KafkaGroupFlow(bootstrap, PERIOD_MS),
                     new KafkaShareFlow(bootstrap, PERIOD_MS),
                     new KafkaExactlyOnceFlow(bootstrap, PERIOD_MS),
@@ -67,6 +68,10 @@ class FailoverChaosIntegrationTest {
                     new JmsTransformFlow(bootstrap, PERIOD_MS),
                     new JmsDelayFlow(bootstrap, 4 * PERIOD_MS, 3_000),
                     new JmsDeadLetterFlow(bootstrap, 4 * PERIOD_MS));
+            String only = System.getProperty("millrace.chaos.flows", "");
+            List<Flow> flows = all.stream().filter(f -> only.isBlank() || java.util.Arrays.stream(only.split(","))
+                    .anyMatch(prefix -> f.name().startsWith(prefix.trim()))).toList();
+            System.out.println("FailoverChaos flows: " + flows.stream().map(Flow::name).toList());
             Killer killer = new Killer(cluster, admin, seed);
             List<String> violations = new ArrayList<>();
             try {

@@ -56,6 +56,7 @@ final class Killer {
     void run(int kills, LongSupplier progress, long progressPerKill) throws Exception {
         for (int number = 1; number <= kills; number++) {
             awaitAllInSync("all replicas in sync before kill " + number);
+            rebalanceLeaders();
             int victim = cluster.nodeIds().get(random.nextInt(cluster.nodeIds().size()));
             Kill kill = new Kill(number, victim, rolesOf(victim));
             schedule.add(kill);
@@ -67,6 +68,18 @@ final class Killer {
             cluster.restart(victim);
         }
         awaitAllInSync("all replicas in sync after the last kill");
+    }
+
+    /**
+     * Moves every partition's leadership back to its preferred replica, so that a restarted node leads (and
+     * coordinates) again and the next kill can hit coordinators; partitions already there are left alone.
+     */
+    private void rebalanceLeaders() {
+        try {
+            admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, null).all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // ELECTION_NOT_NEEDED for partitions already led by their preferred replica; the kill goes on regardless
+        }
     }
 
     /** What {@code node} is now: active controller, and leader of which coordinator partitions. */
