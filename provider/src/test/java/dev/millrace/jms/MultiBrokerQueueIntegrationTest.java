@@ -212,8 +212,15 @@ class MultiBrokerQueueIntegrationTest {
                         cluster.stop(before.get(0)); // the leader of partition 0, with a controlled shutdown
                         stopped = true;
                     }
+                    int received = seen.values().stream().mapToInt(Integer::intValue).sum();
+                    Set<String> missing = new HashSet<>(expected("f-", MESSAGES));
+                    missing.removeAll(seen.keySet());
+                    assertThat(received).as("deliveries so far (%d distinct, %d again unflagged, missing e.g. %s)",
+                            seen.size(), unflaggedAgain.size(), missing.stream().limit(5).toList())
+                            .isLessThan(3 * MESSAGES);
                     Message m = consumer.receive(60_000);
-                    assertThat(m).as("after %d distinct messages", seen.size()).isNotNull();
+                    assertThat(m).as("after %d distinct messages, %d again unflagged, missing e.g. %s", seen.size(),
+                            unflaggedAgain.size(), missing.stream().limit(5).toList()).isNotNull();
                     String body = ((TextMessage) m).getText();
                     if (seen.merge(body, 1, Integer::sum) > 1 && !m.getJMSRedelivered()) {
                         unflaggedAgain.add(body);
