@@ -1000,8 +1000,10 @@ public final class ShareFetcher implements Fetcher {
         }
     }
 
+    /** Acquired now: held (and no longer lost, when a lost record was acquired again by this member). */
     private void hold(int partition, long offset) {
         held.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
+        forgetLost(partition, offset);
     }
 
     /** Whether the offset was held (and now no longer is). */
