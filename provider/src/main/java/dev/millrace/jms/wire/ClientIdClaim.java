@@ -92,7 +92,7 @@ public final class ClientIdClaim implements AutoCloseable {
     private static ShareMembership join(ConnectionSettings settings, String connectionId, String group)
             throws JMSException {
         ShareMembership membership = new ShareMembership(settings, ClientEventLoops.next(), connectionId, group, TOPIC,
-                null, false, new ShareMembership.Listener() { });
+                null, new ShareMembership.Listener() { });
         try {
             membership.join().get(settings.blockingTimeoutMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

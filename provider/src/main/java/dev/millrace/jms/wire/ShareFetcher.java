@@ -3,8 +3,11 @@ package dev.millrace.jms.wire;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +32,7 @@ import dev.millrace.protocol.net.BrokerChannel;
 import dev.millrace.jms.wire.net.ClientEventLoops;
 import dev.millrace.jms.wire.failover.RetryWindow;
 import dev.millrace.jms.wire.share.AcquiredRecords;
+import dev.millrace.jms.wire.share.ClusterLookup;
 import dev.millrace.jms.wire.share.SettleBatches;
 import dev.millrace.jms.wire.share.ShareMembership;
 import dev.millrace.protocol.ext.ExtensionApi;
@@ -65,15 +69,21 @@ import jakarta.jms.JMSException;
  * waits. A consumer that keeps receiving keeps its window.
  *
  * <h2>Cluster and failover</h2>
- * Every request goes to the first broker of the bootstrap list that answers (routing each request to its partition's
- * leader and the group's coordinator is not built yet). A lost connection, NOT_LEADER_OR_FOLLOWER or a coordinator
- * error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS) reconnects through the bootstrap
- * list and joins again ({@link ShareMembership}); meanwhile {@code take} waits, and a synchronous settlement waits
- * for the reconnection and is sent again, for up to {@code failoverTimeoutMs} ({@link RetryWindow}). Records read
- * ahead are taken out of the buffer when the connection is lost and given back once connected again, never handed
- * out across the loss; records the application holds are
- * settled as usual, and those the failover released come again with the broker's raised delivery count
- * (JMSRedelivered=true).
+ * Heartbeats go to the group's coordinator ({@link ShareMembership}: FindCoordinator, found again when it moves).
+ * ShareFetch and ShareSettle go to each partition's leader ({@link ClusterLookup}: Metadata, with the topic id), on
+ * two channels per leader broker (a long-polling fetch channel and a settle channel, all on this consumer's event
+ * loop: sockets, not threads) with one share session per leader (KIP-932 sessions are per broker); the window is
+ * shared among the leaders. A lost leader connection, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH or
+ * UNKNOWN_TOPIC_OR_PARTITION moves the partition: to the leader a KIP-951 hint in the answer names, else to the one
+ * Metadata names (asked again after {@value ShareMembership#RECONNECT_BACKOFF_MS} ms until there is one). Records
+ * acquired from the old leader lost their locks with it and are settled nowhere (the broker delivers them again,
+ * JMSRedelivered=true with a raised JMSXDeliveryCount): those read ahead are dropped without being handed out; a
+ * synchronous acceptance of handed-out ones (CLIENT_ACKNOWLEDGE, a transacted commit) fails with
+ * INVALID_RECORD_STATE and releases the rest of what it would have accepted, so that none of it is accepted; an
+ * asynchronous one (AUTO_ACKNOWLEDGE) is dropped. Meanwhile {@code take} waits, and a synchronous settlement that
+ * could not be sent waits for the leader and is sent again, for up to {@code failoverTimeoutMs}
+ * ({@link RetryWindow}). When the coordinator is lost, records read ahead are taken out of the buffer and given back
+ * once connected again, never handed out across the loss.
  *
  * <p>Thread-safe. State marked "loop" is touched only on this consumer's event loop.
  */
@@ -107,17 +117,23 @@ public final class ShareFetcher implements Fetcher {
     private volatile boolean closed;
     private volatile boolean listening;
     private volatile long lastTakeNanos = System.nanoTime();
-    private volatile boolean fetchInFlight;
 
     private final ShareMembership membership;
     private final RetryWindow retryWindow;
 
     // loop state
-    private BrokerChannel fetchChannel;
-    private BrokerChannel controlChannel;
+    /** The channel to the group's coordinator (Metadata look-ups go there too); null while it is found again. */
+    private BrokerChannel coordinatorChannel;
     private Uuid topicId;
     private List<Integer> partitions = List.of();
-    private int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+    /** The leader of each partition this consumer fetches or holds records of. */
+    private final Map<Integer, Leader> leaderOf = new HashMap<>();
+    /** The brokers this consumer has channels to, by node id. */
+    private final Map<Integer, Leader> leaders = new HashMap<>();
+    private boolean routing;
+    private boolean refreshScheduled;
+    /** Handed out, then their partition's leader was lost (their locks with it): settled nowhere, by partition. */
+    private final Map<Integer, Set<Long>> lost = new HashMap<>();
     /** Offsets acquired and not settled, by partition (buffered or delivered to the application). */
     private final Map<Integer, TreeSet<Long>> held = new TreeMap<>();
     /** Read ahead, not handed out, when the connection was lost; returned once connected again. */
@@ -144,12 +160,16 @@ public final class ShareFetcher implements Fetcher {
         this.pendingAsync = new SettleBatches(topic);
         this.idleReleaseNanos = TimeUnit.MILLISECONDS.toNanos(settings.prefetchIdleReleaseMs());
         this.retryWindow = RetryWindow.of(settings.failoverTimeoutMs());
-        this.membership = new ShareMembership(settings, loop, clientId, groupId, topic, rack, true, new Member());
+        this.membership = new ShareMembership(settings, loop, clientId, groupId, topic, rack, new Member());
         this.memberId = membership.memberId();
         try {
             await("join share group " + groupId, membership.join());
         } catch (JMSException | RuntimeException e) {
-            onLoop(membership::closeChannels);
+            onLoop(() -> {
+                closed = true;
+                membership.closeChannels();
+                closeLeaders();
+            });
             throw e;
         }
         onLoop(this::scheduleRenewal);
@@ -260,8 +280,8 @@ public final class ShareFetcher implements Fetcher {
         if (deliveries.isEmpty()) {
             return;
         }
-        List<Delivery> toSettle = new ArrayList<>();
-        CompletableFuture<ShareSettle.Response> firstAttempt = attemptSettle(deliveries, type, toSettle, false);
+        SettleAttempt sent = new SettleAttempt(type);
+        CompletableFuture<ShareSettle.Response> firstAttempt = attemptSettle(deliveries, sent, false);
         if (!sync) {
             return;
         }
@@ -271,7 +291,7 @@ public final class ShareFetcher implements Fetcher {
         boolean[] resent = {false}; // an earlier attempt may have reached the broker
         ShareSettle.Response r = retryWindow.call(what + " " + deliveries.size() + " message(s) of " + topic, () -> {
             CompletableFuture<ShareSettle.Response> attempt = retry[0]
-                    ? attemptSettle(deliveries, type, toSettle, true) : firstAttempt;
+                    ? attemptSettle(deliveries, sent, true) : firstAttempt;
             retry[0] = true;
             try {
                 return attempt.get(settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
@@ -295,28 +315,52 @@ public final class ShareFetcher implements Fetcher {
                 Errors error = Errors.forCode(p.errorCode());
                 throw new JMSException(what + " of messages of " + topic + " (partition " + p.partition()
                         + ") failed: " + error.name() + (error == Errors.INVALID_RECORD_STATE
+                        || RetryWindow.isRetriableError(error) || error == Errors.UNKNOWN_TOPIC_OR_PARTITION
                         ? " (the lock of a message expired, this consumer left the group, or a failover released "
                         + "it: it may be delivered again, with JMSRedelivered=true)" : ""), error.name());
             }
         }
     }
 
+    /** What one synchronous settlement sends, the same in each of its attempts. Loop. */
+    private static final class SettleAttempt {
+        byte type;
+        /** A partition whose lost records refuse an acceptance, or -1. */
+        int refusedPartition = -1;
+        final List<Delivery> toSettle = new ArrayList<>();
+
+        SettleAttempt(byte type) {
+            this.type = type;
+        }
+    }
+
     /**
      * Sends one settlement of {@code deliveries}: the first attempt settles those still held (collecting them in
-     * {@code toSettle}) together with whatever else is pending; a retry sends {@code toSettle} again. Any thread.
+     * {@code attempt.toSettle}) together with whatever else is pending; a retry sends those again. When some of
+     * {@code deliveries} were acquired from a leader that was lost (their locks went with it), an acceptance is
+     * refused as a whole: the others are released instead and the answer carries INVALID_RECORD_STATE for the lost
+     * ones' partition, so that nothing of it is accepted and all come again (flagged). Any thread.
      */
-    private CompletableFuture<ShareSettle.Response> attemptSettle(List<Delivery> deliveries, byte type,
-                                                                 List<Delivery> toSettle, boolean retry) {
+    private CompletableFuture<ShareSettle.Response> attemptSettle(List<Delivery> deliveries, SettleAttempt attempt,
+                                                                 boolean retry) {
         CompletableFuture<ShareSettle.Response> response = new CompletableFuture<>();
         onLoop(() -> {
             SettleBatches batches = new SettleBatches(topic);
             if (retry) {
-                toSettle.forEach(d -> batches.add(d.partition(), d.offset(), type));
+                attempt.toSettle.forEach(d -> batches.add(d.partition(), d.offset(), attempt.type));
             } else {
                 for (Delivery d : deliveries) {
+                    if (forgetLost(d.partition(), d.offset()) && attempt.type == ShareSettle.ACCEPT) {
+                        attempt.refusedPartition = d.partition();
+                    }
+                }
+                if (attempt.refusedPartition >= 0) {
+                    attempt.type = ShareSettle.RELEASE;
+                }
+                for (Delivery d : deliveries) {
                     if (unhold(d.partition(), d.offset())) {
-                        batches.add(d.partition(), d.offset(), type);
-                        toSettle.add(d);
+                        batches.add(d.partition(), d.offset(), attempt.type);
+                        attempt.toSettle.add(d);
                     }
                 }
                 takePending(batches);
@@ -324,6 +368,11 @@ public final class ShareFetcher implements Fetcher {
             sendSettle(batches).whenComplete((r, e) -> {
                 if (e != null) {
                     response.completeExceptionally(e);
+                } else if (attempt.refusedPartition >= 0) {
+                    List<ShareSettle.PartitionResult> results = new ArrayList<>(r.partitions());
+                    results.add(new ShareSettle.PartitionResult(topic, attempt.refusedPartition,
+                            Errors.INVALID_RECORD_STATE.code()));
+                    response.complete(new ShareSettle.Response(r.errorCode(), r.errorMessage(), results));
                 } else {
                     response.complete(r);
                 }
@@ -347,20 +396,22 @@ public final class ShareFetcher implements Fetcher {
         CompletableFuture<Void> done = new CompletableFuture<>();
         onLoop(() -> {
             cancelTimers();
-            BrokerChannel fetch = fetchChannel;
-            fetchChannel = null;
-            if (fetch != null) {
-                fetch.close(); // a parked fetch must not acquire for a member that is leaving
+            for (Leader l : leaders.values()) {
+                if (l.fetch != null) {
+                    l.fetch.close(); // a parked fetch must not acquire for a member that is leaving
+                    l.fetch = null;
+                }
             }
             SettleBatches last = new SettleBatches(topic);
             returnUnread(last);
             takePending(last);
             held.forEach((p, offsets) -> offsets.forEach(o -> last.add(p, o, ShareSettle.RELEASE)));
             held.clear();
-            CompletableFuture<?> settled = last.isEmpty() || controlChannel == null
-                    ? CompletableFuture.completedFuture(null) : sendSettle(last);
+            lost.clear();
+            CompletableFuture<?> settled = sendSettle(last.drain(routable(last.partitions())));
             settled.handle((r, e) -> membership.leave()).thenCompose(f -> f).whenComplete((r, e) -> {
                 membership.closeChannels();
+                closeLeaders();
                 done.complete(null);
             });
         });
@@ -371,7 +422,10 @@ public final class ShareFetcher implements Fetcher {
         } catch (Exception e) {
             // the broker releases what it did not get once the member's session times out
         } finally {
-            onLoop(membership::closeChannels);
+            onLoop(() -> {
+                membership.closeChannels();
+                closeLeaders();
+            });
         }
     }
 
@@ -389,17 +443,13 @@ public final class ShareFetcher implements Fetcher {
     private final class Member implements ShareMembership.Listener {
 
         @Override
-        public void onConnected(BrokerChannel control, BrokerChannel fetch) {
-            controlChannel = control;
-            fetchChannel = fetch;
-            fetchInFlight = false;
-            settleInFlight = false;
-            sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+        public void onConnected(BrokerChannel control) {
+            coordinatorChannel = control;
             failure = null;
             if (!readAheadBeforeLoss.isEmpty()) {
-                // read ahead before the connection was lost and never handed out: if the broker still holds them for
-                // this member they go back uncounted; if the failover released them (they come again, counted) the
-                // broker refuses this, which changes nothing
+                // read ahead before the coordinator was lost and never handed out: if the leader still holds them
+                // for this member they go back uncounted; if the failover released them (they come again, counted)
+                // the broker refuses this, which changes nothing
                 SettleBatches back = new SettleBatches(topic);
                 for (Delivery d : readAheadBeforeLoss) {
                     if (unhold(d.partition(), d.offset())) {
@@ -407,16 +457,26 @@ public final class ShareFetcher implements Fetcher {
                     }
                 }
                 readAheadBeforeLoss.clear();
-                sendSettle(back);
+                sendSettle(back.drain(routable(back.partitions())));
             }
+            refreshRoutes(); // the coordinator moved: leaders may have moved too
         }
 
         @Override
         public void onAssignment(Uuid id, List<Integer> assigned) {
+            if (id != null && topicId != null && !id.equals(topicId)) {
+                // the topic was deleted and created again: nothing held belongs to the new one
+                new ArrayList<>(leaderOf.keySet()).forEach(ShareFetcher.this::partitionMoved);
+            }
             if (!assigned.equals(partitions) || (id != null && !id.equals(topicId))) {
                 partitions = assigned;
                 topicId = id;
-                sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH; // a new session with the new partitions
+                for (Leader l : leaders.values()) {
+                    // a new session at each leader with its partitions still assigned
+                    l.partitions.retainAll(assigned);
+                    l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+                }
+                refreshRoutes();
             }
             failure = null;
             maybeFetch();
@@ -424,30 +484,223 @@ public final class ShareFetcher implements Fetcher {
 
         @Override
         public void onRejoining() {
-            // the broker released everything this member held: what is buffered may go to others now
+            // the broker released everything this member held: what is buffered may go to others now, and what the
+            // application holds can no longer be accepted
             List<Delivery> stale = new ArrayList<>();
             buffer.drainTo(stale);
+            stale.addAll(readAheadBeforeLoss);
             readAheadBeforeLoss.clear();
+            stale.forEach(d -> unhold(d.partition(), d.offset()));
+            held.forEach((p, offsets) -> lost.computeIfAbsent(p, k -> new HashSet<>()).addAll(offsets));
             held.clear();
             pendingAsync.drain();
-            sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+            leaders.values().forEach(l -> l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH);
         }
 
         @Override
         public void onDisconnected(Throwable cause) {
-            // retried by the membership; receive() keeps waiting, the connection's liveness check tells the
+            // found again by the membership; receive() keeps waiting, the connection's liveness check tells the
             // ExceptionListener when the cluster stays unreachable
-            controlChannel = null;
-            fetchChannel = null;
-            fetchInFlight = false;
-            buffer.drainTo(readAheadBeforeLoss); // not handed out from before a failover (see onConnected)
+            coordinatorChannel = null;
+            buffer.drainTo(readAheadBeforeLoss); // not handed out across a failover (see onConnected)
         }
+    }
+
+    // ---- routing (loop)
+
+    /**
+     * One partition leader: this consumer's two channels to it (a long-polling fetch channel and one for
+     * settlements, on this consumer's event loop) and its share session (KIP-932 sessions are per broker). Loop.
+     */
+    private static final class Leader {
+        final ClusterLookup.Broker broker;
+        /** The assigned partitions fetched from this leader. */
+        final Set<Integer> partitions = new TreeSet<>();
+        BrokerChannel fetch;
+        BrokerChannel settle;
+        boolean fetchInFlight;
+        int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+
+        Leader(ClusterLookup.Broker broker) {
+            this.broker = broker;
+        }
+
+        /** Whether settlements can go to it now (its fetch channel is closed first on close). */
+        boolean connected() {
+            return settle != null && settle.isOpen();
+        }
+
+        void close() {
+            if (fetch != null) {
+                fetch.close();
+            }
+            if (settle != null) {
+                settle.close();
+            }
+            fetch = null;
+            settle = null;
+        }
+    }
+
+    /** Asks the coordinator's broker for the assigned partitions' leaders (Metadata) and routes them. */
+    private void refreshRoutes() {
+        if (routing || closed || coordinatorChannel == null || partitions.isEmpty()) {
+            return;
+        }
+        routing = true;
+        ClusterLookup.routes(coordinatorChannel, topic).whenComplete((r, e) -> onLoop(() -> {
+            routing = false;
+            if (closed) {
+                return;
+            }
+            if (e != null) {
+                scheduleRefresh();
+                return;
+            }
+            boolean missing = false;
+            for (int p : partitions) {
+                ClusterLookup.Broker leader = r.leaders().get(p);
+                if (leader == null) {
+                    missing = true; // electing a leader now
+                } else {
+                    route(p, leader);
+                }
+            }
+            if (missing) {
+                scheduleRefresh();
+            }
+            maybeFetch();
+        }));
+    }
+
+    private void scheduleRefresh() {
+        if (refreshScheduled || closed) {
+            return;
+        }
+        refreshScheduled = true;
+        loop.schedule(() -> {
+            refreshScheduled = false;
+            refreshRoutes();
+        }, ShareMembership.RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Fetches {@code partition} from {@code broker} from now on (a move drops what the old leader gave). */
+    private void route(int partition, ClusterLookup.Broker broker) {
+        Leader current = leaderOf.get(partition);
+        if (current != null && current.broker.equals(broker) && leaders.get(broker.nodeId()) == current) {
+            current.partitions.add(partition);
+            return;
+        }
+        if (current != null) {
+            partitionMoved(partition);
+        }
+        Leader l = leaders.get(broker.nodeId());
+        if (l != null && !l.broker.equals(broker)) {
+            leaderLost(l); // the node came back at another address
+            l = null;
+        }
+        if (l == null) {
+            l = new Leader(broker);
+            leaders.put(broker.nodeId(), l);
+            connect(l);
+        }
+        l.partitions.add(partition);
+        l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH; // a new session that names the partition
+        leaderOf.put(partition, l);
+    }
+
+    private void connect(Leader l) {
+        ClusterLookup.Broker b = l.broker;
+        int timeoutMs = settings.requestTimeoutMs();
+        CompletableFuture<BrokerChannel> fetch = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs);
+        CompletableFuture<BrokerChannel> settle = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs);
+        fetch.handle((f, fe) -> settle.handle((c, ce) -> {
+            onLoop(() -> {
+                if (closed || leaders.get(b.nodeId()) != l || fe != null || ce != null) {
+                    if (f != null) {
+                        f.close();
+                    }
+                    if (c != null) {
+                        c.close();
+                    }
+                    if (!closed && leaders.get(b.nodeId()) == l) {
+                        leaderLost(l);
+                    }
+                    return;
+                }
+                l.fetch = f;
+                l.settle = c;
+                l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+                maybeFetch();
+                maybeSettleAsync();
+            });
+            return null;
+        }));
+    }
+
+    /** The leader is unreachable or leads none of its partitions any more: they move; new routes are asked for. */
+    private void leaderLost(Leader l) {
+        if (leaders.get(l.broker.nodeId()) != l) {
+            return;
+        }
+        leaders.remove(l.broker.nodeId());
+        l.close();
+        for (Map.Entry<Integer, Leader> e : new ArrayList<>(leaderOf.entrySet())) {
+            if (e.getValue() == l) {
+                partitionMoved(e.getKey());
+            }
+        }
+        scheduleRefresh();
+    }
+
+    /**
+     * {@code partition} no longer comes from its leader: the records acquired there lost their locks with it (the
+     * broker delivers them again, counted as a delivery), so they are settled nowhere. Those read ahead are dropped
+     * without being handed out; those handed out are remembered as lost, so that a synchronous acceptance of them
+     * fails (INVALID_RECORD_STATE) instead of claiming success. Loop.
+     */
+    private void partitionMoved(int partition) {
+        Leader l = leaderOf.remove(partition);
+        if (l != null) {
+            l.partitions.remove(partition);
+            l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+        }
+        buffer.removeIf(d -> d.partition() == partition && unhold(partition, d.offset()));
+        readAheadBeforeLoss.removeIf(d -> d.partition() == partition && unhold(partition, d.offset()));
+        TreeSet<Long> handedOut = held.remove(partition);
+        if (handedOut != null && !handedOut.isEmpty()) {
+            lost.computeIfAbsent(partition, k -> new HashSet<>()).addAll(handedOut);
+        }
+        pendingAsync.removePartition(partition);
+    }
+
+    /** Of {@code wanted}, the partitions whose leader is connected. */
+    private Set<Integer> routable(Set<Integer> wanted) {
+        Set<Integer> out = new TreeSet<>();
+        for (int p : wanted) {
+            Leader l = leaderOf.get(p);
+            if (l != null && l.connected()) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    private boolean forgetLost(int partition, long offset) {
+        Set<Long> offsets = lost.get(partition);
+        return offsets != null && offsets.remove(offset);
+    }
+
+    private void closeLeaders() {
+        leaders.values().forEach(Leader::close);
+        leaders.clear();
+        leaderOf.clear();
     }
 
     // ---- fetching (loop)
 
     private void requestFetch() {
-        if (!fetchInFlight && !closed && fetchRequested.compareAndSet(false, true)) {
+        if (!closed && fetchRequested.compareAndSet(false, true)) {
             loop.execute(() -> {
                 fetchRequested.set(false);
                 maybeFetch();
@@ -459,9 +712,9 @@ public final class ShareFetcher implements Fetcher {
         return listening || waiters.get() > 0 || System.nanoTime() - lastTakeNanos < idleReleaseNanos;
     }
 
+    /** Sends a ShareFetch to each leader that has assigned partitions and none in flight. */
     private void maybeFetch() {
-        if (closed || fetchInFlight || fetchChannel == null || topicId == null || partitions.isEmpty()
-                || !membership.isJoined()) {
+        if (closed || topicId == null || partitions.isEmpty() || !membership.isJoined()) {
             return;
         }
         int room = settings.prefetch() - buffer.size();
@@ -469,17 +722,44 @@ public final class ShareFetcher implements Fetcher {
             maybeSettleAsync();
             return;
         }
+        List<Leader> fetching = new ArrayList<>();
+        for (Leader l : leaders.values()) {
+            if (!l.partitions.isEmpty()) {
+                fetching.add(l);
+            }
+        }
+        // the window is shared by the leaders, so that all of them together acquire no more than it
+        int share = Math.max(1, room / Math.max(1, fetching.size()));
+        boolean sent = false;
+        for (Leader l : fetching) {
+            if (l.connected() && l.fetch != null && !l.fetchInFlight) {
+                fetchFrom(l, share);
+                sent = true;
+            }
+        }
+        if (!sent) {
+            maybeSettleAsync();
+        }
+    }
+
+    private void fetchFrom(Leader l, int room) {
         ShareFetchRequestData data = new ShareFetchRequestData().setGroupId(groupId).setMemberId(memberId)
-                .setShareSessionEpoch(sessionEpoch).setMaxWaitMs(FETCH_MAX_WAIT_MS).setMinBytes(1)
+                .setShareSessionEpoch(l.sessionEpoch).setMaxWaitMs(FETCH_MAX_WAIT_MS).setMinBytes(1)
                 .setMaxBytes(settings.prefetchBytes()).setMaxRecords(room).setBatchSize(room);
         ShareFetchRequestData.FetchTopic fetchTopic = new ShareFetchRequestData.FetchTopic().setTopicId(topicId);
-        if (sessionEpoch == ShareRequestMetadata.INITIAL_EPOCH) {
-            for (int p : partitions) {
+        if (l.sessionEpoch == ShareRequestMetadata.INITIAL_EPOCH) {
+            for (int p : l.partitions) {
                 fetchTopic.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(p));
             }
             maybeSettleAsync(); // a session's first fetch carries no acknowledgements
         } else if (!pendingAsync.isEmpty()) {
-            for (ShareSettle.PartitionBatches pb : pendingAsync.drain()) {
+            Set<Integer> mine = new TreeSet<>();
+            leaderOf.forEach((p, leader) -> {
+                if (leader == l && l.partitions.contains(p)) {
+                    mine.add(p); // in the session: acknowledgements ride only on the partitions it fetches
+                }
+            });
+            for (ShareSettle.PartitionBatches pb : pendingAsync.drain(mine)) {
                 ShareFetchRequestData.FetchPartition fp = new ShareFetchRequestData.FetchPartition()
                         .setPartitionIndex(pb.partition());
                 for (ShareSettle.Batch b : pb.batches()) {
@@ -493,24 +773,24 @@ public final class ShareFetcher implements Fetcher {
         if (!fetchTopic.partitions().isEmpty()) {
             data.topics().add(fetchTopic);
         }
-        sessionEpoch = ShareRequestMetadata.nextEpoch(sessionEpoch);
-        fetchInFlight = true;
-        BrokerChannel channel = fetchChannel;
+        l.sessionEpoch = ShareRequestMetadata.nextEpoch(l.sessionEpoch);
+        l.fetchInFlight = true;
+        BrokerChannel channel = l.fetch;
         channel.<ShareFetchResponse>send(new ShareFetchRequest.Builder(data), FETCH_VERSION)
                 .whenComplete((response, e) -> {
-                    if (channel != fetchChannel || closed) {
-                        return; // from before a reconnect, or closing
+                    if (channel != l.fetch || closed) {
+                        return; // from before a move, or closing
                     }
-                    fetchInFlight = false;
+                    l.fetchInFlight = false;
                     if (e != null) {
-                        membership.connectionLost(e);
+                        leaderLost(l);
                         return;
                     }
-                    onFetched(response.data());
+                    onFetched(l, response.data());
                 });
     }
 
-    private void onFetched(ShareFetchResponseData data) {
+    private void onFetched(Leader l, ShareFetchResponseData data) {
         if (data.acquisitionLockTimeoutMs() > 0) {
             lockDurationMs = data.acquisitionLockTimeoutMs();
         }
@@ -520,13 +800,12 @@ public final class ShareFetcher implements Fetcher {
             return;
         }
         if (error == Errors.SHARE_SESSION_NOT_FOUND || error == Errors.INVALID_SHARE_SESSION_EPOCH) {
-            sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+            l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
             maybeFetch();
             return;
         }
         if (RetryWindow.isRetriableError(error)) {
-            // the partitions' leader or the group's coordinator moved (failover): connect again, then go on
-            membership.connectionLost(new IOException("fetching from " + topic + ": " + error.name()));
+            leaderLost(l); // the broker stopped leading (failover): find the leaders again, then go on
             return;
         }
         if (error != Errors.NONE) {
@@ -537,13 +816,18 @@ public final class ShareFetcher implements Fetcher {
         }
         failure = null; // the broker answers again
         List<Delivery> fetched = new ArrayList<>();
-        boolean moved = false;
         for (ShareFetchResponseData.ShareFetchableTopicResponse t : data.responses()) {
             for (ShareFetchResponseData.PartitionData pd : t.partitions()) {
                 if (pd.errorCode() != Errors.NONE.code()) {
-                    // a deleted topic (temporary queue) or a partition moving: nothing acquired there
-                    moved |= RetryWindow.isRetriableError(Errors.forCode(pd.errorCode()));
-                    continue;
+                    Errors pe = Errors.forCode(pd.errorCode());
+                    if (RetryWindow.isRetriableError(pe) || pe == Errors.UNKNOWN_TOPIC_OR_PARTITION
+                            || pe == Errors.FENCED_LEADER_EPOCH) {
+                        moveTo(pd.partitionIndex(), hint(data, pd));
+                    }
+                    continue; // else a deleted topic (temporary queue): nothing acquired there
+                }
+                if (leaderOf.get(pd.partitionIndex()) != l) {
+                    continue; // moved while the fetch was parked; the broker releases them with the session
                 }
                 AcquiredRecords.Decoded decoded = AcquiredRecords.decode(topic, pd);
                 for (AcquiredRecords.Acquired a : decoded.records()) {
@@ -560,11 +844,26 @@ public final class ShareFetcher implements Fetcher {
             onArrival.run();
             scheduleIdleCheck();
         }
-        if (moved) {
-            membership.connectionLost(new IOException("fetching from " + topic + ": a partition's leader moved"));
-            return;
-        }
         maybeFetch();
+    }
+
+    /** The new leader a ShareFetch answer names for a partition (KIP-951), or null. */
+    private static ClusterLookup.Broker hint(ShareFetchResponseData data, ShareFetchResponseData.PartitionData pd) {
+        if (pd.currentLeader() == null || pd.currentLeader().leaderId() < 0) {
+            return null;
+        }
+        ShareFetchResponseData.NodeEndpoint node = data.nodeEndpoints().find(pd.currentLeader().leaderId());
+        return node == null ? null : new ClusterLookup.Broker(node.nodeId(), node.host(), node.port());
+    }
+
+    /** Moves {@code partition} to {@code leader} when known, else drops its route and asks for it again. */
+    private void moveTo(int partition, ClusterLookup.Broker leader) {
+        if (leader != null && partitions.contains(partition)) {
+            route(partition, leader);
+        } else {
+            partitionMoved(partition);
+            scheduleRefresh();
+        }
     }
 
     // ---- settling (loop)
@@ -572,12 +871,15 @@ public final class ShareFetcher implements Fetcher {
     private void flushAcceptedLater() {
         flushScheduled.set(false);
         drainAcceptedLater(pendingAsync);
-        if (!fetchInFlight && sessionEpoch != ShareRequestMetadata.INITIAL_EPOCH && hasDemand()
-                && buffer.size() < settings.prefetch()) {
-            maybeFetch(); // the acceptances ride on it
-        } else {
-            maybeSettleAsync();
+        boolean fetchable = false;
+        for (Leader l : leaders.values()) {
+            fetchable |= l.connected() && l.fetch != null && !l.fetchInFlight && !l.partitions.isEmpty()
+                    && l.sessionEpoch != ShareRequestMetadata.INITIAL_EPOCH;
         }
+        if (fetchable && hasDemand() && buffer.size() < settings.prefetch()) {
+            maybeFetch(); // the acceptances ride on it
+        }
+        maybeSettleAsync();
     }
 
     /** Moves the application's queued acceptances into {@code into}. Loop. */
@@ -586,6 +888,8 @@ public final class ShareFetcher implements Fetcher {
         while ((d = acceptedLater.poll()) != null) {
             if (unhold(d.partition(), d.offset())) {
                 into.add(d.partition(), d.offset(), ShareSettle.ACCEPT);
+            } else {
+                forgetLost(d.partition(), d.offset()); // its leader was lost: the broker delivers it again
             }
         }
     }
@@ -596,29 +900,85 @@ public final class ShareFetcher implements Fetcher {
         pendingAsync.moveTo(into);
     }
 
-    /** Sends the pending asynchronous settlements now, one ShareSettle at a time (more collect meanwhile). */
+    /**
+     * Sends the pending asynchronous settlements of partitions whose leader is connected now, one round at a time
+     * (more collect meanwhile); the others wait for their leader.
+     */
     private void maybeSettleAsync() {
-        if (settleInFlight || pendingAsync.isEmpty() || controlChannel == null) {
+        if (settleInFlight || pendingAsync.isEmpty()) {
+            return;
+        }
+        drainAcceptedLater(pendingAsync);
+        Set<Integer> ready = routable(pendingAsync.partitions());
+        if (ready.isEmpty()) {
             return;
         }
         settleInFlight = true;
-        drainAcceptedLater(pendingAsync);
-        sendSettle(pendingAsync).whenComplete((r, e) -> { // sendSettle takes the batches at once
+        sendSettle(pendingAsync.drain(ready)).whenComplete((r, e) -> {
             settleInFlight = false;
             maybeSettleAsync();
         });
     }
 
+    /**
+     * Sends {@code batches} to their partitions' leaders; fails with {@link NotSentException} (taking nothing out of
+     * {@code batches}) when a partition has no connected leader now.
+     */
     private CompletableFuture<ShareSettle.Response> sendSettle(SettleBatches batches) {
+        Set<Integer> wanted = batches.partitions();
+        if (routable(wanted).size() < wanted.size()) {
+            return CompletableFuture.failedFuture(new NotSentException());
+        }
+        return sendSettle(batches.drain());
+    }
+
+    /**
+     * Sends settlements to their partitions' leaders, one ShareSettle per leader, and joins the answers; a partition
+     * without a connected leader is answered NOT_LEADER_OR_FOLLOWER here. A partition that a leader says it does not
+     * lead (or a lost connection) moves it. Loop.
+     */
+    private CompletableFuture<ShareSettle.Response> sendSettle(List<ShareSettle.PartitionBatches> batches) {
         if (batches.isEmpty()) {
             return CompletableFuture.completedFuture(new ShareSettle.Response(Errors.NONE.code(), null, List.of()));
         }
-        if (controlChannel == null || !controlChannel.isOpen()) {
-            return CompletableFuture.failedFuture(new NotSentException());
+        Map<Leader, List<ShareSettle.PartitionBatches>> byLeader = new HashMap<>();
+        List<ShareSettle.PartitionResult> unrouted = new ArrayList<>();
+        for (ShareSettle.PartitionBatches pb : batches) {
+            Leader l = leaderOf.get(pb.partition());
+            if (l == null || !l.connected()) {
+                unrouted.add(new ShareSettle.PartitionResult(topic, pb.partition(),
+                        Errors.NOT_LEADER_OR_FOLLOWER.code()));
+            } else {
+                byLeader.computeIfAbsent(l, k -> new ArrayList<>()).add(pb);
+            }
         }
-        ShareSettle.Request request = new ShareSettle.Request(groupId, memberId, batches.drain());
-        return controlChannel.sendExtension(ExtensionApi.SHARE_SETTLE, ShareSettle.VERSION, request.toStruct())
+        List<CompletableFuture<ShareSettle.Response>> answers = new ArrayList<>();
+        byLeader.forEach((l, list) -> answers.add(sendSettle(l, list)));
+        return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            List<ShareSettle.PartitionResult> results = new ArrayList<>(unrouted);
+            answers.forEach(a -> results.addAll(a.join().partitions()));
+            return new ShareSettle.Response(Errors.NONE.code(), null, results);
+        });
+    }
+
+    private CompletableFuture<ShareSettle.Response> sendSettle(Leader l, List<ShareSettle.PartitionBatches> batches) {
+        BrokerChannel channel = l.settle;
+        ShareSettle.Request request = new ShareSettle.Request(groupId, memberId, batches);
+        return channel.sendExtension(ExtensionApi.SHARE_SETTLE, ShareSettle.VERSION, request.toStruct())
                 .thenApply(ShareSettle.Response::read)
+                .whenComplete((r, e) -> onLoop(() -> {
+                    if (e != null && l.settle == channel) {
+                        leaderLost(l);
+                    } else if (r != null) {
+                        for (ShareSettle.PartitionResult p : r.partitions()) {
+                            Errors pe = Errors.forCode(p.errorCode());
+                            if ((pe == Errors.NOT_LEADER_OR_FOLLOWER || pe == Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                                    && leaderOf.get(p.partition()) == l) {
+                                moveTo(p.partition(), null);
+                            }
+                        }
+                    }
+                }))
                 .thenApply(r -> {
                     if (r.errorCode() != Errors.NONE.code()) {
                         Errors error = Errors.forCode(r.errorCode());
@@ -640,8 +1000,10 @@ public final class ShareFetcher implements Fetcher {
         }
     }
 
+    /** Acquired now: held (and no longer lost, when a lost record was acquired again by this member). */
     private void hold(int partition, long offset) {
         held.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
+        forgetLost(partition, offset);
     }
 
     /** Whether the offset was held (and now no longer is). */
@@ -650,17 +1012,15 @@ public final class ShareFetcher implements Fetcher {
         return offsets != null && offsets.remove(offset);
     }
 
-    /** Renews the locks of every held record each half lock duration. */
+    /** Renews the locks of every held record each half lock duration, at each record's leader. */
     private void scheduleRenewal() {
         renewal = loop.schedule(() -> {
             if (closed) {
                 return;
             }
-            if (controlChannel != null) {
-                SettleBatches renew = new SettleBatches(topic);
-                held.forEach((p, offsets) -> offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW)));
-                sendSettle(renew);
-            }
+            SettleBatches renew = new SettleBatches(topic);
+            held.forEach((p, offsets) -> offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW)));
+            sendSettle(renew.drain(routable(renew.partitions())));
             scheduleRenewal();
         }, Math.max(500, lockDurationMs / 2), TimeUnit.MILLISECONDS);
     }
@@ -683,7 +1043,7 @@ public final class ShareFetcher implements Fetcher {
             }
             SettleBatches back = new SettleBatches(topic);
             returnUnread(back);
-            sendSettle(back);
+            sendSettle(back.drain(routable(back.partitions())));
         }, delayNanos, TimeUnit.NANOSECONDS);
     }
 

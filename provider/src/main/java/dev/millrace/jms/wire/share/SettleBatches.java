@@ -47,6 +47,32 @@ public final class SettleBatches {
         size = 0;
     }
 
+    /** The partitions that have settlements here. */
+    public java.util.Set<Integer> partitions() {
+        return java.util.Set.copyOf(byPartition.keySet());
+    }
+
+    /** Forgets the settlements of {@code partition} (its leader is gone, and with it the locks they settle). */
+    public void removePartition(int partition) {
+        TreeMap<Long, Byte> offsets = byPartition.remove(partition);
+        if (offsets != null) {
+            size -= offsets.size();
+        }
+    }
+
+    /** The settlements of the partitions in {@code only} as ShareSettle partitions, and forgets them. */
+    public List<ShareSettle.PartitionBatches> drain(java.util.Set<Integer> only) {
+        List<ShareSettle.PartitionBatches> out = new ArrayList<>();
+        for (int partition : only) {
+            TreeMap<Long, Byte> offsets = byPartition.remove(partition);
+            if (offsets != null) {
+                size -= offsets.size();
+                out.add(new ShareSettle.PartitionBatches(topic, partition, ranges(offsets)));
+            }
+        }
+        return out;
+    }
+
     /** The collected settlements as ShareSettle partitions, and forgets them. */
     public List<ShareSettle.PartitionBatches> drain() {
         List<ShareSettle.PartitionBatches> out = new ArrayList<>();

@@ -19,22 +19,24 @@ import io.netty.channel.EventLoop;
 import jakarta.jms.JMSException;
 
 /**
- * Membership of one share group (KIP-932's ShareGroupHeartbeat), on a shared event loop: connects to the first broker
- * of the bootstrap list that answers, joins (member epoch 0, the client's own member id, the topic as subscription and
+ * Membership of one share group (KIP-932's ShareGroupHeartbeat), on a shared event loop: asks the first broker of the
+ * bootstrap list that answers for the group's coordinator (FindCoordinator, key type GROUP) and connects to it, joins (member epoch 0, the client's own member id, the topic as subscription and
  * the rack id, which carries a JMS selector), heartbeats at the interval the broker asks for, joins again when the broker
  * dropped the member (session timeout), reconnects after {@value #RECONNECT_BACKOFF_MS} ms when the connection is lost,
  * and leaves (member epoch -1) on close.
  *
  * <pre>
- *   join():   connect control (and fetch) channel -> heartbeat epoch 0 -> assignment -> listener.onAssignment
+ *   join():   any bootstrap broker -> FindCoordinator -> channel to the coordinator -> heartbeat epoch 0
+ *             -> assignment -> listener.onAssignment
  *   every heartbeat interval: heartbeat with the member epoch
  *   UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH -> listener.onRejoining, heartbeat epoch 0
  *   NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS -> as a lost connection
- *   connection lost -> listener.onDisconnected, reconnect after the backoff (forever, until closed), join again
+ *   connection lost -> listener.onDisconnected, after the backoff find the coordinator again (forever, until
+ *                      closed), join again with epoch 0
  * </pre>
  *
- * <p>Used by queue consumers ({@code ShareFetcher}, with a second channel for their long-polling fetches) and by
- * client-id claims and temporary-destination ownership (membership only).
+ * <p>Used by queue consumers ({@code ShareFetcher}, which sends its fetches and settlements to each partition's leader
+ * on channels of its own) and by client-id claims and temporary-destination ownership (membership only).
  *
  * <p>Not thread-safe: everything but {@link #join} and {@link #failure} runs on its event loop.
  */
@@ -49,8 +51,8 @@ public final class ShareMembership {
 
     /** What the owner of a membership hears, on the event loop. */
     public interface Listener {
-        /** Connected (again): the channels to use from now on; {@code fetch} is null without a fetch channel. */
-        default void onConnected(BrokerChannel control, BrokerChannel fetch) {
+        /** Connected (again) to the group's coordinator: the channel its heartbeats use from now on. */
+        default void onConnected(BrokerChannel control) {
         }
 
         /** The member's partitions changed (also on join). */
@@ -72,26 +74,23 @@ public final class ShareMembership {
     private final String groupId;
     private final String topic;
     private final String rack;
-    private final boolean withFetchChannel;
     private final Listener listener;
     private final String memberId = Uuid.randomUuid().toString();
     private volatile Throwable failure;
     private BrokerChannel control;
-    private BrokerChannel fetch;
     private int memberEpoch;
     private ScheduledFuture<?> heartbeat;
     private boolean reconnecting;
     private boolean closed;
 
     public ShareMembership(ConnectionSettings settings, EventLoop loop, String clientId, String groupId, String topic,
-                           String rack, boolean withFetchChannel, Listener listener) {
+                           String rack, Listener listener) {
         this.settings = settings;
         this.loop = loop;
         this.clientId = clientId;
         this.groupId = groupId;
         this.topic = topic;
         this.rack = rack;
-        this.withFetchChannel = withFetchChannel;
         this.listener = listener;
     }
 
@@ -101,6 +100,11 @@ public final class ShareMembership {
 
     public String groupId() {
         return groupId;
+    }
+
+    /** The channel to the group's coordinator, or null while not connected. Loop. */
+    public BrokerChannel channel() {
+        return control;
     }
 
     /** Whether the member has joined and holds a positive epoch. Loop. */
@@ -119,47 +123,52 @@ public final class ShareMembership {
     /** Connects and joins; completes once the broker accepted the member (exceptionally with why it did not). */
     public CompletableFuture<Void> join() {
         CompletableFuture<Void> joined = new CompletableFuture<>();
-        loop.execute(() -> connect(settings.brokers().split(","), 0, joined));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
+        loop.execute(() -> connect(joined, deadline));
         return joined;
     }
 
-    private void connect(String[] brokers, int index, CompletableFuture<Void> joined) {
-        String broker = brokers[index].trim();
-        int colon = broker.lastIndexOf(':');
-        String host = colon < 0 ? broker : broker.substring(0, colon);
-        int port = colon < 0 ? 9092 : Integer.parseInt(broker.substring(colon + 1));
-        CompletableFuture<BrokerChannel> controlFuture = BrokerChannel.connect(loop, host, port, clientId,
-                settings.requestTimeoutMs());
-        CompletableFuture<BrokerChannel> fetchFuture = withFetchChannel
-                ? BrokerChannel.connect(loop, host, port, clientId, settings.requestTimeoutMs())
-                : CompletableFuture.completedFuture(null);
-        controlFuture.thenCombine(fetchFuture, (c, f) -> {
-            onLoop(() -> {
-                if (closed) {
-                    c.close();
-                    if (f != null) {
-                        f.close();
+    /**
+     * Finds the group's coordinator through any broker of the bootstrap list and connects to it (the bootstrap
+     * channel is kept when it is the coordinator's); a failure (no broker answers, COORDINATOR_NOT_AVAILABLE while
+     * the group's partition elects a leader) is tried again after the back-off until {@code deadlineNanos}, then
+     * fails {@code joined}.
+     */
+    private void connect(CompletableFuture<Void> joined, long deadlineNanos) {
+        int timeoutMs = settings.requestTimeoutMs();
+        ClusterLookup.connectAny(loop, settings.brokers(), clientId, timeoutMs).thenCompose(any ->
+                ClusterLookup.findCoordinator(any, groupId).handle((coordinator, e) -> {
+                    if (e != null) {
+                        any.close();
+                        throw e instanceof java.util.concurrent.CompletionException ce ? ce
+                                : new java.util.concurrent.CompletionException(e);
                     }
-                    joined.completeExceptionally(new IllegalStateException("closed"));
-                    return;
-                }
-                control = c;
-                fetch = f;
-                memberEpoch = 0;
-                listener.onConnected(c, f);
-                heartbeat(joined);
-            });
-            return null;
-        }).exceptionally(e -> {
-            onLoop(() -> {
-                if (index + 1 < brokers.length && !closed) {
-                    connect(brokers, index + 1, joined);
-                } else {
-                    joined.completeExceptionally(e);
-                }
-            });
-            return null;
-        });
+                    if (coordinator.address().equals(any.address())) {
+                        return CompletableFuture.completedFuture(any);
+                    }
+                    any.close();
+                    return ClusterLookup.connect(loop, coordinator.host(), coordinator.port(), clientId, timeoutMs);
+                }).thenCompose(f -> f)).whenComplete((c, e) -> onLoop(() -> {
+                    if (e != null) {
+                        if (!closed && System.nanoTime() < deadlineNanos) {
+                            loop.schedule(() -> connect(joined, deadlineNanos), RECONNECT_BACKOFF_MS,
+                                    TimeUnit.MILLISECONDS);
+                        } else {
+                            joined.completeExceptionally(e instanceof java.util.concurrent.CompletionException
+                                    && e.getCause() != null ? e.getCause() : e);
+                        }
+                        return;
+                    }
+                    if (closed) {
+                        c.close();
+                        joined.completeExceptionally(new IllegalStateException("closed"));
+                        return;
+                    }
+                    control = c;
+                    memberEpoch = 0;
+                    listener.onConnected(c);
+                    heartbeat(joined);
+                }));
     }
 
     private void heartbeat(CompletableFuture<Void> joined) {
@@ -244,7 +253,7 @@ public final class ShareMembership {
         heartbeat(null);
     }
 
-    /** The connection failed (also a fetch channel's): close both, tell the listener, reconnect later. Loop. */
+    /** The connection to the coordinator failed: close it, tell the listener, find the coordinator again later. Loop. */
     public void connectionLost(Throwable cause) {
         if (closed || reconnecting) {
             return;
@@ -255,7 +264,6 @@ public final class ShareMembership {
         }
         closeChannels();
         control = null;
-        fetch = null;
         listener.onDisconnected(cause);
         loop.schedule(() -> {
             reconnecting = false;
@@ -268,7 +276,7 @@ public final class ShareMembership {
                     onLoop(() -> connectionLost(t));
                 }
             });
-            connect(settings.brokers().split(","), 0, again);
+            connect(again, System.nanoTime()); // one try; a failure comes back here after the back-off
         }, RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -288,9 +296,6 @@ public final class ShareMembership {
 
     /** Closes the channels (after {@link #leave}). Idempotent. Loop. */
     public void closeChannels() {
-        if (fetch != null) {
-            fetch.close();
-        }
         if (control != null) {
             control.close();
         }

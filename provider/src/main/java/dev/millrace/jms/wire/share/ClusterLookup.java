@@ -1,0 +1,130 @@
+package dev.millrace.jms.wire.share;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+
+import dev.millrace.protocol.net.BrokerChannel;
+import io.netty.channel.EventLoop;
+
+/**
+ * Where the share-group client's requests go on a cluster: a channel to any broker of the bootstrap list, the group's
+ * coordinator (FindCoordinator, key type GROUP, key the group id) and the leader of each partition of a topic, with
+ * the topic id (Metadata; share requests name topics by id).
+ *
+ * <p>Stateless; the futures complete on the channel's event loop.
+ */
+public final class ClusterLookup {
+
+    /** FindCoordinator's last version with a single key (the batched ones start at 4). */
+    private static final short FIND_COORDINATOR_VERSION = 3;
+    /** Metadata with topic ids. */
+    private static final short METADATA_VERSION = 12;
+
+    /** A broker: its node id and address ({@code host:port}). */
+    public record Broker(int nodeId, String host, int port) {
+        public String address() {
+            return host + ":" + port;
+        }
+    }
+
+    /** A topic's id and the leader of each of its partitions (a partition without a live leader is absent). */
+    public record TopicRoutes(Uuid topicId, Map<Integer, Broker> leaders) {
+    }
+
+    private ClusterLookup() {
+    }
+
+    /** Connects to the first broker of {@code brokers} (comma-separated {@code host:port}) that answers. */
+    public static CompletableFuture<BrokerChannel> connectAny(EventLoop loop, String brokers, String clientId,
+                                                              int timeoutMs) {
+        CompletableFuture<BrokerChannel> result = new CompletableFuture<>();
+        connectFrom(loop, brokers.split(","), 0, clientId, timeoutMs, result);
+        return result;
+    }
+
+    private static void connectFrom(EventLoop loop, String[] brokers, int index, String clientId, int timeoutMs,
+                                    CompletableFuture<BrokerChannel> result) {
+        String broker = brokers[index].trim();
+        int colon = broker.lastIndexOf(':');
+        String host = colon < 0 ? broker : broker.substring(0, colon);
+        int port = colon < 0 ? 9092 : Integer.parseInt(broker.substring(colon + 1));
+        connect(loop, host, port, clientId, timeoutMs).whenComplete((c, e) -> {
+            if (e == null) {
+                result.complete(c);
+            } else if (index + 1 < brokers.length) {
+                connectFrom(loop, brokers, index + 1, clientId, timeoutMs, result);
+            } else {
+                result.completeExceptionally(e);
+            }
+        });
+    }
+
+    /** Connects to one broker. */
+    public static CompletableFuture<BrokerChannel> connect(EventLoop loop, String host, int port, String clientId,
+                                                           int timeoutMs) {
+        return BrokerChannel.connect(loop, host, port, clientId, timeoutMs);
+    }
+
+    /**
+     * The coordinator of share group {@code groupId}, asked of {@code via}; fails with an IOException naming the
+     * broker's error (COORDINATOR_NOT_AVAILABLE while the group's partition has no leader: retried by the caller).
+     */
+    public static CompletableFuture<Broker> findCoordinator(BrokerChannel via, String groupId) {
+        FindCoordinatorRequestData data = new FindCoordinatorRequestData().setKey(groupId)
+                .setKeyType(FindCoordinatorRequest.CoordinatorType.GROUP.id());
+        return via.<FindCoordinatorResponse>send(new FindCoordinatorRequest.Builder(data), FIND_COORDINATOR_VERSION)
+                .thenApply(r -> {
+                    Errors error = Errors.forCode(r.data().errorCode());
+                    if (error != Errors.NONE) {
+                        throw new java.util.concurrent.CompletionException(new IOException("FindCoordinator for "
+                                + "share group " + groupId + " at " + via.address() + ": " + error.name()));
+                    }
+                    return new Broker(r.data().nodeId(), r.data().host(), r.data().port());
+                });
+    }
+
+    /** The id of {@code topic} and its partitions' leaders, asked of {@code via}. */
+    public static CompletableFuture<TopicRoutes> routes(BrokerChannel via, String topic) {
+        MetadataRequestData data = new MetadataRequestData().setAllowAutoTopicCreation(false)
+                .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName(topic)));
+        return via.<MetadataResponse>send(new MetadataRequest.Builder(data), METADATA_VERSION).thenApply(r -> {
+            Map<Integer, Broker> brokers = new HashMap<>();
+            for (MetadataResponseData.MetadataResponseBroker b : r.data().brokers()) {
+                brokers.put(b.nodeId(), new Broker(b.nodeId(), b.host(), b.port()));
+            }
+            for (MetadataResponseData.MetadataResponseTopic t : r.data().topics()) {
+                if (!topic.equals(t.name())) {
+                    continue;
+                }
+                Errors error = Errors.forCode(t.errorCode());
+                if (error != Errors.NONE) {
+                    throw new java.util.concurrent.CompletionException(new IOException("Metadata of " + topic
+                            + " at " + via.address() + ": " + error.name()));
+                }
+                Map<Integer, Broker> leaders = new HashMap<>();
+                for (MetadataResponseData.MetadataResponsePartition p : t.partitions()) {
+                    Broker leader = brokers.get(p.leaderId());
+                    if (leader != null) {
+                        leaders.put(p.partitionIndex(), leader);
+                    }
+                }
+                return new TopicRoutes(t.topicId(), Map.copyOf(leaders));
+            }
+            throw new java.util.concurrent.CompletionException(new IOException("Metadata of " + topic + " at "
+                    + via.address() + " does not name the topic"));
+        });
+    }
+}
