@@ -28,7 +28,7 @@ import dev.millrace.broker.cluster.ClusterProcesses;
  *
  * <p>{@code -Dmillrace.chaos.failover.kills=N} (10 by default, 100 with {@code -Pchaos}); {@code
  * -Dmillrace.chaos.seed=S} replays a run's schedule (the seed and every kill are printed); {@code
- * -Dmillrace.chaos.flows=kafka,jms topic} runs only the flows whose names start with one of the prefixes.
+ * -Dmillrace.chaos.flows="kafka;jms topic, durable"} runs only the flows whose names start with one of the prefixes.
  */
 @Timeout(value = 60, unit = TimeUnit.MINUTES)
 class FailoverChaosIntegrationTest {
@@ -69,7 +69,7 @@ class FailoverChaosIntegrationTest {
                     new JmsDelayFlow(bootstrap, 4 * PERIOD_MS, 3_000),
                     new JmsDeadLetterFlow(bootstrap, 4 * PERIOD_MS));
             String only = System.getProperty("millrace.chaos.flows", "");
-            List<Flow> flows = all.stream().filter(f -> only.isBlank() || java.util.Arrays.stream(only.split(","))
+            List<Flow> flows = all.stream().filter(f -> only.isBlank() || java.util.Arrays.stream(only.split(";"))
                     .anyMatch(prefix -> f.name().startsWith(prefix.trim()))).toList();
             System.out.println("FailoverChaos flows: " + flows.stream().map(Flow::name).toList());
             Killer killer = new Killer(cluster, admin, seed);
