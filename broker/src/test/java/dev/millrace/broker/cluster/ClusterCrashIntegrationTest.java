@@ -45,7 +45,7 @@ import dev.millrace.broker.log.PartitionLog;
  * Crash test under load, as processes: three brokers (each a voter), a topic with replication factor 3 and
  * {@code min.insync.replicas=2}, an idempotent {@code acks=all} producer writing steadily to every partition while
  * the test SIGKILLs a random broker (the controller's node or a partition leader, as the draw falls) and restarts
- * it, {@code millrace.chaos.kills} times (20 by default; the {@code chaos} profile runs 100). Between kills it waits
+ * it, {@code millrace.chaos.kills} times (10 by default; the {@code chaos} profile runs 100). Between kills it waits
  * until the producer has made progress with the node down and until the node is back in every ISR.
  *
  * <p>At the end it reports and checks what users care about: every acknowledged record is read back exactly once
@@ -65,7 +65,7 @@ class ClusterCrashIntegrationTest {
 
     @Test
     void acknowledgedRecordsSurviveRepeatedSigkills() throws Exception {
-        int kills = Integer.getInteger("millrace.chaos.kills", 20);
+        int kills = Integer.getInteger("millrace.chaos.kills", 10);
         long seed = Long.getLong("millrace.chaos.seed", System.nanoTime());
         System.out.println("ClusterCrashIntegrationTest seed=" + seed + " kills=" + kills
                 + " (replay with -Dmillrace.chaos.seed=" + seed + ")");
