@@ -5,6 +5,9 @@ import java.util.Map;
 
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
 
 import dev.millrace.jms.MillraceConnectionFactory;
 
@@ -26,6 +29,22 @@ final class Jms {
         all.putAll(options);
         factory.setProperties(all);
         return factory;
+    }
+
+    /**
+     * Sends a text message carrying {@code id} (body and {@link #ID} property) and records it in {@code ledger}:
+     * acknowledged once {@code send} returned, a failed send counted (and rethrown for the pacer).
+     */
+    static void sendTracked(Session session, MessageProducer producer, String id, Ledger ledger) throws JMSException {
+        TextMessage message = session.createTextMessage(id);
+        message.setStringProperty(ID, id);
+        try {
+            producer.send(message);
+            ledger.acknowledged(id);
+        } catch (JMSException | RuntimeException e) {
+            ledger.sendFailed();
+            throw e;
+        }
     }
 
     static String id(Message message) throws JMSException {

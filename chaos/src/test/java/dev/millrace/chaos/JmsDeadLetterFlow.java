@@ -12,7 +12,6 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
-import jakarta.jms.TextMessage;
 
 import dev.millrace.jms.MillraceConnectionFactory;
 
@@ -73,16 +72,7 @@ final class JmsDeadLetterFlow implements Flow {
         }));
         connection.start();
         pacer = new Pacer("chaos-poison-producer", periodMs, seq -> {
-            String id = QUEUE + "-" + seq;
-            TextMessage message = producerSession.createTextMessage(id);
-            message.setStringProperty(Jms.ID, id);
-            try {
-                producer.send(message);
-                ledger.acknowledged(id);
-            } catch (JMSException | RuntimeException e) {
-                ledger.sendFailed();
-                throw e;
-            }
+            Jms.sendTracked(producerSession, producer, QUEUE + "-" + seq, ledger);
         });
     }
 

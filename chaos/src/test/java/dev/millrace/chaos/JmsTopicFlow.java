@@ -11,7 +11,6 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
-import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 
 import dev.millrace.jms.MillraceConnectionFactory;
@@ -75,16 +74,7 @@ final class JmsTopicFlow implements Flow {
         }
         consumerConnection.start();
         pacer = new Pacer("chaos-" + topicName + "-producer", periodMs, seq -> {
-            String id = topicName + "-" + seq;
-            TextMessage message = producerSession.createTextMessage(id);
-            message.setStringProperty(Jms.ID, id);
-            try {
-                producer.send(message);
-                ledger.acknowledged(id);
-            } catch (JMSException | RuntimeException e) {
-                ledger.sendFailed();
-                throw e;
-            }
+            Jms.sendTracked(producerSession, producer, topicName + "-" + seq, ledger);
         });
     }
 

@@ -83,16 +83,7 @@ final class JmsTransformFlow implements Flow {
         }));
         connection.start();
         pacer = new Pacer("chaos-transform-producer", periodMs, seq -> {
-            String id = INPUT + "-" + seq;
-            TextMessage message = producerSession.createTextMessage(id);
-            message.setStringProperty(Jms.ID, id);
-            try {
-                producer.send(message);
-                ledger.acknowledged(id);
-            } catch (JMSException | RuntimeException e) {
-                ledger.sendFailed();
-                throw e;
-            }
+            Jms.sendTracked(producerSession, producer, INPUT + "-" + seq, ledger);
         });
     }
 
