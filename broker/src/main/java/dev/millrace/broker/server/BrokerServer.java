@@ -40,7 +40,6 @@ import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.delay.DelayLogs;
-import dev.millrace.broker.coordinator.CoordinatorLocator;
 import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.delay.ProducerRoundWriter;
 import dev.millrace.broker.group.GroupCoordinator;
@@ -305,11 +304,6 @@ public final class BrokerServer implements AutoCloseable {
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
                 dev.millrace.delay.Time.SYSTEM);
         shares.setStateHandler(new ShareStateHandler(shareStates));
-        CoordinatorLocator shareMembership = ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME);
-        int offsetsPartitions = InternalTopics.offsetsTopic(controller, partitions).partitionCount();
-        shares.setCoordinatedElsewhere(groupId -> shareMembership.leaderOf(
-                org.apache.kafka.common.utils.Utils.abs(groupId.hashCode()) % offsetsPartitions)
-                .map(node -> node.id() != config.nodeId()).orElse(true));
         partitions.addLeadershipListener(shares.partitions());
         purgatory.addAppendListener(shares::onAppend);
         partitions.addElectionListener(OffsetsTopic.NAME, shares.followGroupLeadership(

@@ -59,7 +59,6 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareSettleHandler settleHandler;
     private volatile boolean closed;
     private volatile ShareStateHandler stateHandler;
-    private volatile java.util.function.Predicate<String> coordinatedElsewhere = groupId -> false;
 
     public ShareBroker(ShareGroupConfig config, ShareTopics topics, ShareStateStore store, Timer timer, Time time) {
         Objects.requireNonNull(config, "config");
@@ -93,8 +92,7 @@ public final class ShareBroker implements AutoCloseable {
         this.groupConfigHandler = new ShareGroupConfigHandler(groupConfigs);
         this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
         this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory,
-                (groupId, memberId) -> coordinator.isMember(groupId, memberId)
-                        || coordinatedElsewhere.test(groupId), coordinator::filterOf, saves);
+                coordinator::isMember, coordinator::filterOf, saves);
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);
@@ -175,17 +173,6 @@ public final class ShareBroker implements AutoCloseable {
      */
     public CoordinatorElection followGroupLeadership(int offsetsPartitions) {
         return coordinator.followLeadership(offsetsPartitions);
-    }
-
-    /**
-     * Tells which share groups have their membership coordinator on another broker (a cluster): a share fetch from
-     * a member of such a group is served here without checking its membership, which only that broker knows (as
-     * Kafka's share-partition leaders do; the acquisition locks bound what an unknown member can hold). Interim:
-     * the share-group coordinator answers this itself once it follows leadership (issue 23, groups), and then this
-     * predicate changes nothing. Set once, before serving; by default every group is coordinated here.
-     */
-    public void setCoordinatedElsewhere(java.util.function.Predicate<String> coordinatedElsewhere) {
-        this.coordinatedElsewhere = Objects.requireNonNull(coordinatedElsewhere, "coordinatedElsewhere");
     }
 
     /** Serves the ShareState extension (other brokers' share-state reads and writes); set once, before serving. */
