@@ -87,10 +87,6 @@ class AcknowledgeAndAsyncSendIntegrationTest {
     }
 
     /** Acknowledgements go to the broker after receive returns; closing must send those still pending first. */
-    @org.junit.jupiter.api.Disabled("Regression under investigation (issue 23): since the share client routes "
-            + "settlements per partition leader, close() sometimes drops pending AUTO_ACKNOWLEDGE acknowledgements "
-            + "(ShareFetcher.close sends only to leaders whose settle channel is connected); failed 1 of 6 cases in "
-            + "the full run of 2026-12-02 07:20")
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(ints = {Session.AUTO_ACKNOWLEDGE, Session.DUPS_OK_ACKNOWLEDGE,
             Session.AUTO_ACKNOWLEDGE, Session.DUPS_OK_ACKNOWLEDGE, Session.AUTO_ACKNOWLEDGE,

@@ -140,6 +140,8 @@ public final class ShareFetcher implements Fetcher {
     private final List<Delivery> readAheadBeforeLoss = new ArrayList<>();
     private final SettleBatches pendingAsync;
     private boolean settleInFlight;
+    /** The asynchronous settlement round in flight (complete when none is); close waits for it before leaving. */
+    private CompletableFuture<?> asyncSettled = CompletableFuture.completedFuture(null);
     private int lockDurationMs = 30_000;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> idleCheck;
@@ -396,7 +398,14 @@ public final class ShareFetcher implements Fetcher {
         CompletableFuture<Void> done = new CompletableFuture<>();
         onLoop(() -> {
             cancelTimers();
+            // acknowledgements riding on a parked fetch: closing its channel may lose them, and the broker may
+            // handle the leave (on the coordinator's channel) before that fetch; they go again, and are settled
+            // before the leave (a second acceptance of a record is refused, which changes nothing)
+            List<ShareSettle.PartitionBatches> resend = new ArrayList<>();
             for (Leader l : leaders.values()) {
+                if (l.fetchInFlight) {
+                    resend.addAll(l.riding);
+                }
                 if (l.fetch != null) {
                     l.fetch.close(); // a parked fetch must not acquire for a member that is leaving
                     l.fetch = null;
@@ -408,7 +417,11 @@ public final class ShareFetcher implements Fetcher {
             held.forEach((p, offsets) -> offsets.forEach(o -> last.add(p, o, ShareSettle.RELEASE)));
             held.clear();
             lost.clear();
-            CompletableFuture<?> settled = sendSettle(last.drain(routable(last.partitions())));
+            List<ShareSettle.PartitionBatches> lastBatches = last.drain(routable(last.partitions()));
+            // the leave may overtake settlements still on their way (other channels): the round in flight, the
+            // acknowledgements sent again and the last ones are answered first
+            CompletableFuture<?> settled = asyncSettled.handle((r, e) -> sendSettle(resend)).thenCompose(f -> f)
+                    .handle((r, e) -> sendSettle(lastBatches)).thenCompose(f -> f);
             settled.handle((r, e) -> membership.leave()).thenCompose(f -> f).whenComplete((r, e) -> {
                 membership.closeChannels();
                 closeLeaders();
@@ -519,6 +532,8 @@ public final class ShareFetcher implements Fetcher {
         BrokerChannel fetch;
         BrokerChannel settle;
         boolean fetchInFlight;
+        /** The acknowledgements riding on the fetch in flight (sent again through the settle channel on close). */
+        List<ShareSettle.PartitionBatches> riding = List.of();
         int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
 
         Leader(ClusterLookup.Broker broker) {
@@ -747,6 +762,7 @@ public final class ShareFetcher implements Fetcher {
                 .setShareSessionEpoch(l.sessionEpoch).setMaxWaitMs(FETCH_MAX_WAIT_MS).setMinBytes(1)
                 .setMaxBytes(settings.prefetchBytes()).setMaxRecords(room).setBatchSize(room);
         ShareFetchRequestData.FetchTopic fetchTopic = new ShareFetchRequestData.FetchTopic().setTopicId(topicId);
+        List<ShareSettle.PartitionBatches> riding = List.of();
         if (l.sessionEpoch == ShareRequestMetadata.INITIAL_EPOCH) {
             for (int p : l.partitions) {
                 fetchTopic.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(p));
@@ -759,7 +775,8 @@ public final class ShareFetcher implements Fetcher {
                     mine.add(p); // in the session: acknowledgements ride only on the partitions it fetches
                 }
             });
-            for (ShareSettle.PartitionBatches pb : pendingAsync.drain(mine)) {
+            riding = pendingAsync.drain(mine);
+            for (ShareSettle.PartitionBatches pb : riding) {
                 ShareFetchRequestData.FetchPartition fp = new ShareFetchRequestData.FetchPartition()
                         .setPartitionIndex(pb.partition());
                 for (ShareSettle.Batch b : pb.batches()) {
@@ -775,6 +792,7 @@ public final class ShareFetcher implements Fetcher {
         }
         l.sessionEpoch = ShareRequestMetadata.nextEpoch(l.sessionEpoch);
         l.fetchInFlight = true;
+        l.riding = riding;
         BrokerChannel channel = l.fetch;
         channel.<ShareFetchResponse>send(new ShareFetchRequest.Builder(data), FETCH_VERSION)
                 .whenComplete((response, e) -> {
@@ -782,6 +800,7 @@ public final class ShareFetcher implements Fetcher {
                         return; // from before a move, or closing
                     }
                     l.fetchInFlight = false;
+                    l.riding = List.of();
                     if (e != null) {
                         leaderLost(l);
                         return;
@@ -914,7 +933,7 @@ public final class ShareFetcher implements Fetcher {
             return;
         }
         settleInFlight = true;
-        sendSettle(pendingAsync.drain(ready)).whenComplete((r, e) -> {
+        asyncSettled = sendSettle(pendingAsync.drain(ready)).whenComplete((r, e) -> {
             settleInFlight = false;
             maybeSettleAsync();
         });
