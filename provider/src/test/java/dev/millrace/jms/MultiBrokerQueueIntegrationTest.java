@@ -42,7 +42,8 @@ import jakarta.jms.Topic;
 /**
  * The provider's share-group client on a three-broker cluster (issue 23): queues of three partitions with replication
  * factor 3 whose leaders sit on different brokers, so that fetches and settlements must go to each partition's leader
- * and heartbeats to the group's coordinator. The last test stops the broker that leads a partition (a controlled
+ * and heartbeats to the group's coordinator; a selector applies on every leader, not only on the coordinator's
+ * broker. The last test stops the broker that leads a partition (a controlled
  * shutdown) while a consumer is reading: nothing is lost, and a message that comes again is flagged.
  */
 @Timeout(300)
@@ -196,6 +197,50 @@ class MultiBrokerQueueIntegrationTest {
 
     @Test
     @Order(4)
+    void selectorAppliesOnPartitionsLedByBrokersThatDoNotCoordinateTheGroup() throws Exception {
+        try (Connection c = factory().createConnection()) {
+            Queue queue;
+            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                queue = s.createQueue("routed-selective");
+                MessageProducer producer = s.createProducer(queue);
+                for (int i = 0; i < 90; i++) {
+                    TextMessage m = s.createTextMessage((i % 2 == 0 ? "red-" : "blue-") + i);
+                    m.setStringProperty("color", i % 2 == 0 ? "red" : "blue");
+                    producer.send(m);
+                }
+            }
+            // three leaders, so at least two partitions are led by brokers other than the group's coordinator
+            assertThat(new HashSet<>(leaders("routed-selective").values())).hasSize(3);
+            c.start();
+            Set<String> reds = new HashSet<>();
+            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                MessageConsumer consumer = s.createConsumer(queue, "color = 'red'");
+                while (reds.size() < 45) {
+                    Message m = consumer.receive(30_000);
+                    assertThat(m).as("red message %d of 45", reds.size() + 1).isNotNull();
+                    assertThat(m.getStringProperty("color")).as(((TextMessage) m).getText()).isEqualTo("red");
+                    reds.add(((TextMessage) m).getText());
+                }
+                assertThat(consumer.receive(500)).as("no blue message for the red selector").isNull();
+            }
+            Set<String> blues = new HashSet<>();
+            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                MessageConsumer consumer = s.createConsumer(queue);
+                while (blues.size() < 45) {
+                    Message m = consumer.receive(30_000);
+                    assertThat(m).as("blue message %d of 45", blues.size() + 1).isNotNull();
+                    assertThat(m.getStringProperty("color")).as(((TextMessage) m).getText()).isEqualTo("blue");
+                    assertThat(m.getIntProperty("JMSXDeliveryCount")).as("passed over, not delivered").isEqualTo(1);
+                    blues.add(((TextMessage) m).getText());
+                }
+                assertThat(consumer.receive(500)).isNull();
+            }
+            assertThat(reds).hasSize(45);
+        }
+    }
+
+    @Test
+    @Order(5)
     void consumptionGoesOnWhenAPartitionLeaderStops() throws Exception {
         try (Connection c = factory().createConnection()) {
             Queue queue;

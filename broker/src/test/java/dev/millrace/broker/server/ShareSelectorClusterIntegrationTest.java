@@ -44,7 +44,7 @@ import dev.millrace.protocol.selector.MemberSelector;
  * group's {@code __consumer_offsets} partition). A real {@code KafkaShareConsumer} whose {@code client.rack} carries
  * a selector gets only the records it matches from every partition (the leaders ask the coordinator for its selector,
  * ShareMember extension); the records it does not match stay available, never counted as deliveries, to a member
- * without a selector.
+ * without a selector; also after the group's coordinator stopped and the group moved to another broker.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShareSelectorClusterIntegrationTest {
@@ -125,6 +125,64 @@ class ShareSelectorClusterIntegrationTest {
         Set<String> allBlues = new HashSet<>(expected("blue-", 0));
         allBlues.addAll(expected("blue-", 1));
         assertThat(blues).isEqualTo(allBlues);
+    }
+
+    @Test
+    void shouldKeepApplyingTheSelectorWhenTheGroupsCoordinatorStops() throws Exception {
+        List<Integer> leaders = createQueue();
+        int coordinator = leaderOf("__consumer_offsets", Utils.abs(GROUP.hashCode()) % 3);
+        produce(0);
+        KafkaShareConsumer<String, String> red = consumer(MemberSelector.encode("color = 'red'"));
+        Set<String> reds = new HashSet<>();
+        while (reds.size() < PARTITIONS * PER_COLOR) {
+            for (String value : accept(red)) {
+                assertThat(value).as("the selective member gets only red records").startsWith("red-");
+                reds.add(value);
+            }
+        }
+
+        // the coordinator (also the leader of a queue partition) stops: the group and that partition move; the member
+        // rejoins at the new coordinator, with the same rack id, and the new leader asks the new coordinator
+        cluster.stop(coordinator);
+        cluster.awaitCondition(() -> {
+            try {
+                int now = leaderOf("__consumer_offsets", Utils.abs(GROUP.hashCode()) % 3);
+                return now > 0 && now != coordinator && !leadersOf().contains(coordinator)
+                        && !leadersOf().contains(-1);
+            } catch (Exception e) {
+                return false;
+            }
+        }, "the coordinator and the queue partition it led moved", Duration.ofSeconds(60));
+        assertThat(leaders).contains(coordinator);
+        produce(1);
+        Set<String> moreReds = new HashSet<>();
+        while (!moreReds.containsAll(expected("red-", 1))) {
+            for (String value : accept(red)) {
+                assertThat(value).as("the selective member gets only red records").startsWith("red-");
+                moreReds.add(value);
+            }
+        }
+
+        KafkaShareConsumer<String, String> any = consumer(null);
+        Set<String> blues = new HashSet<>();
+        Set<String> allBlues = new HashSet<>(expected("blue-", 0));
+        allBlues.addAll(expected("blue-", 1));
+        while (!blues.containsAll(allBlues)) {
+            for (ConsumerRecord<String, String> r : any.poll(Duration.ofMillis(100))) {
+                assertThat(r.value()).as("only blue records were left").startsWith("blue-");
+                blues.add(r.value());
+                any.acknowledge(r, AcknowledgeType.ACCEPT);
+            }
+            any.commitSync();
+        }
+    }
+
+    private List<Integer> leadersOf() throws Exception {
+        List<Integer> leaders = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            leaders.add(leaderOf(QUEUE, p));
+        }
+        return leaders;
     }
 
     /** One poll of {@code consumer}, every record accepted; the values. */
