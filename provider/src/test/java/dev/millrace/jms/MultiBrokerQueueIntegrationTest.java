@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,6 +93,18 @@ class MultiBrokerQueueIntegrationTest {
         for (TopicPartitionInfo p : d.partitions()) {
             out.put(p.partition(), p.leader() == null ? -1 : p.leader().id());
         }
+        return out;
+    }
+
+    /** The end offset of each partition of {@code topic}, by partition. */
+    private static Map<Integer, Long> endOffsets(String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p : leaders(topic).keySet()) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        Map<Integer, Long> out = new HashMap<>();
+        admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp.partition(),
+                info.offset()));
         return out;
     }
 
@@ -199,25 +213,32 @@ class MultiBrokerQueueIntegrationTest {
     @Order(4)
     void selectorAppliesOnPartitionsLedByBrokersThatDoNotCoordinateTheGroup() throws Exception {
         try (Connection c = factory().createConnection()) {
-            Queue queue;
-            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
-                queue = s.createQueue("routed-selective");
-                MessageProducer producer = s.createProducer(queue);
-                for (int i = 0; i < 90; i++) {
-                    TextMessage m = s.createTextMessage((i % 2 == 0 ? "red-" : "blue-") + i);
-                    m.setStringProperty("color", i % 2 == 0 ? "red" : "blue");
-                    producer.send(m);
+            Queue queue = null;
+            // a session writes a destination's partition of its own choosing: sessions until every partition has
+            // messages of both colors
+            int sent = 0;
+            while (sent == 0 || endOffsets("routed-selective").containsValue(0L)) {
+                assertThat(sent).as("messages on every partition").isLessThan(1000);
+                try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                    queue = s.createQueue("routed-selective");
+                    MessageProducer producer = s.createProducer(queue);
+                    for (int i = 0; i < 10; i++, sent++) {
+                        TextMessage m = s.createTextMessage((sent % 2 == 0 ? "red-" : "blue-") + sent);
+                        m.setStringProperty("color", sent % 2 == 0 ? "red" : "blue");
+                        producer.send(m);
+                    }
                 }
             }
+            int perColor = sent / 2;
             // three leaders, so at least two partitions are led by brokers other than the group's coordinator
             assertThat(new HashSet<>(leaders("routed-selective").values())).hasSize(3);
             c.start();
             Set<String> reds = new HashSet<>();
             try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
                 MessageConsumer consumer = s.createConsumer(queue, "color = 'red'");
-                while (reds.size() < 45) {
+                while (reds.size() < perColor) {
                     Message m = consumer.receive(30_000);
-                    assertThat(m).as("red message %d of 45", reds.size() + 1).isNotNull();
+                    assertThat(m).as("red message %d of %d", reds.size() + 1, perColor).isNotNull();
                     assertThat(m.getStringProperty("color")).as(((TextMessage) m).getText()).isEqualTo("red");
                     reds.add(((TextMessage) m).getText());
                 }
@@ -226,16 +247,16 @@ class MultiBrokerQueueIntegrationTest {
             Set<String> blues = new HashSet<>();
             try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
                 MessageConsumer consumer = s.createConsumer(queue);
-                while (blues.size() < 45) {
+                while (blues.size() < perColor) {
                     Message m = consumer.receive(30_000);
-                    assertThat(m).as("blue message %d of 45", blues.size() + 1).isNotNull();
+                    assertThat(m).as("blue message %d of %d", blues.size() + 1, perColor).isNotNull();
                     assertThat(m.getStringProperty("color")).as(((TextMessage) m).getText()).isEqualTo("blue");
                     assertThat(m.getIntProperty("JMSXDeliveryCount")).as("passed over, not delivered").isEqualTo(1);
                     blues.add(((TextMessage) m).getText());
                 }
                 assertThat(consumer.receive(500)).isNull();
             }
-            assertThat(reds).hasSize(45);
+            assertThat(reds).hasSize(perColor);
         }
     }
 
