@@ -173,10 +173,8 @@ public final class ShareFetchHandler {
         int n = fetchable.size();
         int start = n == 0 ? 0 : Math.floorMod(rotation.getAndIncrement(), n);
         MemberView member = members.view(groupId, memberId);
-        if (member.status() != MemberView.Status.MEMBER) {
-            return out; // not known yet (or no longer a member): acquire nothing, never unfiltered
-        }
-        MemberFilter filter = member.filter();
+        // not known yet (or no longer a member): acquire nothing, never unfiltered; partition errors still go back
+        boolean mayAcquire = member.status() == MemberView.Status.MEMBER;
         for (int i = 0; i < n && recordsLeft > 0 && bytesLeft > 0; i++) {
             TopicIdPartition tip = fetchable.get((start + i) % n);
             Optional<SharePartition> partition;
@@ -191,7 +189,10 @@ public final class ShareFetchHandler {
                 out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 continue;
             }
-            AcquireResult result = partition.get().acquire(memberId, filter, recordsLeft, bytesLeft);
+            if (!mayAcquire) {
+                continue;
+            }
+            AcquireResult result = partition.get().acquire(memberId, member.filter(), recordsLeft, bytesLeft);
             if (result.isEmpty()) {
                 continue;
             }

@@ -15,7 +15,9 @@ import org.apache.kafka.common.protocol.types.Type;
  * ({@link dev.millrace.protocol.selector.MemberSelector}). Broker to broker only; clients have no use for it.
  *
  * <p><b>Why:</b> a member heartbeats to its group's coordinator only, but fetches from the leader of each partition;
- * on a cluster the two are often different brokers, and the leader must apply the member's selector too.
+ * on a cluster the two are often different brokers, and the leader must apply the member's selector too. Kafka's
+ * ShareGroupDescribe would tell the rack id as well, but answers with every member of the group and its assignment;
+ * a leader needs one member, at its first fetch and then once per session timeout, so it asks for just that.
  *
  * <h2>Request, version 0</h2>
  * <pre>
