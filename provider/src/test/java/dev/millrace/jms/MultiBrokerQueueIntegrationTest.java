@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,7 +44,8 @@ import jakarta.jms.Topic;
 /**
  * The provider's share-group client on a three-broker cluster (issue 23): queues of three partitions with replication
  * factor 3 whose leaders sit on different brokers, so that fetches and settlements must go to each partition's leader
- * and heartbeats to the group's coordinator. The last test stops the broker that leads a partition (a controlled
+ * and heartbeats to the group's coordinator; a selector applies on every leader, not only on the coordinator's
+ * broker. The last test stops the broker that leads a partition (a controlled
  * shutdown) while a consumer is reading: nothing is lost, and a message that comes again is flagged.
  */
 @Timeout(300)
@@ -90,6 +93,18 @@ class MultiBrokerQueueIntegrationTest {
         for (TopicPartitionInfo p : d.partitions()) {
             out.put(p.partition(), p.leader() == null ? -1 : p.leader().id());
         }
+        return out;
+    }
+
+    /** The end offset of each partition of {@code topic}, by partition. */
+    private static Map<Integer, Long> endOffsets(String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p : leaders(topic).keySet()) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        Map<Integer, Long> out = new HashMap<>();
+        admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> out.put(tp.partition(),
+                info.offset()));
         return out;
     }
 
@@ -196,6 +211,57 @@ class MultiBrokerQueueIntegrationTest {
 
     @Test
     @Order(4)
+    void selectorAppliesOnPartitionsLedByBrokersThatDoNotCoordinateTheGroup() throws Exception {
+        try (Connection c = factory().createConnection()) {
+            Queue queue = null;
+            // a session writes a destination's partition of its own choosing: sessions until every partition has
+            // messages of both colors
+            int sent = 0;
+            while (sent == 0 || endOffsets("routed-selective").containsValue(0L)) {
+                assertThat(sent).as("messages on every partition").isLessThan(1000);
+                try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                    queue = s.createQueue("routed-selective");
+                    MessageProducer producer = s.createProducer(queue);
+                    for (int i = 0; i < 10; i++, sent++) {
+                        TextMessage m = s.createTextMessage((sent % 2 == 0 ? "red-" : "blue-") + sent);
+                        m.setStringProperty("color", sent % 2 == 0 ? "red" : "blue");
+                        producer.send(m);
+                    }
+                }
+            }
+            int perColor = sent / 2;
+            // three leaders, so at least two partitions are led by brokers other than the group's coordinator
+            assertThat(new HashSet<>(leaders("routed-selective").values())).hasSize(3);
+            c.start();
+            Set<String> reds = new HashSet<>();
+            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                MessageConsumer consumer = s.createConsumer(queue, "color = 'red'");
+                while (reds.size() < perColor) {
+                    Message m = consumer.receive(30_000);
+                    assertThat(m).as("red message %d of %d", reds.size() + 1, perColor).isNotNull();
+                    assertThat(m.getStringProperty("color")).as(((TextMessage) m).getText()).isEqualTo("red");
+                    reds.add(((TextMessage) m).getText());
+                }
+                assertThat(consumer.receive(500)).as("no blue message for the red selector").isNull();
+            }
+            Set<String> blues = new HashSet<>();
+            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                MessageConsumer consumer = s.createConsumer(queue);
+                while (blues.size() < perColor) {
+                    Message m = consumer.receive(30_000);
+                    assertThat(m).as("blue message %d of %d", blues.size() + 1, perColor).isNotNull();
+                    assertThat(m.getStringProperty("color")).as(((TextMessage) m).getText()).isEqualTo("blue");
+                    assertThat(m.getIntProperty("JMSXDeliveryCount")).as("passed over, not delivered").isEqualTo(1);
+                    blues.add(((TextMessage) m).getText());
+                }
+                assertThat(consumer.receive(500)).isNull();
+            }
+            assertThat(reds).hasSize(perColor);
+        }
+    }
+
+    @Test
+    @Order(5)
     void consumptionGoesOnWhenAPartitionLeaderStops() throws Exception {
         try (Connection c = factory().createConnection()) {
             Queue queue;

@@ -307,7 +307,8 @@ public final class BrokerServer implements AutoCloseable {
         partitions.addLeadershipListener(shares.partitions());
         purgatory.addAppendListener(shares::onAppend);
         partitions.addElectionListener(OffsetsTopic.NAME, shares.followGroupLeadership(
-                InternalTopics.offsetsTopic(controller, partitions).partitionCount()));
+                InternalTopics.offsetsTopic(controller, partitions).partitionCount(),
+                ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME), config.nodeId()));
         TransactionCoordinator coordinator = transactions;
         shares.transactions().setTransactions(id -> {
             TransactionMetadata txn = coordinator.describe(List.of(id)).get(id);

@@ -142,6 +142,7 @@ public final class KafkaApis implements RequestHandler {
             .addExtension(ExtensionApi.TXN_SHARE_ACKNOWLEDGE)
             .addExtension(ExtensionApi.SHARE_SETTLE)
             .addExtension(ExtensionApi.SHARE_STATE)
+            .addExtension(ExtensionApi.SHARE_MEMBER)
             .build();
 
     private final MetadataHandler metadata;
@@ -196,6 +197,7 @@ public final class KafkaApis implements RequestHandler {
                     ? CompletableFuture.completedFuture(ShareState.Response.error(Errors.NOT_COORDINATOR.code(),
                             "This broker runs no share-state coordinator").toStruct())
                     : shareBroker.stateHandler().handle(body);
+            case SHARE_MEMBER -> CompletableFuture.completedFuture(shareBroker.memberHandler().handle(body));
         };
     }
 

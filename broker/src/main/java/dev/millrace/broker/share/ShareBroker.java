@@ -23,6 +23,7 @@ import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 
 import dev.millrace.broker.coordinator.CoordinatorElection;
+import dev.millrace.broker.coordinator.CoordinatorLocator;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
@@ -33,14 +34,18 @@ import dev.millrace.delay.TimerTask;
  * wired together. One entry point per share API, each returning the response as a future.
  *
  * <p>Two daemon threads of its own: one re-tries parked fetches when a share-partition signals
- * records (so no request or timer thread ever re-enters a partition it holds), one writes
- * dead-letter copies in order.
+ * records (so no request or timer thread ever re-enters a partition it holds) or a member lookup
+ * ends, one writes dead-letter copies in order; and, once it follows group leadership, the event
+ * loop of its ShareMember client.
  *
  * <p>Lifecycle: construct, serve, {@link #close()}. Thread-safe.
  */
 public final class ShareBroker implements AutoCloseable {
 
     private static final long PURGE_INTERVAL_MS = 10_000;
+    private static final int MEMBER_LOOKUP_TIMEOUT_MS = 5_000;
+    private static final long MEMBER_LOOKUP_BACKOFF_MS = 200;
+    private static final int MEMBER_CACHE_ENTRIES = 10_000;
 
     private final ShareGroupCoordinator coordinator;
     private final SharePartitionManager partitions;
@@ -59,9 +64,15 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareSettleHandler settleHandler;
     private volatile boolean closed;
     private volatile ShareStateHandler stateHandler;
+    private final MemberViews members;
+    private final ShareMemberHandler memberHandler;
+    private final ShareGroupConfig config;
+    private final Time time;
+    private volatile RemoteMemberLookup memberLookup;
 
     public ShareBroker(ShareGroupConfig config, ShareTopics topics, ShareStateStore store, Timer timer, Time time) {
-        Objects.requireNonNull(config, "config");
+        this.config = Objects.requireNonNull(config, "config");
+        this.time = Objects.requireNonNull(time, "time");
         this.timer = Objects.requireNonNull(timer, "timer");
         this.purgatory = new ShareFetchPurgatory(timer);
         DeadLetterPublisher publisher = new DeadLetterPublisher(topics, time, deadLetters);
@@ -91,8 +102,9 @@ public final class ShareBroker implements AutoCloseable {
         partitions.setGroupConfigs(groupConfigs);
         this.groupConfigHandler = new ShareGroupConfigHandler(groupConfigs);
         this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
-        this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory,
-                coordinator::isMember, coordinator::filterOf, saves);
+        this.members = new MemberViews(coordinator);
+        this.memberHandler = new ShareMemberHandler(coordinator);
+        this.fetchHandler = new ShareFetchHandler(config, topics, partitions, sessions, purgatory, members, saves);
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);
@@ -175,6 +187,27 @@ public final class ShareBroker implements AutoCloseable {
         return coordinator.followLeadership(offsetsPartitions);
     }
 
+    /**
+     * As {@link #followGroupLeadership(int)}, and the share-partitions led here learn the members (and selectors) of
+     * groups coordinated on other brokers from those brokers ({@link RemoteMemberCache}, ShareMember extension):
+     * {@code offsetsLeaders} locates the leader of a partition of {@code __consumer_offsets}. An answer naming a
+     * member is used for one share-group session timeout before it is asked again.
+     */
+    public CoordinatorElection followGroupLeadership(int offsetsPartitions, CoordinatorLocator offsetsLeaders,
+                                                     int nodeId) {
+        RemoteMemberLookup lookup = new RemoteMemberLookup(offsetsLeaders, offsetsPartitions, nodeId,
+                MEMBER_LOOKUP_TIMEOUT_MS);
+        memberLookup = lookup;
+        members.lookUpRemoteMembers(new RemoteMemberCache(lookup, time, events, config.sessionTimeoutMs(),
+                MEMBER_LOOKUP_BACKOFF_MS, MEMBER_CACHE_ENTRIES));
+        return coordinator.followLeadership(offsetsPartitions);
+    }
+
+    /** Serves the ShareMember extension (other brokers' share-partition leaders asking about members). */
+    public ShareMemberHandler memberHandler() {
+        return memberHandler;
+    }
+
     /** Serves the ShareState extension (other brokers' share-state reads and writes); set once, before serving. */
     public void setStateHandler(ShareStateHandler stateHandler) {
         this.stateHandler = stateHandler;
@@ -198,6 +231,10 @@ public final class ShareBroker implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        RemoteMemberLookup lookup = memberLookup;
+        if (lookup != null) {
+            lookup.close();
+        }
         events.shutdown();
         deadLetters.shutdown();
         try {

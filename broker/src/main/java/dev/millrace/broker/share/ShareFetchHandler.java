@@ -7,8 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
-import java.util.function.BiPredicate;
 
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -34,7 +32,10 @@ import org.apache.kafka.common.requests.ShareRequestMetadata;
  * requests (v2) only acknowledge (renew) too. A fetch from a member id that is not a current member
  * of the group (it never joined, timed out or left) is answered UNKNOWN_MEMBER_ID, except the final
  * one, which only acknowledges and closes the session. A member with a JMS selector
- * ({@link dev.millrace.protocol.selector.MemberSelector}) acquires only records it matches. The response names only partitions with records,
+ * ({@link dev.millrace.protocol.selector.MemberSelector}) acquires only records it matches, also when its group is
+ * coordinated on another broker ({@link MemberViews}): until that coordinator has told who the member is, the fetch
+ * acknowledges but acquires nothing (it waits for the answer within its {@code MaxWaitMs}, else comes back empty),
+ * and a member the coordinator does not know gets UNKNOWN_MEMBER_ID. The response names only partitions with records,
  * an acknowledgement result or an error.
  *
  * <p>Thread-safe; called on request threads.
@@ -50,20 +51,18 @@ public final class ShareFetchHandler {
     private final ShareFetchPurgatory purgatory;
     private final Acknowledger acknowledger;
     private final AtomicInteger rotation = new AtomicInteger();
-    private final BiPredicate<String, String> isMember;
-    private final BiFunction<String, String, MemberFilter> filterOf;
+    private final MemberViews members;
     private final StateSaves saves;
 
     /**
-     * @param filterOf the selector filter of a member (group id, member id), null for none
+     * @param members  who may acquire, and through which selector
      * @param saves    where the partitions' state changes are saved (the partitions' listener sends them there)
      */
     ShareFetchHandler(ShareGroupConfig config, ShareTopics topics, SharePartitionManager partitions,
-                      ShareSessionCache sessions, ShareFetchPurgatory purgatory, BiPredicate<String, String> isMember,
-                      BiFunction<String, String, MemberFilter> filterOf, StateSaves saves) {
+                      ShareSessionCache sessions, ShareFetchPurgatory purgatory, MemberViews members,
+                      StateSaves saves) {
         this.saves = saves;
-        this.isMember = isMember;
-        this.filterOf = filterOf;
+        this.members = members;
         this.config = config;
         this.topics = topics;
         this.partitions = partitions;
@@ -88,7 +87,7 @@ public final class ShareFetchHandler {
         if (groupId == null || groupId.isEmpty() || memberId == null || memberId.isEmpty()) {
             return done(topLevelError(Errors.INVALID_REQUEST));
         }
-        if (epoch != ShareRequestMetadata.FINAL_EPOCH && !isMember.test(groupId, memberId)) {
+        if (epoch != ShareRequestMetadata.FINAL_EPOCH && notMember(groupId, memberId)) {
             // a member removed from the group (session timeout, left) must rejoin before it fetches
             return done(topLevelError(Errors.UNKNOWN_MEMBER_ID));
         }
@@ -128,6 +127,7 @@ public final class ShareFetchHandler {
             session.session().partitions().forEach(tip -> partitions.get(groupId, tip.topicPartition())
                     .ifPresent(p -> p.releaseMember(memberId)));
             sessions.close(groupId, memberId);
+            members.forget(groupId, memberId);
             return done(response(out));
         }
         if (data.isRenewAck()) {
@@ -144,18 +144,21 @@ public final class ShareFetchHandler {
         // a member that left while its fetch was parked acquires nothing more: what it would take stays locked
         // to no one until the lock expires
         DelayedShareFetch delayed = new DelayedShareFetch(data.maxWaitMs(), () -> {
-            if (!isMember.test(groupId, memberId)) {
+            if (notMember(groupId, memberId)) {
                 return Optional.of(topLevelError(Errors.UNKNOWN_MEMBER_ID));
             }
             Map<TopicIdPartition, PartitionData> attempt = acquire(groupId, memberId, fetchable, maxRecords,
                     data.maxBytes(), out);
             return hasRecordsOrErrors(attempt) ? Optional.of(response(attempt)) : Optional.empty();
-        }, () -> isMember.test(groupId, memberId)
-                ? response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out))
-                : topLevelError(Errors.UNKNOWN_MEMBER_ID), result);
+        }, () -> notMember(groupId, memberId) ? topLevelError(Errors.UNKNOWN_MEMBER_ID)
+                : response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
         List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
+        // a member still being looked up at its group's coordinator: try again once the answer is in (taken before
+        // watching, whose first try may come too early for it)
+        Optional<CompletableFuture<Void>> lookup = members.whenKnown(groupId, memberId);
         batch.flush(); // a parked fetch may be answered from another thread at once
         purgatory.watch(delayed, watched);
+        lookup.ifPresent(known -> known.thenRun(delayed::tryComplete));
         return result;
     }
 
@@ -169,7 +172,9 @@ public final class ShareFetchHandler {
         int bytesLeft = maxBytes;
         int n = fetchable.size();
         int start = n == 0 ? 0 : Math.floorMod(rotation.getAndIncrement(), n);
-        MemberFilter filter = filterOf.apply(groupId, memberId);
+        MemberView member = members.view(groupId, memberId);
+        // not known yet (or no longer a member): acquire nothing, never unfiltered; partition errors still go back
+        boolean mayAcquire = member.status() == MemberView.Status.MEMBER;
         for (int i = 0; i < n && recordsLeft > 0 && bytesLeft > 0; i++) {
             TopicIdPartition tip = fetchable.get((start + i) % n);
             Optional<SharePartition> partition;
@@ -184,7 +189,10 @@ public final class ShareFetchHandler {
                 out.computeIfAbsent(tip, this::partitionData).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 continue;
             }
-            AcquireResult result = partition.get().acquire(memberId, filter, recordsLeft, bytesLeft);
+            if (!mayAcquire) {
+                continue;
+            }
+            AcquireResult result = partition.get().acquire(memberId, member.filter(), recordsLeft, bytesLeft);
             if (result.isEmpty()) {
                 continue;
             }
@@ -196,6 +204,10 @@ public final class ShareFetchHandler {
             bytesLeft -= result.records().sizeInBytes();
         }
         return out;
+    }
+
+    private boolean notMember(String groupId, String memberId) {
+        return members.view(groupId, memberId).status() == MemberView.Status.NOT_MEMBER;
     }
 
     private static boolean hasRecordsOrErrors(Map<TopicIdPartition, PartitionData> partitions) {

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.utils.Utils;
 import dev.millrace.broker.coordinator.CoordinatorElection;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.ext.ShareMember;
 import dev.millrace.protocol.selector.MemberSelector;
 import dev.millrace.protocol.selector.SelectorSyntaxException;
 
@@ -44,12 +46,14 @@ import dev.millrace.protocol.selector.SelectorSyntaxException;
  * nothing of membership, epochs or assignments (the group epoch starts again); share-partition state (records,
  * locks, delivery counts, acknowledgements) is kept by the share-partition leaders and is not this class's concern.
  *
- * <p>Membership seen by share-partition leaders ({@link #isMember}, {@link #filterOf}): a share fetch goes to the
- * leader of the data partition, which may not be the group's coordinator. For a group coordinated elsewhere this
- * broker cannot know the members, so {@link #isMember} trusts the member id (as Kafka's share-partition leaders do;
- * acquisition locks bound what an unknown member can hold). {@link #filterOf} knows no selector for a group
- * coordinated elsewhere: a member's JMS selector applies only to partitions led by its coordinator's node. That is a
- * known gap on a multi-node cluster.
+ * <p>Membership seen by share-partition leaders ({@link #localView}, {@link #describeMember}): a share fetch goes to
+ * the leader of the data partition, which may not be the group's coordinator. For a group coordinated here the
+ * leader on this broker takes the members and their selector filters from here ({@link #localView}); for a group
+ * coordinated elsewhere it asks that broker's coordinator with the ShareMember extension ({@link #describeMember} is
+ * the answering side) and keeps the answer for a while ({@link RemoteMemberCache}, {@link MemberViews}), acquiring
+ * nothing for the member until it knows. So a member's JMS selector applies on every partition leader. {@link
+ * #isMember} and {@link #filterOf} are the older local-only views (a group coordinated elsewhere: any member id,
+ * no selector), kept for tests and tools; fetches do not use them.
  *
  * <p>Assignment: every member gets every partition of every topic it subscribes to (KIP-932 lets
  * members outnumber partitions and share them; the share-partitions hand each record to one member
@@ -302,6 +306,41 @@ public final class ShareGroupCoordinator implements CoordinatorElection {
         }
         ShareGroup group = groups.get(groupId);
         return group != null && group.members.containsKey(memberId);
+    }
+
+    /**
+     * What a share-partition leader on this broker acquires for {@code memberId} of {@code groupId}, in one step (so
+     * that a resignation cannot fall between the membership and the selector): empty when the group is coordinated
+     * elsewhere (ask its coordinator: {@link MemberViews}); else the member with its selector filter, or NOT_MEMBER.
+     */
+    synchronized Optional<MemberView> localView(String groupId, String memberId) {
+        if (!coordinates(groupId)) {
+            return Optional.empty();
+        }
+        ShareGroup group = groups.get(groupId);
+        ShareGroupMember member = group == null ? null : group.members.get(memberId);
+        return Optional.of(member == null ? MemberView.NOT_MEMBER : MemberView.member(member.filter));
+    }
+
+    /**
+     * The ShareMember extension's answer about {@code memberId} of {@code groupId} ({@link ShareMember}): its epoch
+     * and rack id, or NOT_COORDINATOR, GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID.
+     */
+    public synchronized ShareMember.Response describeMember(String groupId, String memberId) {
+        if (!coordinates(groupId)) {
+            return ShareMember.Response.error(Errors.NOT_COORDINATOR.code(), notCoordinatorMessage(groupId));
+        }
+        ShareGroup group = groups.get(groupId);
+        if (group == null) {
+            return ShareMember.Response.error(Errors.GROUP_ID_NOT_FOUND.code(), "Share group " + groupId
+                    + " does not exist at its coordinator");
+        }
+        ShareGroupMember member = group.members.get(memberId);
+        if (member == null) {
+            return ShareMember.Response.error(Errors.UNKNOWN_MEMBER_ID.code(), "Member " + memberId
+                    + " is not a current member of share group " + groupId);
+        }
+        return ShareMember.Response.member(member.memberEpoch, member.rackId);
     }
 
     /** The ids of the members of {@code groupId} whose client id is {@code clientId}. */

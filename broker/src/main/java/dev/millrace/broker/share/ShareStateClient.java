@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Node;
 
 import dev.millrace.protocol.ext.ExtensionApi;
+import dev.millrace.protocol.ext.ShareMember;
 import dev.millrace.protocol.ext.ShareState;
 import dev.millrace.protocol.net.BrokerChannel;
 import io.netty.channel.EventLoop;
@@ -15,7 +16,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 
 /**
- * Sends ShareState requests to other brokers' share-state coordinators: one {@link BrokerChannel} per broker, on one
+ * Sends ShareState requests to other brokers' share-state coordinators (and, in an instance of its own, ShareMember
+ * requests to share groups' coordinators, so that they never queue behind a state write): one {@link BrokerChannel}
+ * per broker, on one
  * event-loop thread of its own, opened at first use and opened again after it failed. A broker answers the requests
  * of one connection in order, so the writes one sender makes of one share-partition arrive in the order sent.
  *
@@ -31,10 +34,15 @@ final class ShareStateClient implements AutoCloseable {
     private final Map<Integer, CompletableFuture<BrokerChannel>> channels = new HashMap<>();
 
     ShareStateClient(int nodeId, int timeoutMs) {
-        this.clientId = "millrace-share-state-" + nodeId;
+        this(nodeId, timeoutMs, "share-state");
+    }
+
+    /** A client whose connections and thread are named after {@code purpose} (e.g. "share-member"). */
+    ShareStateClient(int nodeId, int timeoutMs, String purpose) {
+        this.clientId = "millrace-" + purpose + "-" + nodeId;
         this.timeoutMs = timeoutMs;
         this.group = new NioEventLoopGroup(1, r -> {
-            Thread thread = new Thread(r, "millrace-share-state-client-" + nodeId);
+            Thread thread = new Thread(r, "millrace-" + purpose + "-client-" + nodeId);
             thread.setDaemon(true);
             return thread;
         });
@@ -45,6 +53,12 @@ final class ShareStateClient implements AutoCloseable {
     CompletableFuture<ShareState.Response> send(Node node, ShareState.Request request) {
         return channelTo(node).thenCompose(ch -> ch.sendExtension(ExtensionApi.SHARE_STATE, ShareState.VERSION,
                 request.toStruct())).thenApply(ShareState.Response::read);
+    }
+
+    /** Sends a ShareMember {@code request} to {@code node}; fails with an IOException when the connection fails. */
+    CompletableFuture<ShareMember.Response> send(Node node, ShareMember.Request request) {
+        return channelTo(node).thenCompose(ch -> ch.sendExtension(ExtensionApi.SHARE_MEMBER, ShareMember.VERSION,
+                request.toStruct())).thenApply(ShareMember.Response::read);
     }
 
     private synchronized CompletableFuture<BrokerChannel> channelTo(Node node) {

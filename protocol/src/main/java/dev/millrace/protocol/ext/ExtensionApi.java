@@ -17,6 +17,8 @@ import java.util.Optional;
  *       records a member holds, outside its share session ({@link ShareSettle})</td></tr>
  *   <tr><td>30005</td><td>ShareState</td><td>0</td><td>broker to broker: read and write share-partition state at
  *       the share-state coordinator of its group ({@link ShareState})</td></tr>
+ *   <tr><td>30006</td><td>ShareMember</td><td>0</td><td>broker to broker: a share-partition leader asks a share
+ *       group's coordinator for a member's rack id, which carries its JMS selector ({@link ShareMember})</td></tr>
  * </table>
  */
 public enum ExtensionApi {
@@ -24,7 +26,8 @@ public enum ExtensionApi {
     SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0),
     TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 0, (short) 0),
     SHARE_SETTLE((short) 30002, "ShareSettle", (short) 0, (short) 0),
-    SHARE_STATE((short) 30005, "ShareState", (short) 0, (short) 0);
+    SHARE_STATE((short) 30005, "ShareState", (short) 0, (short) 0),
+    SHARE_MEMBER((short) 30006, "ShareMember", (short) 0, (short) 0);
 
     public static final int FIRST_KEY = 30000;
     public static final int LAST_KEY = 30099;
