@@ -71,6 +71,8 @@ import com.alipay.sofa.jraft.error.RaftError;
 public final class RaftController implements Controller {
 
     private static final Logger LOG = LoggerFactory.getLogger(RaftController.class);
+    /** How soon a leader start that failed (the quorum node was still starting) is tried again. */
+    private static final long LEADER_START_RETRY_MS = 100;
 
     private final ControllerConfig config;
     private final String logPrefix;
@@ -154,8 +156,29 @@ public final class RaftController implements Controller {
                 .whenComplete((ignored, error) -> {
                     if (error != null) {
                         LOG.warn("{}Could not commit the initial cluster id: {}", logPrefix, error.toString());
+                        retryLeaderStart();
                     }
                 });
+    }
+
+    /**
+     * A failed leader start is tried again while this voter is still the active controller: a single voter elects
+     * itself while the quorum node is still starting, and its first proposal can find no node yet ("not running"),
+     * which would otherwise leave the cluster without a cluster id for good.
+     */
+    private void retryLeaderStart() {
+        if (closed) {
+            return;
+        }
+        try {
+            eventExecutor.schedule(() -> {
+                if (!closed && isActive() && image().clusterId() == null) {
+                    onLeaderStart();
+                }
+            }, LEADER_START_RETRY_MS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
     }
 
     /**
