@@ -169,7 +169,7 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
                     answer = CompletableFuture.failedFuture(new CoordinatorLoadInProgressException(
                             "share-state partition " + statePartition + " has no serving leader yet"));
                 } else {
-                    answer = client.send(leader.get(), request).thenApply(r -> {
+                    answer = send(leader.get(), request).thenApply(r -> {
                         if (r.errorCode() != Errors.NONE.code()) {
                             throw Errors.forCode(r.errorCode()).exception(r.errorMessage());
                         }
@@ -206,6 +206,16 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
                 Thread.currentThread().interrupt();
                 throw new InterruptException(e);
             }
+        }
+    }
+
+    /** Sends to the remote coordinator; a failure to send fails the future rather than the caller. */
+    private CompletableFuture<ShareState.Response> send(Node leader, ShareState.Request request) {
+        try {
+            return client.send(leader, request);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e instanceof CompletionException && e.getCause() != null
+                    ? e.getCause() : e);
         }
     }
 
