@@ -297,7 +297,12 @@ public final class ControllerClient implements AutoCloseable {
 
     private synchronized CompletableFuture<BrokerChannel> channelTo(BrokerImage node) {
         if (channel != null && channelNode == node.id()) {
-            BrokerChannel open = channel.getNow(null);
+            BrokerChannel open;
+            try {
+                open = channel.getNow(null);
+            } catch (CompletionException | java.util.concurrent.CancellationException failedConnect) {
+                open = null; // a failed connect: replaced below (a bare getNow threw it out of every later call)
+            }
             if (open == null && !channel.isDone() || open != null && open.isOpen()) {
                 return channel;
             }

@@ -12,6 +12,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
@@ -157,6 +158,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void respondExtension(ChannelHandlerContext ctx, ExtensionHeader header, Struct body, Throwable error) {
         if (error != null) {
+            log.warn("Extension request {} failed; closing the connection", header.apiKey(), unwrap(error));
             closeForBadInput(ctx, unwrap(error));
             return;
         }
@@ -180,7 +182,12 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         AbstractResponse toSend = response;
         if (error != null) {
             Throwable cause = unwrap(error);
-            log.debug("Request {} failed", header, cause);
+            if (cause instanceof ApiException) {
+                log.debug("Request {} failed", header, cause);
+            } else {
+                // answered UNKNOWN_SERVER_ERROR: a bug or an unexpected state, worth the operator's eye
+                log.warn("Request {} failed unexpectedly; answered UNKNOWN_SERVER_ERROR", header, cause);
+            }
             toSend = request.getErrorResponse(cause);
         }
         if (toSend == null) {

@@ -292,7 +292,8 @@ public final class BrokerServer implements AutoCloseable {
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
                 .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false)),
                 findCoordinatorHandler());
-        ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory);
+        ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory, endpoints,
+                config.nodeId());
         // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected
         shareStates = new ShareStateCoordinator(shareTopics, new LogShareStateStore(shareTopics,
                 controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size(),

@@ -19,6 +19,7 @@ import dev.millrace.broker.controller.Controller.NewTopic;
 import dev.millrace.broker.log.AppendOrigin;
 import dev.millrace.broker.log.AbortedTxn;
 import dev.millrace.broker.log.LogConfig;
+import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.share.LogShareStateStore;
 import dev.millrace.broker.share.ShareLog;
 import dev.millrace.broker.share.ShareTopics;
@@ -35,11 +36,25 @@ final class ServerShareTopics implements ShareTopics {
     private final Controller controller;
     private final PartitionManager partitions;
     private final FetchPurgatory purgatory;
+    private final BrokerEndpoints endpoints;
+    private final int nodeId;
 
-    ServerShareTopics(Controller controller, PartitionManager partitions, FetchPurgatory purgatory) {
+    ServerShareTopics(Controller controller, PartitionManager partitions, FetchPurgatory purgatory,
+                      BrokerEndpoints endpoints, int nodeId) {
         this.controller = controller;
         this.partitions = partitions;
         this.purgatory = purgatory;
+        this.endpoints = endpoints;
+        this.nodeId = nodeId;
+    }
+
+    @Override
+    public Optional<Leader> currentLeader(TopicPartition tp) {
+        return controller.image().topic(tp.topic())
+                .flatMap(t -> Optional.ofNullable(t.partitions().get(tp.partition())))
+                .filter(p -> p.leader() >= 0 && p.leader() != nodeId)
+                .flatMap(p -> endpoints.endpoint(p.leader()).map(address -> new Leader(p.leader(), p.leaderEpoch(),
+                        address.getHostString(), address.getPort())));
     }
 
     @Override

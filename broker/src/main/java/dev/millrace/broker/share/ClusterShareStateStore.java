@@ -46,8 +46,10 @@ import dev.millrace.protocol.ext.ShareState;
  * wait out {@code timeoutMs}; the coordinator side holds no thread while its write replicates.
  *
  * <p>Group settings: {@link #groupConfigs()} holds those of the state partitions led here when the broker starts (on
- * one node: all of them); {@link #saveGroupConfig} writes at the group's coordinator. A change made through another
- * broker is seen here after a restart only (a limitation of the cluster for now).
+ * one node: all of them); {@link #saveGroupConfig} writes at the group's coordinator and {@link #groupConfig} reads
+ * there, which a share-partition does when it is created ({@link ShareGroupConfigs#refresh}), so that it starts with
+ * the group's settings even when they were changed through another broker. A change made through another broker
+ * after that reaches existing share-partitions here only when they are created again (a leader move, a restart).
  *
  * <p>Thread-safe.
  */
@@ -120,6 +122,14 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
     }
 
     @Override
+    public Optional<Map<String, String>> groupConfig(String groupId) {
+        return call("read the settings of share group " + groupId, groupId,
+                () -> CompletableFuture.completedFuture(local.groupConfig(groupId)),
+                ShareState.Request.readGroupConfig(groupId), r -> r.full() == null ? Optional.empty()
+                        : Optional.of(ShareStateSerde.decodeGroupConfigValue(java.nio.ByteBuffer.wrap(r.full()))));
+    }
+
+    @Override
     public void saveGroupConfig(String groupId, Map<String, String> configs) {
         call("save the settings of share group " + groupId, groupId, () -> local.saveGroupConfig(groupId, configs),
                 ShareState.Request.groupConfig(groupId, configs.isEmpty() ? null
@@ -169,7 +179,7 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
                     answer = CompletableFuture.failedFuture(new CoordinatorLoadInProgressException(
                             "share-state partition " + statePartition + " has no serving leader yet"));
                 } else {
-                    answer = client.send(leader.get(), request).thenApply(r -> {
+                    answer = send(leader.get(), request).thenApply(r -> {
                         if (r.errorCode() != Errors.NONE.code()) {
                             throw Errors.forCode(r.errorCode()).exception(r.errorMessage());
                         }
@@ -206,6 +216,16 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
                 Thread.currentThread().interrupt();
                 throw new InterruptException(e);
             }
+        }
+    }
+
+    /** Sends to the remote coordinator; a failure to send fails the future rather than the caller. */
+    private CompletableFuture<ShareState.Response> send(Node leader, ShareState.Request request) {
+        try {
+            return client.send(leader, request);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e instanceof CompletionException && e.getCause() != null
+                    ? e.getCause() : e);
         }
     }
 

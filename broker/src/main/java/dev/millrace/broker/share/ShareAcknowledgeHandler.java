@@ -1,11 +1,15 @@
 package dev.millrace.broker.share;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
 import org.apache.kafka.common.message.ShareAcknowledgeResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
@@ -68,7 +72,18 @@ public final class ShareAcknowledgeHandler {
                     .ifPresent(p -> p.releaseMember(memberId)));
             sessions.close(groupId, memberId);
         }
-        return ShareAcknowledgeResponse.of(Errors.NONE, 0, out, List.of(), lockTimeoutMs());
+        // a partition whose leadership moved names its new leader (KIP-951), as ShareFetch does
+        Map<Integer, Node> leaders = new LinkedHashMap<>();
+        out.forEach((tip, pd) -> {
+            if (ShareFetchHandler.movedError(pd.errorCode())) {
+                topics.currentLeader(tip.topicPartition()).ifPresent(leader -> {
+                    pd.setCurrentLeader(new ShareAcknowledgeResponseData.LeaderIdAndEpoch().setLeaderId(leader.id())
+                            .setLeaderEpoch(leader.epoch()));
+                    leaders.put(leader.id(), new Node(leader.id(), leader.host(), leader.port()));
+                });
+            }
+        });
+        return ShareAcknowledgeResponse.of(Errors.NONE, 0, out, new ArrayList<>(leaders.values()), lockTimeoutMs());
     }
 
     private ShareAcknowledgeResponse error(Errors error) {

@@ -8,10 +8,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareFetchResponseData.AcquiredRecords;
+import org.apache.kafka.common.message.ShareFetchResponseData.LeaderIdAndEpoch;
 import org.apache.kafka.common.message.ShareFetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -223,8 +225,32 @@ public final class ShareFetchHandler {
         return new PartitionData().setPartitionIndex(tip.partition()).setRecords(MemoryRecords.EMPTY);
     }
 
+    /**
+     * The response; a partition answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH (for its records or its
+     * acknowledgements) names its current leader, and the response lists that leader's endpoint (KIP-951).
+     * kafka-clients' share consumer keeps fetching a partition from the broker it last fetched it from until a
+     * response names another leader, or until its metadata, which it refreshes on its own schedule, does; without
+     * the hint it sent a fetch of a moved partition back to the old leader at once, thousands of times a second,
+     * and consumed nothing of that partition for minutes (the failover chaos suite).
+     */
     private ShareFetchResponse response(Map<TopicIdPartition, PartitionData> partitionData) {
-        return ShareFetchResponse.of(Errors.NONE, 0, new LinkedHashMap<>(partitionData), List.of(), lockTimeoutMs());
+        Map<Integer, Node> leaders = new LinkedHashMap<>();
+        partitionData.forEach((tip, pd) -> {
+            if (movedError(pd.errorCode()) || movedError(pd.acknowledgeErrorCode())) {
+                topics.currentLeader(tip.topicPartition()).ifPresent(leader -> {
+                    pd.setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(leader.id())
+                            .setLeaderEpoch(leader.epoch()));
+                    leaders.put(leader.id(), new Node(leader.id(), leader.host(), leader.port()));
+                });
+            }
+        });
+        return ShareFetchResponse.of(Errors.NONE, 0, new LinkedHashMap<>(partitionData),
+                new ArrayList<>(leaders.values()), lockTimeoutMs());
+    }
+
+    /** NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH: the share-partition lives on another broker now. */
+    static boolean movedError(short code) {
+        return code == Errors.NOT_LEADER_OR_FOLLOWER.code() || code == Errors.FENCED_LEADER_EPOCH.code();
     }
 
     private ShareFetchResponse topLevelError(Errors error) {

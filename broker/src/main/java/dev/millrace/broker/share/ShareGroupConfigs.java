@@ -70,6 +70,25 @@ public final class ShareGroupConfigs {
         store.groupConfigs().forEach((group, configs) -> overrides.put(group, Map.copyOf(configs)));
     }
 
+    /**
+     * Takes {@code groupId}'s settings from the store as they are now: a share-partition calls it when it is created,
+     * because in a cluster the group's settings may have been changed through another broker (the JMS provider sets
+     * {@value #ISOLATION_LEVEL} through whichever broker it talks to; a share-partition created without it delivered
+     * records of aborted transactions, which the failover chaos suite's consume-transform-produce flow saw as outputs
+     * committed twice). Listeners of {@link #onChange} are not told (the new share-partition reads the settings).
+     *
+     * @throws RuntimeException (a Kafka {@code ApiException}) when the store cannot be reached
+     */
+    public synchronized void refresh(String groupId) {
+        // under the monitor, as alter: an alter through this broker cannot land between the read and the put
+        Optional<Map<String, String>> saved = store.groupConfig(groupId);
+        if (saved.isPresent() && !saved.get().isEmpty()) {
+            overrides.put(groupId, Map.copyOf(saved.get()));
+        } else {
+            overrides.remove(groupId);
+        }
+    }
+
     /** Whether {@code groupId} starts new partitions at the log start rather than at the high watermark. */
     public boolean autoOffsetResetEarliest(String groupId) {
         String value = overrides.getOrDefault(groupId, Map.of()).get(AUTO_OFFSET_RESET);

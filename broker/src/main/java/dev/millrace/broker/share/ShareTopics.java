@@ -27,6 +27,19 @@ public interface ShareTopics {
         return -1;
     }
 
+    /**
+     * The leader of {@code tp} in the latest metadata when it is another broker whose endpoint is known: share
+     * requests answered NOT_LEADER_OR_FOLLOWER name it (KIP-951), and kafka-clients' share consumer moves there at
+     * once. Empty when this broker leads {@code tp}, no broker does, or the leader's endpoint is unknown.
+     */
+    default Optional<Leader> currentLeader(TopicPartition tp) {
+        return Optional.empty();
+    }
+
+    /** A partition's leader and where it listens for the Kafka protocol. */
+    record Leader(int id, int epoch, String host, int port) {
+    }
+
     /** The number of partitions of {@code topic}, 0 if it does not exist. */
     int partitionCount(String topic);
 

@@ -72,6 +72,12 @@ public final class ShareTransactions {
         TopicPartition tp = new TopicPartition(request.topic(), request.partition());
         Optional<SharePartition> partition = partitions.get(request.groupId(), tp);
         if (partition.isEmpty()) {
+            // a broker that does not lead tp (any more) says so, so that the client looks the leader up again and
+            // sends there: INVALID_RECORD_STATE here failed every transacted commit of a client that kept sending
+            // to the old leader after a failover (the failover chaos suite's consume-transform-produce flow)
+            if (partitions.notLeader(tp)) {
+                return error(Errors.NOT_LEADER_OR_FOLLOWER, "this broker does not lead " + tp);
+            }
             return error(Errors.INVALID_RECORD_STATE, "share group " + request.groupId() + " has acquired nothing of "
                     + tp);
         }

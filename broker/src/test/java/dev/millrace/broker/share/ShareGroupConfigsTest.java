@@ -171,4 +171,28 @@ class ShareGroupConfigsTest {
         assertThat(result.error()).isEqualTo(Errors.INVALID_CONFIG);
         assertThat(result.message()).contains("Group g: ").contains(message);
     }
+
+    @Test
+    void shouldCreateASharePartitionWithTheSettingsSavedThroughAnotherBroker() {
+        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store); // nothing saved when the broker started
+        // another broker altered the group since: its settings are at the group's share-state coordinator only
+        saved.put("g", Map.of(ShareGroupConfigs.ISOLATION_LEVEL, "read_committed"));
+        TopicPartition tp = new TopicPartition("queue", 0);
+        SharePartitionManager manager = new SharePartitionManager(BROKER, new SingleLogTopics(tp,
+                new InMemoryShareLog()), timer, clock, new SharePartitionListener() {
+                    @Override
+                    public void onRecordsAvailable(SharePartitionKey key) {
+                    }
+
+                    @Override
+                    public void onArchived(DeadLetter deadLetter) {
+                    }
+                }, store);
+        manager.setGroupConfigs(configs);
+        assertThat(configs.readCommitted("g")).isFalse();
+
+        manager.getOrCreate("g", Uuid.randomUuid(), tp).orElseThrow();
+
+        assertThat(configs.readCommitted("g")).as("the new share-partition reads committed records only").isTrue();
+    }
 }
