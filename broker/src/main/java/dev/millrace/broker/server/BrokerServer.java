@@ -32,6 +32,7 @@ import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.cluster.ControllerIsrUpdater;
 import dev.millrace.broker.controller.BrokerState;
 import dev.millrace.broker.coordinator.ReplicationAwaiter;
+import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.replica.IsrUpdater;
@@ -47,6 +48,7 @@ import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.group.OffsetsTopic;
 import dev.millrace.broker.share.ClusterShareStateStore;
 import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareGroupConfigs;
 import dev.millrace.broker.share.ShareStateCoordinator;
 import dev.millrace.broker.share.ShareStateHandler;
 import dev.millrace.broker.txn.TransactionStateTopic;
@@ -303,6 +305,16 @@ public final class BrokerServer implements AutoCloseable {
                 LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
                 dev.millrace.delay.Time.SYSTEM);
+        // share-group settings (group configs) live in the metadata log: every broker applies its image's
+        LegacyGroupConfigMigration.run(shareStates, controller, controllerClient, 30_000);
+        ShareGroupConfigs groupSettings = shares.groupSettings();
+        controller.registerListener((previous, current) -> {
+            if (!previous.groupConfigs().equals(current.groupConfigs())) {
+                groupSettings.update(current.appliedIndex(), current.groupConfigs());
+            }
+        });
+        MetadataImage image = controller.image();
+        groupSettings.update(image.appliedIndex(), image.groupConfigs());
         shares.setStateHandler(new ShareStateHandler(shareStates));
         partitions.addLeadershipListener(shares.partitions());
         purgatory.addAppendListener(shares::onAppend);

@@ -241,11 +241,8 @@ public final class KafkaApis implements RequestHandler {
             case ALTER_CONFIGS:
                 return topicAdmin.alterConfigs((AlterConfigsRequest) request, forwarded(context)).thenApply(r -> r);
             case INCREMENTAL_ALTER_CONFIGS:
-                return (shares == null || forwarded(context)
-                        ? topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request,
-                                forwarded(context))
-                        : GroupConfigRouting.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request, version,
-                                topicAdmin, shares.groupConfigs())).thenApply(r -> r);
+                return GroupConfigRouting.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request, version,
+                        topicAdmin, forwarded(context)).thenApply(r -> r);
             case ELECT_LEADERS:
                 return partitionAdmin.electLeaders((ElectLeadersRequest) request, forwarded(context))
                         .thenApply(r -> r);

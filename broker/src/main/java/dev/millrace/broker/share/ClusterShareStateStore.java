@@ -45,9 +45,9 @@ import dev.millrace.protocol.ext.ShareState;
  * the timer's for a lock expiry): with every request thread of two brokers waiting on each other's coordinator, both
  * wait out {@code timeoutMs}; the coordinator side holds no thread while its write replicates.
  *
- * <p>Group settings: {@link #groupConfigs()} holds those of the state partitions led here when the broker starts (on
- * one node: all of them); {@link #saveGroupConfig} writes at the group's coordinator. A change made through another
- * broker is seen here after a restart only (a limitation of the cluster for now).
+ * <p>Group settings are not kept here any more but in the metadata log ({@link ShareGroupConfigs}); {@link
+ * #groupConfigs()} and {@link #saveGroupConfig} still reach the records earlier versions wrote to the share-state
+ * topic.
  *
  * <p>Thread-safe.
  */
