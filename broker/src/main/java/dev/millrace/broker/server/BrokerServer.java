@@ -99,6 +99,8 @@ public final class BrokerServer implements AutoCloseable {
     private ShareBroker shares;
     private ShareStateCoordinator shareStates;
     private ClusterShareStateStore shareStateStore;
+    /** Share-group offset calls passed on to the share-partitions' leaders. */
+    private BrokerRequestSender shareRequests;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
@@ -328,6 +330,9 @@ public final class BrokerServer implements AutoCloseable {
         });
         markerWriter.setMarkerListener(shares.transactions()::onTransactionMarkers);
         kafkaApis.setShareBroker(shares);
+        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
+        kafkaApis.setShareOffsetsRouting(new ShareOffsetsRouting(config.nodeId(), controller::image, shares.admin(),
+                shareRequests, 10_000));
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
@@ -419,6 +424,7 @@ public final class BrokerServer implements AutoCloseable {
         closeQuietly("group coordinator", groups);
         closeQuietly("share groups", shares);
         closeQuietly("share-state store", shareStateStore);
+        closeQuietly("share offset requests", shareRequests);
         closeQuietly("share-state coordinator", shareStates);
         if (groupExecutor != null) {
             groupExecutor.shutdown();
