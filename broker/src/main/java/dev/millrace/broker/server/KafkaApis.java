@@ -300,7 +300,8 @@ public final class KafkaApis implements RequestHandler {
                         .thenApply(r -> shares == null ? r : shares.withShareGroups((ListGroupsRequest) request, r));
             case DELETE_GROUPS:
                 return (shares == null ? groups.handleDeleteGroups((DeleteGroupsRequest) request, version)
-                        : ShareAdminRouting.deleteGroups((DeleteGroupsRequest) request, version, groups, shares.admin()))
+                        : ShareAdminRouting.deleteGroups((DeleteGroupsRequest) request, version, groups, shares.admin(),
+                                shareOffsets))
                         .thenApply(r -> r);
             case SHARE_GROUP_HEARTBEAT:
                 return shares.handleShareGroupHeartbeat((ShareGroupHeartbeatRequest) request, context.clientId(),

@@ -1,6 +1,7 @@
 package dev.millrace.broker.server;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,7 +30,9 @@ import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponseGroup;
 import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponsePartition;
 import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData.DescribeShareGroupOffsetsResponseTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.AlterShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
@@ -60,7 +63,8 @@ import dev.millrace.broker.share.ShareGroupAdmin;
  * that error, which the client may retry. DeleteShareGroupOffsets forgets the saved state here (the share-state
  * coordinator serves the whole cluster) and is passed on to every other broker that leads a partition of a named
  * topic, so that it drops the share-partitions it holds in memory; a broker that cannot be reached within
- * {@code timeoutMs} turns into that topic's error. AlterShareGroupOffsets and DescribeShareGroupOffsets are served by
+ * {@code timeoutMs} turns into that topic's error; DeleteGroups of a share group is passed on alike
+ * ({@link #dropElsewhere}). AlterShareGroupOffsets and DescribeShareGroupOffsets are served by
  * each share-partition's leader, so the start offset moves (and its in-flight state goes) where the records are
  * delivered.
  *
@@ -215,47 +219,64 @@ final class ShareOffsetsRouting {
         if (forwarded || local.errorCode() != Errors.NONE.code()) {
             return CompletableFuture.completedFuture(new DeleteShareGroupOffsetsResponse(local));
         }
-        // every other broker leading a partition of a topic forgotten here drops the share-partitions it holds
+        List<String> forgotten = local.responses().stream().filter(t -> t.errorCode() == Errors.NONE.code())
+                .map(DeleteShareGroupOffsetsResponseTopic::topicName).toList();
+        return passOnDelete(request.groupId(), forgotten, version).thenApply(failures -> {
+            for (DeleteShareGroupOffsetsResponseTopic t : local.responses()) {
+                ApiError failure = failures.get(t.topicName());
+                if (failure != null && t.errorCode() == Errors.NONE.code()) {
+                    t.setErrorCode(failure.error().code()).setErrorMessage(failure.message());
+                }
+            }
+            return new DeleteShareGroupOffsetsResponse(local);
+        });
+    }
+
+    /**
+     * After share group {@code groupId} was deleted here (DeleteGroups): every other broker leading a partition of a
+     * topic it had state on drops the share-partitions it holds in memory.
+     *
+     * @return per topic, the error of a leader that did not (empty when all did)
+     */
+    CompletableFuture<Map<String, ApiError>> dropElsewhere(String groupId, Collection<String> topics) {
+        return passOnDelete(groupId, topics, ApiKeys.DELETE_SHARE_GROUP_OFFSETS.latestVersion());
+    }
+
+    /**
+     * Passes DeleteShareGroupOffsets of {@code topics} on to every other broker that leads a partition of one, so that
+     * it drops the share-partitions it holds; per topic, the error of a leader that did not (within the timeout).
+     */
+    private CompletableFuture<Map<String, ApiError>> passOnDelete(String groupId, Collection<String> topics,
+                                                                  short version) {
         MetadataImage image = metadata.get();
         Map<Integer, List<String>> topicsByLeader = new TreeMap<>();
-        for (DeleteShareGroupOffsetsResponseTopic t : local.responses()) {
-            if (t.errorCode() != Errors.NONE.code()) {
-                continue;
-            }
-            image.topic(t.topicName()).ifPresent(topic -> topic.partitions().values().stream()
+        for (String name : topics) {
+            image.topic(name).ifPresent(topic -> topic.partitions().values().stream()
                     .map(PartitionImage::leader).filter(leader -> leader >= 0 && leader != nodeId).distinct()
-                    .forEach(leader -> topicsByLeader.computeIfAbsent(leader, l -> new ArrayList<>())
-                            .add(t.topicName())));
+                    .forEach(leader -> topicsByLeader.computeIfAbsent(leader, l -> new ArrayList<>()).add(name)));
         }
+        Map<String, ApiError> failures = new java.util.concurrent.ConcurrentHashMap<>();
         List<CompletableFuture<Void>> calls = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        topicsByLeader.forEach((leader, topics) -> {
-            DeleteShareGroupOffsetsRequestData sub = new DeleteShareGroupOffsetsRequestData()
-                    .setGroupId(request.groupId());
-            topics.forEach(name -> sub.topics().add(new DeleteShareGroupOffsetsRequestData
+        topicsByLeader.forEach((leader, names) -> {
+            DeleteShareGroupOffsetsRequestData sub = new DeleteShareGroupOffsetsRequestData().setGroupId(groupId);
+            names.forEach(name -> sub.topics().add(new DeleteShareGroupOffsetsRequestData
                     .DeleteShareGroupOffsetsRequestTopic().setTopicName(name)));
             calls.add(deleteAt(leader, sub, version, deadline).handle((response, error) -> {
-                synchronized (local) {
-                    for (DeleteShareGroupOffsetsResponseTopic t : local.responses()) {
-                        if (!topics.contains(t.topicName()) || t.errorCode() != Errors.NONE.code()) {
-                            continue;
-                        }
-                        if (error != null) {
-                            t.setErrorCode(Errors.forException(unwrap(error)).code()).setErrorMessage("Broker "
-                                    + leader + ", a leader of " + t.topicName() + ", did not drop the group's "
-                                    + "share-partitions: " + unwrap(error).getMessage());
-                        } else {
-                            response.data().responses().stream().filter(r -> r.topicName().equals(t.topicName())
-                                    && r.errorCode() != Errors.NONE.code()).findFirst()
-                                    .ifPresent(r -> t.setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage()));
-                        }
-                    }
+                if (error != null) {
+                    Throwable cause = unwrap(error);
+                    names.forEach(name -> failures.putIfAbsent(name, new ApiError(Errors.forException(cause),
+                            "Broker " + leader + ", a leader of " + name + ", did not drop the group's "
+                                    + "share-partitions: " + cause.getMessage())));
+                } else {
+                    response.data().responses().stream().filter(r -> r.errorCode() != Errors.NONE.code())
+                            .forEach(r -> failures.putIfAbsent(r.topicName(), new ApiError(
+                                    Errors.forCode(r.errorCode()), r.errorMessage())));
                 }
                 return null;
             }));
         });
-        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                .thenApply(ignored -> new DeleteShareGroupOffsetsResponse(local));
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(ignored -> failures);
     }
 
     /** Sends the delete to {@code leader}, again after the backoff while it cannot be reached, until the deadline. */

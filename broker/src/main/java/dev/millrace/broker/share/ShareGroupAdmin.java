@@ -223,6 +223,13 @@ public final class ShareGroupAdmin {
         return Errors.NONE;
     }
 
+    /** The topics the group has share-partition state on, live here or saved. */
+    public java.util.Set<String> topicsWithState(String groupId) {
+        java.util.Set<String> topics = new java.util.TreeSet<>();
+        statePartitions(groupId).forEach(tp -> topics.add(tp.topic()));
+        return topics;
+    }
+
     /** The partitions the group has state for, live or saved, by topic name then partition. */
     private List<TopicPartition> statePartitions(String groupId) {
         Map<String, TopicPartition> out = new TreeMap<>();

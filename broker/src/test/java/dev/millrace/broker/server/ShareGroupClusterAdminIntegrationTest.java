@@ -67,7 +67,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
  *   <li>a bad group config is refused with INVALID_CONFIG naming the setting and the value;</li>
  *   <li>AlterShareGroupOffsets sent to the group's coordinator moves the start offset on every partition, whichever
  *       broker leads it; ListShareGroupOffsets reports each; DeleteShareGroupOffsets makes every leader drop its
- *       share-partition, so that the group reads from the log start again everywhere.</li>
+ *       share-partition, so that the group reads from the log start again everywhere; so does DeleteGroups.</li>
  * </ul>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -164,7 +164,7 @@ class ShareGroupClusterAdminIntegrationTest {
     }
 
     @Test
-    void shouldAlterAndDeleteShareGroupOffsetsOfPartitionsLedByOtherBrokers() throws Exception {
+    void shouldAlterAndDeleteShareGroupOffsetsAndDeleteTheGroupOnPartitionsLedByOtherBrokers() throws Exception {
         String queue = "pinned";
         String group = "pinned-workers";
         List<Integer> leaders = createQueue(queue);
@@ -187,6 +187,25 @@ class ShareGroupClusterAdminIntegrationTest {
                     .first().isEqualTo(3L + 2 * p);
         }
 
+        awaitNoMembers(group);
+        admin.deleteShareGroupOffsets(group, Set.of(queue)).all().get(30, TimeUnit.SECONDS);
+
+        Map<Integer, List<Long>> again = acceptAll(queue, group, 30);
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertThat(again.get(p)).as("offsets read again from partition " + p).first().isEqualTo(0L);
+        }
+
+        awaitNoMembers(group);
+        admin.deleteShareGroups(List.of(group)).all().get(30, TimeUnit.SECONDS);
+
+        Map<Integer, List<Long>> afresh = acceptAll(queue, group, 30);
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertThat(afresh.get(p)).as("offsets read from partition " + p + " by the group made anew").first()
+                    .isEqualTo(0L);
+        }
+    }
+
+    private void awaitNoMembers(String group) throws InterruptedException {
         cluster.awaitCondition(() -> {
             try {
                 return admin.describeShareGroups(List.of(group)).describedGroups().get(group).get(10, TimeUnit.SECONDS)
@@ -197,13 +216,7 @@ class ShareGroupClusterAdminIntegrationTest {
             } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
                 return false;
             }
-        }, "the consumer to leave " + group, Duration.ofSeconds(30));
-        admin.deleteShareGroupOffsets(group, Set.of(queue)).all().get(30, TimeUnit.SECONDS);
-
-        Map<Integer, List<Long>> again = acceptAll(queue, group, 30);
-        for (int p = 0; p < PARTITIONS; p++) {
-            assertThat(again.get(p)).as("offsets read again from partition " + p).first().isEqualTo(0L);
-        }
+        }, "the consumers to leave " + group, Duration.ofSeconds(30));
     }
 
     private void alter(ConfigResource resource, String name, String value) throws Exception {
