@@ -2,7 +2,9 @@ package dev.millrace.broker.controller;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
@@ -46,7 +48,7 @@ final class MetadataImageBuilder {
     private final Map<Integer, BrokerImage> brokers;
     /** Every group's settings; a group's map is copied before its first change in this batch. */
     private final Map<String, Map<String, String>> groupConfigs;
-    private final java.util.Set<String> changedGroups = new java.util.HashSet<>();
+    private final Set<String> changedGroups = new HashSet<>();
     private long nextProducerId;
     private String clusterId;
 

@@ -307,7 +307,8 @@ public final class BrokerServer implements AutoCloseable {
                 LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
                 dev.millrace.delay.Time.SYSTEM);
-        // share-group settings (group configs) live in the metadata log: every broker applies its image's
+        // share-group settings (group configs) live in the metadata log: applied from this node's image, now and at
+        // every change (settings an earlier version kept in the share-state topic are moved there first)
         LegacyGroupConfigMigration.run(shareStates, controller, controllerClient, 30_000);
         ShareGroupConfigs groupSettings = shares.groupSettings();
         controller.registerListener((previous, current) -> {

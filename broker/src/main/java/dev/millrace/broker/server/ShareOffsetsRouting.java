@@ -10,7 +10,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
@@ -255,7 +257,7 @@ final class ShareOffsetsRouting {
                     .map(PartitionImage::leader).filter(leader -> leader >= 0 && leader != nodeId).distinct()
                     .forEach(leader -> topicsByLeader.computeIfAbsent(leader, l -> new ArrayList<>()).add(name)));
         }
-        Map<String, ApiError> failures = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, ApiError> failures = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> calls = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         topicsByLeader.forEach((leader, names) -> {
@@ -382,7 +384,7 @@ final class ShareOffsetsRouting {
 
     /** Puts the answers of {@code tps}; a partition a leader left out of its answer keeps its answer. */
     private static <P> void put(Map<TopicPartition, P> answers, Set<TopicPartition> tps,
-                                java.util.function.Function<TopicPartition, P> answerOf) {
+                                Function<TopicPartition, P> answerOf) {
         synchronized (answers) {
             for (TopicPartition tp : tps) {
                 P answer = answerOf.apply(tp);

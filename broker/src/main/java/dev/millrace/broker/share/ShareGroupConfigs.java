@@ -7,6 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -201,7 +203,7 @@ public final class ShareGroupConfigs {
             return;
         }
         appliedIndex = index;
-        java.util.Set<String> changed = new java.util.TreeSet<>();
+        Set<String> changed = new TreeSet<>();
         for (Map.Entry<String, Map<String, String>> e : all.entrySet()) {
             if (!e.getValue().equals(overrides.get(e.getKey()))) {
                 overrides.put(e.getKey(), Map.copyOf(e.getValue()));
