@@ -23,7 +23,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -174,9 +173,6 @@ class MultiBrokerQueueIntegrationTest {
 
     @Test
     @Order(2)
-    @Disabled("Known broker gap (issue 23): a shared subscription's start sets its share group's offsets "
-            + "(AlterShareGroupOffsets), which the broker applies only to partitions it leads itself, so on a cluster "
-            + "the start fails with NOT_LEADER_OR_FOLLOWER for the others")
     void sharedSubscriptionGetsEveryMessageOnce() throws Exception {
         try (Connection c = factory().createConnection()) {
             c.start();

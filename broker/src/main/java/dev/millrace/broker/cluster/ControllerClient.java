@@ -41,6 +41,7 @@ import dev.millrace.broker.controller.Controller.BrokerRegistration;
 import dev.millrace.broker.controller.Controller.IsrChange;
 import dev.millrace.broker.controller.Controller.NewTopic;
 import dev.millrace.broker.controller.Controller.OngoingReassignment;
+import dev.millrace.broker.controller.Controller.GroupConfigChange;
 import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.controller.ProducerIdBlock;
@@ -58,7 +59,8 @@ import io.netty.channel.nio.NioEventLoopGroup;
  * whose address the node registered in the metadata ({@link ControllerApis} answers there).
  *
  * <p>Admin calls that clients may send to any broker (ElectLeaders, AlterPartitionReassignments,
- * ListPartitionReassignments, IncrementalAlterConfigs and AlterConfigs of topics) are forwarded the same way, as the
+ * ListPartitionReassignments, IncrementalAlterConfigs of topics and groups, AlterConfigs of topics) are forwarded the
+ * same way, as the
  * same Kafka request. The node that receives a forwarded request answers it from its own controller and never
  * forwards it again: forwarded requests carry the client id {@link #CLIENT_ID_PREFIX}{@code <node id>}
  * ({@link #isForwarded}), so two nodes that disagree for a moment about which one is active cannot pass a request
@@ -198,6 +200,19 @@ public final class ControllerClient implements AutoCloseable {
                                 ApiKeys.ALTER_CONFIGS.latestVersion())
                         .thenApply(r -> orNotController(ControllerMessages.alterConfigsResults(r)))
                         : ch.<IncrementalAlterConfigsResponse>send(ControllerMessages.incrementalAlterConfigs(changes,
+                                validateOnly), ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion())
+                        .thenApply(r -> orNotController(ControllerMessages.incrementalAlterConfigsResults(r))));
+    }
+
+    /**
+     * Group setting changes at the active controller ({@link Controller#alterGroupConfigs}), sent as
+     * IncrementalAlterConfigs of {@code GROUP} resources. Per group id, NONE or the error with its message.
+     */
+    public CompletableFuture<Map<String, ApiError>> alterGroupConfigs(Map<String, GroupConfigChange> changes,
+                                                                      boolean validateOnly) {
+        return call("IncrementalAlterConfigs (groups)",
+                () -> local.alterGroupConfigs(changes, validateOnly).thenApply(ControllerClient::orNotController),
+                ch -> ch.<IncrementalAlterConfigsResponse>send(ControllerMessages.incrementalAlterGroupConfigs(changes,
                                 validateOnly), ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion())
                         .thenApply(r -> orNotController(ControllerMessages.incrementalAlterConfigsResults(r))));
     }

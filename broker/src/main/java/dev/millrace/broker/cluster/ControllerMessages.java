@@ -56,6 +56,7 @@ import dev.millrace.broker.controller.Controller.BrokerRegistration;
 import dev.millrace.broker.controller.Controller.IsrChange;
 import dev.millrace.broker.controller.Controller.NewTopic;
 import dev.millrace.broker.controller.Controller.OngoingReassignment;
+import dev.millrace.broker.controller.Controller.GroupConfigChange;
 import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.ProducerIdBlock;
@@ -75,8 +76,8 @@ import dev.millrace.broker.controller.ProducerIdBlock;
  *                        LeaderEpoch, Isr, PartitionEpoch (the committed state)
  *   AllocateProducerIds  BrokerId, BrokerEpoch → ErrorCode, ProducerIdStart, ProducerIdLen
  *   CreateTopics         as kafka-clients' Admin sends it (auto-created and internal topics)
- *   ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments, IncrementalAlterConfigs (topics; SET and
- *   DELETE), AlterConfigs (topics)
+ *   ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments, IncrementalAlterConfigs (topics and
+ *   groups; SET and DELETE), AlterConfigs (topics)
  *                        as kafka-clients' Admin sends them, forwarded from the node a client asked; the answering
  *                        node builds the response (dev.millrace.broker.server's admin handlers)
  * </pre>
@@ -341,6 +342,23 @@ final class ControllerMessages {
         changes.forEach((topic, change) -> {
             IncrementalAlterConfigsRequestData.AlterConfigsResource resource = new IncrementalAlterConfigsRequestData
                     .AlterConfigsResource().setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName(topic);
+            change.set().forEach((name, value) -> resource.configs().add(new IncrementalAlterConfigsRequestData
+                    .AlterableConfig().setName(name).setValue(value).setConfigOperation((byte) 0)));
+            change.delete().forEach(name -> resource.configs().add(new IncrementalAlterConfigsRequestData
+                    .AlterableConfig().setName(name).setValue(null).setConfigOperation((byte) 1)));
+            data.resources().add(resource);
+        });
+        return new IncrementalAlterConfigsRequest.Builder(data);
+    }
+
+    /** Group setting changes as IncrementalAlterConfigs of {@code GROUP} resources (SET and DELETE). */
+    static IncrementalAlterConfigsRequest.Builder incrementalAlterGroupConfigs(Map<String, GroupConfigChange> changes,
+                                                                              boolean validateOnly) {
+        IncrementalAlterConfigsRequestData data = new IncrementalAlterConfigsRequestData()
+                .setValidateOnly(validateOnly);
+        changes.forEach((groupId, change) -> {
+            IncrementalAlterConfigsRequestData.AlterConfigsResource resource = new IncrementalAlterConfigsRequestData
+                    .AlterConfigsResource().setResourceType(ConfigResource.Type.GROUP.id()).setResourceName(groupId);
             change.set().forEach((name, value) -> resource.configs().add(new IncrementalAlterConfigsRequestData
                     .AlterableConfig().setName(name).setValue(value).setConfigOperation((byte) 0)));
             change.delete().forEach(name -> resource.configs().add(new IncrementalAlterConfigsRequestData

@@ -14,16 +14,19 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
 
+import dev.millrace.broker.controller.Controller.GroupConfigChange;
 import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.log.LogConfig;
 
 /**
  * Validates topic configs and computes the {@link ConfigRecord}s that change them. A topic's
  * settings are valid when {@link LogConfig} accepts them as a whole (so a combination is checked,
  * not only each value); the error is INVALID_CONFIG with {@link LogConfig}'s message, which names
- * the setting. Only settings that actually change produce records.
+ * the setting. Group settings ({@link GroupConfigRecord}) are validated by the {@link GroupConfigPolicy} the
+ * broker gives. Only settings that actually change produce records.
  *
  * <p>Stateless apart from its immutable inputs; thread-safe. It reads the image it is given and
  * never changes it.
@@ -64,6 +67,46 @@ final class ConfigControlManager {
             }
             ApiError error = alterTopic(existing.get(), entry.getValue(), records);
             response.put(topic, error);
+        }
+        return new ControllerResult<>(records, response);
+    }
+
+    /** Computes the records of group setting changes, each group validated as a whole by {@code policy}. */
+    ControllerResult<Map<String, ApiError>> handleAlterGroupConfigs(MetadataImage image, GroupConfigPolicy policy,
+                                                                    Map<String, GroupConfigChange> changes) {
+        Map<String, ApiError> response = new LinkedHashMap<>();
+        List<MetadataRecord> records = new ArrayList<>();
+        for (Map.Entry<String, GroupConfigChange> entry : changes.entrySet()) {
+            String groupId = entry.getKey();
+            GroupConfigChange change = entry.getValue();
+            if (groupId == null || groupId.isEmpty()) {
+                response.put(groupId, new ApiError(Errors.INVALID_GROUP_ID, "The group id must not be empty"));
+                continue;
+            }
+            Map<String, String> set = change.set() == null ? Map.of() : change.set();
+            Collection<String> delete = change.delete() == null ? List.of() : change.delete();
+            Optional<String> both = delete.stream().filter(set::containsKey).findFirst();
+            if (both.isPresent()) {
+                response.put(groupId, new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": config '"
+                        + both.get() + "' is both set and deleted"));
+                continue;
+            }
+            Map<String, String> before = image.groupConfigs(groupId);
+            Map<String, String> after;
+            try {
+                after = policy.apply(groupId, before, set, delete);
+            } catch (org.apache.kafka.common.errors.ApiException e) {
+                response.put(groupId, ApiError.fromThrowable(e));
+                continue;
+            }
+            TreeSet<String> names = new TreeSet<>(before.keySet());
+            names.addAll(after.keySet());
+            for (String name : names) {
+                if (!Objects.equals(before.get(name), after.get(name))) {
+                    records.add(new GroupConfigRecord(groupId, name, after.get(name)));
+                }
+            }
+            response.put(groupId, ApiError.NONE);
         }
         return new ControllerResult<>(records, response);
     }

@@ -61,6 +61,16 @@ public interface Controller extends AutoCloseable {
                                                                boolean validateOnly);
 
     /**
+     * Changes group settings (Kafka's {@code GROUP} config resource): {@code set} entries are set, {@code delete}
+     * names return to the default, validated as a whole by the broker's {@link GroupConfigPolicy}. Committed to the
+     * metadata log, so every broker applies them from its image and they survive restarts.
+     *
+     * @return per group id: NONE, INVALID_CONFIG (naming the setting and value), INVALID_GROUP_ID
+     */
+    CompletableFuture<Map<String, ApiError>> alterGroupConfigs(Map<String, GroupConfigChange> changes,
+                                                               boolean validateOnly);
+
+    /**
      * Allocates the next block of {@link ProducerIdBlock#BLOCK_SIZE} consecutive producer ids to a
      * broker (Kafka's AllocateProducerIds). No id is ever in two blocks, also across restarts and
      * leader changes. The future fails with
@@ -180,5 +190,9 @@ public interface Controller extends AutoCloseable {
 
     /** Config changes for one topic. */
     record TopicConfigChange(Map<String, String> set, Collection<String> delete, boolean replace) {
+    }
+
+    /** Config changes for one group: settings to set, names to return to the default. */
+    record GroupConfigChange(Map<String, String> set, Collection<String> delete) {
     }
 }

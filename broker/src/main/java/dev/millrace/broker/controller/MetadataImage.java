@@ -16,11 +16,20 @@ import org.apache.kafka.common.Uuid;
  * @param clusterId      the cluster's id ({@link MetadataRecord.ClusterIdRecord}), null until set
  * @param brokers        every registered broker by id, sorted by id; a broker stays registered (fenced
  *                       when it is gone) until it registers again
+ * @param groupConfigs   the settings set on groups ({@link MetadataRecord.GroupConfigRecord}), by group id then
+ *                       setting name, both sorted; a group with no setting is absent (defaults are not listed)
  */
 public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
-                            String clusterId, Map<Integer, BrokerImage> brokers) {
+                            String clusterId, Map<Integer, BrokerImage> brokers,
+                            Map<String, Map<String, String>> groupConfigs) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
+
+    /** An image with no group settings. */
+    public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
+                         String clusterId, Map<Integer, BrokerImage> brokers) {
+        this(appliedIndex, topics, nextProducerId, clusterId, brokers, Map.of());
+    }
 
     /** An image with no cluster id and no registered broker. */
     public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId) {
@@ -30,6 +39,11 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
     /** An image in which no producer id has been allocated yet, with no cluster id and no broker. */
     public MetadataImage(long appliedIndex, Map<String, TopicImage> topics) {
         this(appliedIndex, topics, 0);
+    }
+
+    /** The settings set on group {@code groupId} (empty when it sets none). */
+    public Map<String, String> groupConfigs(String groupId) {
+        return groupConfigs.getOrDefault(groupId, Map.of());
     }
 
     public Optional<TopicImage> topic(String name) {

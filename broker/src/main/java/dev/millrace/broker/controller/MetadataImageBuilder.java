@@ -2,7 +2,9 @@ package dev.millrace.broker.controller;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
@@ -14,6 +16,7 @@ import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
 import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
 import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
@@ -43,6 +46,9 @@ final class MetadataImageBuilder {
     private final Map<Uuid, String> namesById = new HashMap<>();
     private final Map<String, TopicChange> changed = new HashMap<>();
     private final Map<Integer, BrokerImage> brokers;
+    /** Every group's settings; a group's map is copied before its first change in this batch. */
+    private final Map<String, Map<String, String>> groupConfigs;
+    private final Set<String> changedGroups = new HashSet<>();
     private long nextProducerId;
     private String clusterId;
 
@@ -50,6 +56,7 @@ final class MetadataImageBuilder {
         this.nextProducerId = base.nextProducerId();
         this.clusterId = base.clusterId();
         this.brokers = new TreeMap<>(base.brokers());
+        this.groupConfigs = new TreeMap<>(base.groupConfigs());
         this.topics = new HashMap<>(base.topics());
         for (TopicImage topic : base.topics().values()) {
             namesById.put(topic.topicId(), topic.name());
@@ -73,6 +80,8 @@ final class MetadataImageBuilder {
             replay(r);
         } else if (record instanceof BrokerStateRecord r) {
             replay(r);
+        } else if (record instanceof GroupConfigRecord r) {
+            replay(r);
         } else {
             throw new IllegalStateException("No replay for metadata record " + record);
         }
@@ -83,8 +92,39 @@ final class MetadataImageBuilder {
             topics.put(change.name, change.toImage());
         }
         changed.clear();
+        for (String groupId : changedGroups) {
+            Map<String, String> settings = groupConfigs.get(groupId);
+            if (settings != null) {
+                groupConfigs.put(groupId, Collections.unmodifiableMap(settings));
+            }
+        }
+        changedGroups.clear();
         return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId,
-                clusterId, Collections.unmodifiableMap(new TreeMap<>(brokers)));
+                clusterId, Collections.unmodifiableMap(new TreeMap<>(brokers)),
+                Collections.unmodifiableMap(new TreeMap<>(groupConfigs)));
+    }
+
+    /** A group setting is set or (null value) removed; a group left with no setting disappears from the image. */
+    private void replay(GroupConfigRecord record) {
+        if (record.groupId().isEmpty()) {
+            throw new IllegalStateException("Cannot replay " + record + ": the group id is empty");
+        }
+        Map<String, String> settings = changedGroups.add(record.groupId())
+                ? new TreeMap<>(groupConfigs.getOrDefault(record.groupId(), Map.of()))
+                : groupConfigs.get(record.groupId());
+        if (settings == null) {
+            settings = new TreeMap<>();
+        }
+        if (record.value() == null) {
+            settings.remove(record.name());
+        } else {
+            settings.put(record.name(), record.value());
+        }
+        if (settings.isEmpty()) {
+            groupConfigs.remove(record.groupId());
+        } else {
+            groupConfigs.put(record.groupId(), settings);
+        }
     }
 
     /** The cluster id is set once; the same id again changes nothing, another one is refused. */

@@ -73,6 +73,26 @@ public sealed interface MetadataRecord {
     }
 
     /**
+     * One setting of a group (Kafka's {@code GROUP} config resource; today the share-group settings of
+     * {@code dev.millrace.broker.share.ShareGroupConfigs}) is set, or with a {@code null} value returns to its
+     * default. A group needs no other record to exist: settings may be made before the group has members, and
+     * outlive its deletion. Validated by the active controller's {@link GroupConfigPolicy} before it is written.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 9, version 0):
+     *   +-----------------+--------------+------------------------+
+     *   | groupId (string)| name (string)| value (nullable string)|
+     *   +-----------------+--------------+------------------------+
+     * </pre>
+     */
+    record GroupConfigRecord(String groupId, String name, String value) implements MetadataRecord {
+        public GroupConfigRecord {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    /**
      * A producer-id block was allocated to a broker: every id below {@code nextProducerId} is taken
      * and is never handed out again. Replay only ever moves the image's next producer id forwards
      * ({@link MetadataImage#nextProducerId()}). A snapshot writes one such record, with broker id -1,

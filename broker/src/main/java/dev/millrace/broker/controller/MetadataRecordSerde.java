@@ -16,6 +16,7 @@ import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
 import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
 import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
@@ -53,6 +54,7 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *                   rack: nullable string
  *   8 BROKER_STATE  brokerId: int32, brokerEpoch: int64, state: int8 (0 FENCED, 1 UNFENCED,
  *                   2 CONTROLLED_SHUTDOWN)
+ *   9 GROUP_CONFIG  groupId: string, name: string, value: nullable string (null: back to the default)
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
@@ -79,6 +81,7 @@ public final class MetadataRecordSerde {
     static final byte TYPE_CLUSTER_ID = 6;
     static final byte TYPE_BROKER_REGISTRATION = 7;
     static final byte TYPE_BROKER_STATE = 8;
+    static final byte TYPE_GROUP_CONFIG = 9;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -199,6 +202,11 @@ public final class MetadataRecordSerde {
             body.writeLong(r.brokerEpoch());
             body.writeByte(r.state().id());
             return TYPE_BROKER_STATE;
+        } else if (record instanceof GroupConfigRecord r) {
+            writeString(body, r.groupId());
+            writeString(body, r.name());
+            writeString(body, r.value());
+            return TYPE_GROUP_CONFIG;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -261,6 +269,9 @@ public final class MetadataRecordSerde {
                         readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
             case TYPE_BROKER_STATE:
                 return new BrokerStateRecord(body.getInt(), body.getLong(), BrokerState.forId(body.get()));
+            case TYPE_GROUP_CONFIG:
+                return new GroupConfigRecord(readString(body, "groupId"), readString(body, "name"),
+                        readNullableString(body, "value"));
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }

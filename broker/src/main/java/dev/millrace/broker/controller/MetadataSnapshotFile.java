@@ -18,6 +18,7 @@ import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
 import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
 import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
@@ -27,7 +28,8 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  * records that rebuild it from empty (the {@link ClusterIdRecord} once set; per broker, by id, its
  * {@link BrokerRegistrationRecord} and, unless fenced, a {@link BrokerStateRecord}; per topic, by name: its {@link TopicRecord}, its
  * {@link ConfigRecord}s, its {@link PartitionRecord}s; then, once any producer id was allocated, one
- * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id), in the batch format of
+ * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id; last, per group by id, its
+ * {@link GroupConfigRecord}s by name), in the batch format of
  * {@link MetadataRecordSerde}, so loading a snapshot is the same replay as applying the log.
  * All integers are big-endian.
  *
@@ -141,6 +143,8 @@ final class MetadataSnapshotFile {
         if (image.nextProducerId() > 0) {
             records.add(new ProducerIdsRecord(-1, image.nextProducerId()));
         }
+        image.groupConfigs().forEach((groupId, settings) -> settings.forEach((name, value) ->
+                records.add(new GroupConfigRecord(groupId, name, value))));
         return records;
     }
 }

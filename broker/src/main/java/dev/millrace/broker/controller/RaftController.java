@@ -88,6 +88,7 @@ public final class RaftController implements Controller {
     private final Time time;
     private final ScheduledExecutorService eventExecutor;
     private volatile EndpointProbe endpointProbe = EndpointProbe.NONE;
+    private volatile GroupConfigPolicy groupConfigPolicy = GroupConfigPolicy.NONE;
     private final Object queueLock = new Object();
 
     private CompletableFuture<Void> queueTail = CompletableFuture.completedFuture(null);
@@ -270,6 +271,23 @@ public final class RaftController implements Controller {
         Map<String, TopicConfigChange> request = new LinkedHashMap<>(changes);
         return submit("AlterConfigs", request.keySet(), validateOnly,
                 image -> configControl.handleAlterConfigs(image, request));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, ApiError>> alterGroupConfigs(Map<String, GroupConfigChange> changes,
+                                                                      boolean validateOnly) {
+        Map<String, GroupConfigChange> request = new LinkedHashMap<>(changes);
+        GroupConfigPolicy policy = groupConfigPolicy;
+        return submit("AlterGroupConfigs", request.keySet(), validateOnly,
+                image -> configControl.handleAlterGroupConfigs(image, policy, request));
+    }
+
+    /**
+     * What settings groups may have ({@link #alterGroupConfigs}); {@link GroupConfigPolicy#NONE} unless set. Set
+     * before {@link #start}.
+     */
+    public void setGroupConfigPolicy(GroupConfigPolicy policy) {
+        this.groupConfigPolicy = Objects.requireNonNull(policy, "policy");
     }
 
     /**

@@ -32,6 +32,7 @@ import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.cluster.ControllerIsrUpdater;
 import dev.millrace.broker.controller.BrokerState;
 import dev.millrace.broker.coordinator.ReplicationAwaiter;
+import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.replica.IsrUpdater;
@@ -47,6 +48,7 @@ import dev.millrace.broker.group.GroupCoordinatorConfig;
 import dev.millrace.broker.group.OffsetsTopic;
 import dev.millrace.broker.share.ClusterShareStateStore;
 import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareGroupConfigs;
 import dev.millrace.broker.share.ShareStateCoordinator;
 import dev.millrace.broker.share.ShareStateHandler;
 import dev.millrace.broker.txn.TransactionStateTopic;
@@ -97,6 +99,8 @@ public final class BrokerServer implements AutoCloseable {
     private ShareBroker shares;
     private ShareStateCoordinator shareStates;
     private ClusterShareStateStore shareStateStore;
+    /** Share-group offset calls passed on to the share-partitions' leaders. */
+    private BrokerRequestSender shareRequests;
     private KafkaApis kafkaApis;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
@@ -304,6 +308,17 @@ public final class BrokerServer implements AutoCloseable {
                 LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
                 dev.millrace.delay.Time.SYSTEM);
+        // share-group settings (group configs) live in the metadata log: applied from this node's image, now and at
+        // every change (settings an earlier version kept in the share-state topic are moved there first)
+        LegacyGroupConfigMigration.run(shareStates, controller, controllerClient, 30_000);
+        ShareGroupConfigs groupSettings = shares.groupSettings();
+        controller.registerListener((previous, current) -> {
+            if (!previous.groupConfigs().equals(current.groupConfigs())) {
+                groupSettings.update(current.appliedIndex(), current.groupConfigs());
+            }
+        });
+        MetadataImage image = controller.image();
+        groupSettings.update(image.appliedIndex(), image.groupConfigs());
         shares.setStateHandler(new ShareStateHandler(shareStates));
         partitions.addLeadershipListener(shares.partitions());
         purgatory.addAppendListener(shares::onAppend);
@@ -318,6 +333,9 @@ public final class BrokerServer implements AutoCloseable {
         });
         markerWriter.setMarkerListener(shares.transactions()::onTransactionMarkers);
         kafkaApis.setShareBroker(shares);
+        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
+        kafkaApis.setShareOffsetsRouting(new ShareOffsetsRouting(config.nodeId(), controller::image, shares.admin(),
+                shareRequests, 10_000));
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
@@ -409,6 +427,7 @@ public final class BrokerServer implements AutoCloseable {
         closeQuietly("group coordinator", groups);
         closeQuietly("share groups", shares);
         closeQuietly("share-state store", shareStateStore);
+        closeQuietly("share offset requests", shareRequests);
         closeQuietly("share-state coordinator", shareStates);
         if (groupExecutor != null) {
             groupExecutor.shutdown();

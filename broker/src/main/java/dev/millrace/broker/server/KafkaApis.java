@@ -51,11 +51,8 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
-import org.apache.kafka.common.requests.AlterShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
-import org.apache.kafka.common.requests.DeleteShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
-import org.apache.kafka.common.requests.DescribeShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
 import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
@@ -160,6 +157,7 @@ public final class KafkaApis implements RequestHandler {
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
     private volatile ShareBroker shares;
     private volatile WriteTxnMarkersHandler writeTxnMarkers;
+    private volatile ShareOffsetsRouting shareOffsets;
 
     KafkaApis(MetadataHandler metadata, ProduceHandler produce, FetchHandler fetch, ListOffsetsHandler listOffsets,
               OffsetsForLeaderEpochHandler offsetsForLeaderEpoch, TopicAdminHandler topicAdmin,
@@ -206,6 +204,11 @@ public final class KafkaApis implements RequestHandler {
         this.shares = shares;
     }
 
+    /** Serves the share-group offset APIs with {@code routing}; set once, before the first request. */
+    void setShareOffsetsRouting(ShareOffsetsRouting routing) {
+        this.shareOffsets = routing;
+    }
+
     /** Serves WriteTxnMarkers with {@code handler}; set once, before the first request. */
     void setWriteTxnMarkersHandler(WriteTxnMarkersHandler handler) {
         this.writeTxnMarkers = handler;
@@ -243,11 +246,8 @@ public final class KafkaApis implements RequestHandler {
             case ALTER_CONFIGS:
                 return topicAdmin.alterConfigs((AlterConfigsRequest) request, forwarded(context)).thenApply(r -> r);
             case INCREMENTAL_ALTER_CONFIGS:
-                return (shares == null || forwarded(context)
-                        ? topicAdmin.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request,
-                                forwarded(context))
-                        : GroupConfigRouting.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request, version,
-                                topicAdmin, shares.groupConfigs())).thenApply(r -> r);
+                return GroupConfigRouting.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request, version,
+                        topicAdmin, forwarded(context)).thenApply(r -> r);
             case ELECT_LEADERS:
                 return partitionAdmin.electLeaders((ElectLeadersRequest) request, forwarded(context))
                         .thenApply(r -> r);
@@ -302,7 +302,8 @@ public final class KafkaApis implements RequestHandler {
                         .thenApply(r -> shares == null ? r : shares.withShareGroups((ListGroupsRequest) request, r));
             case DELETE_GROUPS:
                 return (shares == null ? groups.handleDeleteGroups((DeleteGroupsRequest) request, version)
-                        : ShareAdminRouting.deleteGroups((DeleteGroupsRequest) request, version, groups, shares.admin()))
+                        : ShareAdminRouting.deleteGroups((DeleteGroupsRequest) request, version, groups, shares.admin(),
+                                shareOffsets))
                         .thenApply(r -> r);
             case SHARE_GROUP_HEARTBEAT:
                 return shares.handleShareGroupHeartbeat((ShareGroupHeartbeatRequest) request, context.clientId(),
@@ -313,15 +314,16 @@ public final class KafkaApis implements RequestHandler {
                 return shares.handleShareFetch((ShareFetchRequest) request).thenApply(r -> r);
             case SHARE_ACKNOWLEDGE:
                 return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request).thenApply(r -> r);
+            // served by each share-partition's leader: ShareOffsetsRouting passes them on from the group's coordinator
             case DESCRIBE_SHARE_GROUP_OFFSETS:
-                return done(new DescribeShareGroupOffsetsResponse(shares.admin().describeOffsets(
-                        ((DescribeShareGroupOffsetsRequest) request).data())));
+                return shareOffsets.describe(((DescribeShareGroupOffsetsRequest) request).data(), version,
+                        forwarded(context)).thenApply(r -> r);
             case ALTER_SHARE_GROUP_OFFSETS:
-                return done(new AlterShareGroupOffsetsResponse(shares.admin().alterOffsets(
-                        ((AlterShareGroupOffsetsRequest) request).data())));
+                return shareOffsets.alter(((AlterShareGroupOffsetsRequest) request).data(), version,
+                        forwarded(context)).thenApply(r -> r);
             case DELETE_SHARE_GROUP_OFFSETS:
-                return done(new DeleteShareGroupOffsetsResponse(shares.admin().deleteOffsets(
-                        ((DeleteShareGroupOffsetsRequest) request).data())));
+                return shareOffsets.delete(((DeleteShareGroupOffsetsRequest) request).data(), version,
+                        forwarded(context)).thenApply(r -> r);
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));

@@ -8,6 +8,7 @@ import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.ControllerConfig;
 import dev.millrace.broker.controller.EndpointProbe;
 import dev.millrace.broker.controller.RaftController;
+import dev.millrace.broker.share.ShareGroupConfigs;
 
 /**
  * The SOFAJRaft controller voter inside the broker's process. Embedded mode (no
@@ -17,7 +18,8 @@ import dev.millrace.broker.controller.RaftController;
  * {@code node.id} is not among the voters runs a learner of the same quorum on
  * {@code controller.host:controller.port} (see {@link ControllerConfig#isLearner()}). Topic defaults,
  * broker session timeout, unclean election and the leader-imbalance check come from the broker's
- * settings of the same names.
+ * settings of the same names; group configs are validated as share-group settings ({@link ShareGroupConfigs#change})
+ * against this broker's {@code group.share.*} defaults.
  */
 final class RaftControllerFactory {
 
@@ -40,6 +42,8 @@ final class RaftControllerFactory {
         RaftController controller = new RaftController(controllerConfig);
         // a broker whose heartbeat connection closed and whose port refuses connections is fenced at once
         controller.setEndpointProbe(EndpointProbe.tcp(500));
+        // group configs are the share groups' settings, checked against this broker's defaults
+        controller.setGroupConfigPolicy(new ShareGroupConfigs(config.shareGroupConfig())::change);
         return controller;
     }
 }

@@ -42,6 +42,7 @@ import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.Controller.NewTopic;
+import dev.millrace.broker.controller.Controller.GroupConfigChange;
 import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.log.LogConfig;
@@ -274,6 +275,29 @@ final class TopicAdminHandler {
             ApiError failure = ApiError.fromThrowable(cause);
             Map<String, ApiError> all = new LinkedHashMap<>();
             changes.keySet().forEach(topic -> all.put(topic, failure));
+            return all;
+        });
+    }
+
+    /**
+     * Applies group config changes at the active controller, like {@link #alterTopicConfigs}: directly when
+     * {@code forwarded} (this node's controller answers), else through the controller client; a failure of the whole
+     * call becomes every group's error.
+     */
+    CompletableFuture<Map<String, ApiError>> alterGroupConfigs(Map<String, GroupConfigChange> changes,
+                                                               boolean validateOnly, boolean forwarded) {
+        if (changes.isEmpty()) {
+            return CompletableFuture.completedFuture(Map.of());
+        }
+        CompletableFuture<Map<String, ApiError>> results = forwarded
+                ? controller.alterGroupConfigs(changes, validateOnly)
+                : controllerClient.alterGroupConfigs(changes, validateOnly);
+        return results.exceptionally(error -> {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause()
+                    : error;
+            ApiError failure = ApiError.fromThrowable(cause);
+            Map<String, ApiError> all = new LinkedHashMap<>();
+            changes.keySet().forEach(group -> all.put(group, failure));
             return all;
         });
     }

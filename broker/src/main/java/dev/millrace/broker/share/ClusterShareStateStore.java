@@ -45,11 +45,9 @@ import dev.millrace.protocol.ext.ShareState;
  * the timer's for a lock expiry): with every request thread of two brokers waiting on each other's coordinator, both
  * wait out {@code timeoutMs}; the coordinator side holds no thread while its write replicates.
  *
- * <p>Group settings: {@link #groupConfigs()} holds those of the state partitions led here when the broker starts (on
- * one node: all of them); {@link #saveGroupConfig} writes at the group's coordinator and {@link #groupConfig} reads
- * there, which a share-partition does when it is created ({@link ShareGroupConfigs#refresh}), so that it starts with
- * the group's settings even when they were changed through another broker. A change made through another broker
- * after that reaches existing share-partitions here only when they are created again (a leader move, a restart).
+ * <p>Group settings are not kept here any more but in the metadata log ({@link ShareGroupConfigs}); {@link
+ * #groupConfigs()} and {@link #saveGroupConfig} still reach the records earlier versions wrote to the share-state
+ * topic.
  *
  * <p>Thread-safe.
  */
@@ -119,14 +117,6 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
     @Override
     public Map<String, Map<String, String>> groupConfigs() {
         return local.groupConfigs();
-    }
-
-    @Override
-    public Optional<Map<String, String>> groupConfig(String groupId) {
-        return call("read the settings of share group " + groupId, groupId,
-                () -> CompletableFuture.completedFuture(local.groupConfig(groupId)),
-                ShareState.Request.readGroupConfig(groupId), r -> r.full() == null ? Optional.empty()
-                        : Optional.of(ShareStateSerde.decodeGroupConfigValue(java.nio.ByteBuffer.wrap(r.full()))));
     }
 
     @Override

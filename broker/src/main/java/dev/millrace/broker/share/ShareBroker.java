@@ -54,6 +54,7 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareFetchHandler fetchHandler;
     private final ShareAcknowledgeHandler acknowledgeHandler;
     private final ShareGroupConfigHandler groupConfigHandler;
+    private final ShareGroupConfigs groupSettings;
     private final ShareGroupAdmin admin;
     private final ShareBrowseHandler browseHandler;
     private final ShareTransactions transactions;
@@ -98,9 +99,9 @@ public final class ShareBroker implements AutoCloseable {
             }
         };
         this.partitions = new SharePartitionManager(config, topics, timer, time, listener, store);
-        ShareGroupConfigs groupConfigs = new ShareGroupConfigs(config, store);
-        partitions.setGroupConfigs(groupConfigs);
-        this.groupConfigHandler = new ShareGroupConfigHandler(groupConfigs);
+        this.groupSettings = new ShareGroupConfigs(config);
+        partitions.setGroupConfigs(groupSettings);
+        this.groupConfigHandler = new ShareGroupConfigHandler(groupSettings);
         this.coordinator = new ShareGroupCoordinator(config, topics, timer, this::onMemberRemoved);
         this.members = new MemberViews(coordinator);
         this.memberHandler = new ShareMemberHandler(coordinator);
@@ -172,6 +173,11 @@ public final class ShareBroker implements AutoCloseable {
     /** IncrementalAlterConfigs and DescribeConfigs of GROUP resources. */
     public ShareGroupConfigHandler groupConfigs() {
         return groupConfigHandler;
+    }
+
+    /** The groups' settings in force here; the broker feeds them from its metadata image. */
+    public ShareGroupConfigs groupSettings() {
+        return groupSettings;
     }
 
     /** Records were appended to {@code tp}: wake share fetches waiting on it. */

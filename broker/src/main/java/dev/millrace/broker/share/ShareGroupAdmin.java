@@ -35,8 +35,10 @@ import org.apache.kafka.common.protocol.Errors;
  *       (NON_EMPTY_GROUP while it has members). Its group configs are kept.</li>
  * </ul>
  *
- * Every change is saved before it is answered. Thread-safe; the checks for members and the changes
- * are not atomic against a member joining at the same moment (the same race Kafka accepts).
+ * Every change is saved before it is answered. This class serves the share-partitions led by this broker; on a
+ * cluster the broker passes the rest on to their leaders ({@code server/ShareOffsetsRouting}). Thread-safe; the
+ * checks for members and the changes are not atomic against a member joining at the same moment (the same race Kafka
+ * accepts).
  */
 public final class ShareGroupAdmin {
 
@@ -111,12 +113,22 @@ public final class ShareGroupAdmin {
     }
 
     public AlterShareGroupOffsetsResponseData alterOffsets(AlterShareGroupOffsetsRequestData request) {
+        return alterOffsets(request, true);
+    }
+
+    /**
+     * AlterShareGroupOffsets for the share-partitions led here (the others are NOT_LEADER_OR_FOLLOWER); with {@code
+     * checkMembers} false the group's membership is not looked at (the group's coordinator, which passed the request
+     * on, checked it).
+     */
+    public AlterShareGroupOffsetsResponseData alterOffsets(AlterShareGroupOffsetsRequestData request,
+                                                           boolean checkMembers) {
         String groupId = request.groupId();
         AlterShareGroupOffsetsResponseData response = new AlterShareGroupOffsetsResponseData();
         if (groupId == null || groupId.isEmpty()) {
             return response.setErrorCode(Errors.INVALID_GROUP_ID.code()).setErrorMessage("The group id must not be empty");
         }
-        if (coordinator.hasMembers(groupId)) {
+        if (checkMembers && coordinator.hasMembers(groupId)) {
             return response.setErrorCode(Errors.NON_EMPTY_GROUP.code()).setErrorMessage("Share group " + groupId
                     + " has members; its offsets can be altered only when it has none");
         }
@@ -156,13 +168,23 @@ public final class ShareGroupAdmin {
     }
 
     public DeleteShareGroupOffsetsResponseData deleteOffsets(DeleteShareGroupOffsetsRequestData request) {
+        return deleteOffsets(request, true);
+    }
+
+    /**
+     * DeleteShareGroupOffsets: forgets the saved state and drops the share-partitions held here; with {@code
+     * checkGroup} false neither the group's existence nor its membership is looked at (the group's coordinator, which
+     * passed the request on, checked both and may have forgotten the saved state already).
+     */
+    public DeleteShareGroupOffsetsResponseData deleteOffsets(DeleteShareGroupOffsetsRequestData request,
+                                                             boolean checkGroup) {
         String groupId = request.groupId();
         DeleteShareGroupOffsetsResponseData response = new DeleteShareGroupOffsetsResponseData();
-        if (!isShareGroup(groupId)) {
+        if (checkGroup && !isShareGroup(groupId)) {
             return response.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                     .setErrorMessage("Share group " + groupId + " does not exist");
         }
-        if (coordinator.hasMembers(groupId)) {
+        if (checkGroup && coordinator.hasMembers(groupId)) {
             return response.setErrorCode(Errors.NON_EMPTY_GROUP.code()).setErrorMessage("Share group " + groupId
                     + " has members; its offsets can be deleted only when it has none");
         }
@@ -199,6 +221,13 @@ public final class ShareGroupAdmin {
         // state saved under a topic id that no longer resolves (a deleted topic) goes too
         store.partitionsOf(groupId).forEach(e -> store.delete(groupId, e.getKey(), e.getValue()));
         return Errors.NONE;
+    }
+
+    /** The topics the group has share-partition state on, live here or saved. */
+    public java.util.Set<String> topicsWithState(String groupId) {
+        java.util.Set<String> topics = new java.util.TreeSet<>();
+        statePartitions(groupId).forEach(tp -> topics.add(tp.topic()));
+        return topics;
     }
 
     /** The partitions the group has state for, live or saved, by topic name then partition. */

@@ -7,11 +7,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidGroupIdException;
 
 /**
  * Per-group settings of share groups, set with IncrementalAlterConfigs on a {@code GROUP} config
@@ -36,16 +38,23 @@ import org.apache.kafka.common.requests.ApiError;
  *       The effective backoff (the group's or else the broker's) must not exceed the effective max.</li>
  * </ul>
  *
+ * <p>Where they live: in the cluster's metadata log, as Kafka keeps group configs. A change goes to the active
+ * controller from whichever broker received it ({@code server/GroupConfigRouting}); the controller validates it with
+ * {@link #change} (any other name, a bad value or an inconsistent backoff is INVALID_CONFIG naming the group, the
+ * setting and the value), commits one {@code GroupConfigRecord} per changed setting, and every broker applies the
+ * committed settings from its metadata image ({@link #update}). So every share-partition leader uses the same
+ * settings, they survive the restart of every broker, and the change is answered once committed (other brokers apply
+ * it as their image catches up, normally within milliseconds). A group need not exist to be configured (a queue can
+ * be made to start at the earliest offset before its first consumer); deleting the share group keeps its settings.
+ *
+ * <p>Settings written by earlier versions into the share-state topic ({@link ShareStateSerde}, key version 1) are
+ * still read: the broker moves them into the metadata log at start ({@code server/LegacyGroupConfigMigration}).
+ *
  * <p>A change of the delivery count limit or the backoff applies at once to the group's existing
  * share-partitions (records already waiting out a backoff keep their time), through the listener of
  * {@link #onChange}.
  *
- * Any other name is INVALID_CONFIG naming it. A group need not exist to be configured (a queue can be
- * made to start at the earliest offset before its first consumer). Settings are saved through the
- * {@link ShareStateStore} before the change is answered and survive a restart; deleting the share
- * group keeps them.
- *
- * <p>Thread-safe: changes of one group are serialised on this object.
+ * <p>Thread-safe: {@link #update} runs on the metadata thread, readers on any thread.
  */
 public final class ShareGroupConfigs {
 
@@ -60,33 +69,13 @@ public final class ShareGroupConfigs {
             REDELIVERY_BACKOFF_MS, REDELIVERY_BACKOFF_MAX_MS);
 
     private final ShareGroupConfig defaults;
-    private final ShareStateStore store;
     private final Map<String, Map<String, String>> overrides = new ConcurrentHashMap<>();
     private volatile Consumer<String> onChange = groupId -> { };
+    /** The metadata index of the settings applied last; guarded by {@code this}. */
+    private long appliedIndex = -1;
 
-    public ShareGroupConfigs(ShareGroupConfig defaults, ShareStateStore store) {
+    public ShareGroupConfigs(ShareGroupConfig defaults) {
         this.defaults = Objects.requireNonNull(defaults, "defaults");
-        this.store = Objects.requireNonNull(store, "store");
-        store.groupConfigs().forEach((group, configs) -> overrides.put(group, Map.copyOf(configs)));
-    }
-
-    /**
-     * Takes {@code groupId}'s settings from the store as they are now: a share-partition calls it when it is created,
-     * because in a cluster the group's settings may have been changed through another broker (the JMS provider sets
-     * {@value #ISOLATION_LEVEL} through whichever broker it talks to; a share-partition created without it delivered
-     * records of aborted transactions, which the failover chaos suite's consume-transform-produce flow saw as outputs
-     * committed twice). Listeners of {@link #onChange} are not told (the new share-partition reads the settings).
-     *
-     * @throws RuntimeException (a Kafka {@code ApiException}) when the store cannot be reached
-     */
-    public synchronized void refresh(String groupId) {
-        // under the monitor, as alter: an alter through this broker cannot land between the read and the put
-        Optional<Map<String, String>> saved = store.groupConfig(groupId);
-        if (saved.isPresent() && !saved.get().isEmpty()) {
-            overrides.put(groupId, Map.copyOf(saved.get()));
-        } else {
-            overrides.remove(groupId);
-        }
     }
 
     /** Whether {@code groupId} starts new partitions at the log start rather than at the high watermark. */
@@ -168,46 +157,66 @@ public final class ShareGroupConfigs {
     }
 
     /**
-     * Validates and, unless {@code validateOnly}, applies and saves {@code set} (name to value) and
-     * {@code delete} (names back to the default) for {@code groupId}, all or nothing.
+     * The group's whole settings once {@code set} (name to value) and {@code delete} (names back to the default) are
+     * applied to {@code current}, values trimmed and lower-cased; all or nothing. The active controller's check of a
+     * change (its {@code GroupConfigPolicy}).
+     *
+     * @throws InvalidGroupIdException for an empty group id
+     * @throws InvalidConfigurationException naming the group, the setting and the value that is not valid
      */
-    public synchronized ApiError alter(String groupId, Map<String, String> set, Collection<String> delete,
-                                       boolean validateOnly) {
+    public Map<String, String> change(String groupId, Map<String, String> current, Map<String, String> set,
+                                      Collection<String> delete) {
         if (groupId == null || groupId.isEmpty()) {
-            return new ApiError(Errors.INVALID_GROUP_ID, "The group id must not be empty");
+            throw new InvalidGroupIdException("The group id must not be empty");
         }
         Map<String, String> normalized = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : set.entrySet()) {
             Optional<String> error = validate(e.getKey(), e.getValue());
             if (error.isPresent()) {
-                return new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": " + error.get());
+                throw new InvalidConfigurationException("Group " + groupId + ": " + error.get());
             }
             normalized.put(e.getKey(), e.getValue().trim().toLowerCase(Locale.ROOT));
         }
         for (String name : delete) {
             if (!KNOWN.contains(name)) {
-                return new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": unknown group config '" + name
+                throw new InvalidConfigurationException("Group " + groupId + ": unknown group config '" + name
                         + "' (known: " + String.join(", ", KNOWN) + ")");
             }
         }
-        Map<String, String> next = new LinkedHashMap<>(overrides(groupId));
+        Map<String, String> next = new LinkedHashMap<>(current);
         delete.forEach(next::remove);
         next.putAll(normalized);
         Optional<String> inconsistent = checkBackoff(next);
         if (inconsistent.isPresent()) {
-            return new ApiError(Errors.INVALID_CONFIG, "Group " + groupId + ": " + inconsistent.get());
+            throw new InvalidConfigurationException("Group " + groupId + ": " + inconsistent.get());
         }
-        if (validateOnly) {
-            return ApiError.NONE;
+        return next;
+    }
+
+    /**
+     * Takes every group's settings as committed at metadata index {@code index} (by group id; a group absent has
+     * none): the groups whose settings changed are told to the {@link #onChange} listener. An index not above the one
+     * applied last is ignored, so the image read at start and the listener's images may arrive in any order.
+     */
+    public synchronized void update(long index, Map<String, Map<String, String>> all) {
+        if (index <= appliedIndex) {
+            return;
         }
-        store.saveGroupConfig(groupId, next);
-        if (next.isEmpty()) {
-            overrides.remove(groupId);
-        } else {
-            overrides.put(groupId, Map.copyOf(next));
+        appliedIndex = index;
+        Set<String> changed = new TreeSet<>();
+        for (Map.Entry<String, Map<String, String>> e : all.entrySet()) {
+            if (!e.getValue().equals(overrides.get(e.getKey()))) {
+                overrides.put(e.getKey(), Map.copyOf(e.getValue()));
+                changed.add(e.getKey());
+            }
         }
-        onChange.accept(groupId);
-        return ApiError.NONE;
+        for (String groupId : List.copyOf(overrides.keySet())) {
+            if (!all.containsKey(groupId)) {
+                overrides.remove(groupId);
+                changed.add(groupId);
+            }
+        }
+        changed.forEach(onChange);
     }
 
     private static Optional<String> validate(String name, String value) {

@@ -177,9 +177,6 @@ public final class SharePartitionManager implements LeadershipListener {
         int leaderEpoch = log.leaderEpoch();
         Optional<SharePartitionSnapshot> persisted = store.load(key, leaderEpoch);
         ShareGroupConfigs perGroup = groupConfigs;
-        if (perGroup != null) {
-            perGroup.refresh(groupId); // the group's settings may have been changed through another broker
-        }
         boolean earliest = perGroup != null ? perGroup.autoOffsetResetEarliest(groupId) : config.autoOffsetResetEarliest();
         long start = earliest ? log.logStartOffset()
                 : perGroup != null && perGroup.readCommitted(groupId) ? log.lastStableOffset() : log.highWatermark();

@@ -230,15 +230,6 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
         return awaiter.awaitLogEnd(p);
     }
 
-    /** The saved settings of {@code groupId}, empty if it has none. */
-    public Optional<Map<String, String>> groupConfig(String groupId) {
-        int p = partitionOf(groupId);
-        synchronized (locks[p]) {
-            checkServing(p);
-            return Optional.ofNullable(state.groupConfigs().get(groupId));
-        }
-    }
-
     /** The settings of the groups whose state partitions are served here. */
     public Map<String, Map<String, String>> groupConfigs() {
         return state.groupConfigs();

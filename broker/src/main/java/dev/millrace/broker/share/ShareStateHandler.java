@@ -62,9 +62,6 @@ public final class ShareStateHandler {
                 case ShareState.GROUP_CONFIG -> coordinator.saveGroupConfig(r.groupId(), r.value() == null
                         ? java.util.Map.of() : ShareStateSerde.decodeGroupConfigValue(ByteBuffer.wrap(r.value())))
                         .thenApply(v -> ok());
-                case ShareState.READ_GROUP_CONFIG -> CompletableFuture.completedFuture(new ShareState.Response(
-                        Errors.NONE.code(), null, coordinator.groupConfig(r.groupId())
-                        .map(ShareStateSerde::groupConfigValue).orElse(null), List.of(), List.of()));
                 default -> CompletableFuture.completedFuture(ShareState.Response.error(Errors.INVALID_REQUEST.code(),
                         "unknown ShareState op " + r.op()));
             };

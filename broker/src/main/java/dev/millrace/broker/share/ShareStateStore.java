@@ -33,14 +33,6 @@ public interface ShareStateStore {
         return Map.of();
     }
 
-    /**
-     * The saved settings of {@code groupId} as they are now (in a cluster: at the group's share-state coordinator,
-     * wherever they were changed), empty if it has none.
-     */
-    default Optional<Map<String, String>> groupConfig(String groupId) {
-        return Optional.ofNullable(groupConfigs().get(groupId));
-    }
-
     /** Saves {@code groupId}'s settings (all of them; empty removes them) before returning. */
     default void saveGroupConfig(String groupId, Map<String, String> configs) {
     }

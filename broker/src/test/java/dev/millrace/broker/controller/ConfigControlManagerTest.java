@@ -12,7 +12,9 @@ import org.apache.kafka.common.requests.ApiError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import dev.millrace.broker.controller.Controller.GroupConfigChange;
 import dev.millrace.broker.controller.Controller.TopicConfigChange;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
@@ -44,6 +46,42 @@ class ConfigControlManagerTest {
                 new ConfigRecord("t", "segment.bytes", null));
         assertThat(TopicControlManagerTest.replay(image, result).topic("t").orElseThrow().configs())
                 .containsOnly(Map.entry("retention.ms", "1000"), Map.entry("cleanup.policy", "compact"));
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRecordOnlyChangedGroupSettingsAndRefuseWhatThePolicyRefuses() {
+        GroupConfigPolicy policy = (groupId, current, set, delete) -> {
+            if (set.containsKey("bad")) {
+                throw new org.apache.kafka.common.errors.InvalidConfigurationException("Group " + groupId
+                        + ": bad must not be set, got '" + set.get("bad") + "'");
+            }
+            Map<String, String> next = new HashMap<>(current);
+            delete.forEach(next::remove);
+            next.putAll(set);
+            return next;
+        };
+        MetadataImageBuilder builder = new MetadataImageBuilder(image);
+        builder.replay(new GroupConfigRecord("g", "a", "1"));
+        builder.replay(new GroupConfigRecord("g", "b", "2"));
+        MetadataImage withGroup = builder.build(2);
+
+        ControllerResult<Map<String, ApiError>> result = manager.handleAlterGroupConfigs(withGroup, policy,
+                new java.util.LinkedHashMap<>(Map.of("g", new GroupConfigChange(Map.of("a", "1", "c", "3"),
+                        List.of("b")))));
+        ControllerResult<Map<String, ApiError>> refused = manager.handleAlterGroupConfigs(withGroup, policy,
+                Map.of("h", new GroupConfigChange(Map.of("bad", "x"), List.of()),
+                        "", new GroupConfigChange(Map.of("a", "1"), List.of())));
+
+        assertThat(result.response()).containsExactly(Map.entry("g", ApiError.NONE));
+        assertThat(result.records()).containsExactly(new GroupConfigRecord("g", "b", null),
+                new GroupConfigRecord("g", "c", "3"));
+        assertThat(TopicControlManagerTest.replay(withGroup, result).groupConfigs("g"))
+                .containsExactly(Map.entry("a", "1"), Map.entry("c", "3"));
+        assertThat(refused.records()).isEmpty();
+        assertThat(refused.response().get("h").error()).isEqualTo(Errors.INVALID_CONFIG);
+        assertThat(refused.response().get("h").message()).isEqualTo("Group h: bad must not be set, got 'x'");
+        assertThat(refused.response().get("").error()).isEqualTo(Errors.INVALID_GROUP_ID);
     }
 
     @Test

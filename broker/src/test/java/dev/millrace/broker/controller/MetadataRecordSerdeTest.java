@@ -15,6 +15,7 @@ import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
 import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
 import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
@@ -38,7 +39,9 @@ class MetadataRecordSerdeTest {
             new BrokerRegistrationRecord(4, ID, Long.MAX_VALUE, "h", 1, null),
             new BrokerStateRecord(3, 77, BrokerState.FENCED),
             new BrokerStateRecord(3, 77, BrokerState.UNFENCED),
-            new BrokerStateRecord(3, 77, BrokerState.CONTROLLED_SHUTDOWN));
+            new BrokerStateRecord(3, 77, BrokerState.CONTROLLED_SHUTDOWN),
+            new GroupConfigRecord("queue-é", "share.delivery.count.limit", "3"),
+            new GroupConfigRecord("queue-é", "share.auto.offset.reset", null));
 
     @Test
     @Timeout(10)
@@ -46,6 +49,24 @@ class MetadataRecordSerdeTest {
         byte[] bytes = MetadataRecordSerde.encode(ALL_TYPES);
 
         assertThat(MetadataRecordSerde.decode(ByteBuffer.wrap(bytes))).isEqualTo(ALL_TYPES);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWriteTheDocumentedLayoutWhenEncodingAGroupConfigRecord() {
+        byte[] bytes = MetadataRecordSerde.encode(List.of(new GroupConfigRecord("g", "n", null)));
+
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        buf.position(1 + 4);
+        assertThat(buf.get()).as("type").isEqualTo((byte) 9);
+        assertThat(buf.get()).as("record version").isEqualTo((byte) 0);
+        assertThat(buf.getInt()).as("body length").isEqualTo(4 + 1 + 4 + 1 + 4);
+        assertThat(buf.getInt()).as("group id length").isEqualTo(1);
+        assertThat(buf.get()).isEqualTo((byte) 'g');
+        assertThat(buf.getInt()).as("name length").isEqualTo(1);
+        assertThat(buf.get()).isEqualTo((byte) 'n');
+        assertThat(buf.getInt()).as("null value").isEqualTo(-1);
+        assertThat(buf.hasRemaining()).isFalse();
     }
 
     @Test

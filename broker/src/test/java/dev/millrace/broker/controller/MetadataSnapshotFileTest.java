@@ -19,6 +19,7 @@ import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
 import dev.millrace.broker.controller.MetadataRecord.BrokerStateRecord;
 import dev.millrace.broker.controller.MetadataRecord.ClusterIdRecord;
 import dev.millrace.broker.controller.MetadataRecord.ConfigRecord;
+import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
@@ -45,7 +46,11 @@ class MetadataSnapshotFileTest {
                 new BrokerRegistrationRecord(1, a, 40, "127.0.0.1", 9001, "r1"),
                 new BrokerStateRecord(1, 40, BrokerState.UNFENCED),
                 new BrokerRegistrationRecord(3, a, 41, "127.0.0.1", 9003, "r2"),
-                new BrokerStateRecord(3, 41, BrokerState.CONTROLLED_SHUTDOWN)).forEach(builder::replay);
+                new BrokerStateRecord(3, 41, BrokerState.CONTROLLED_SHUTDOWN),
+                new GroupConfigRecord("queue", "share.delivery.count.limit", "3"),
+                new GroupConfigRecord("queue", "share.auto.offset.reset", "earliest"),
+                new GroupConfigRecord("gone", "share.auto.offset.reset", "earliest"),
+                new GroupConfigRecord("gone", "share.auto.offset.reset", null)).forEach(builder::replay);
         return builder.build(42);
     }
 
@@ -58,6 +63,9 @@ class MetadataSnapshotFileTest {
 
         assertThat(file.getFileName().toString()).isEqualTo(MetadataSnapshotFile.FILE_NAME);
         assertThat(MetadataSnapshotFile.read(file)).isEqualTo(image);
+        assertThat(image.groupConfigs()).containsOnlyKeys("queue");
+        assertThat(MetadataSnapshotFile.read(file).groupConfigs("queue")).containsExactly(
+                Map.entry("share.auto.offset.reset", "earliest"), Map.entry("share.delivery.count.limit", "3"));
     }
 
     @Test

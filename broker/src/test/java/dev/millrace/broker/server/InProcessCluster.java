@@ -158,6 +158,16 @@ final class InProcessCluster implements AutoCloseable {
         startAll(List.of(id));
     }
 
+    /** Starts the stopped nodes {@code ids} together (after all stopped, no single voter has a quorum of its own). */
+    void startTogether(List<Integer> ids) throws Exception {
+        for (int id : ids) {
+            if (running.containsKey(id)) {
+                throw new IllegalStateException("Node " + id + " is already running");
+            }
+        }
+        startAll(ids);
+    }
+
     /**
      * Starts node {@code id}, not in the voter list, in the running cluster: a broker only, with its own Kafka and
      * metadata learner ports; waits until it is registered and unfenced. {@link #stop} and {@link #start} work for

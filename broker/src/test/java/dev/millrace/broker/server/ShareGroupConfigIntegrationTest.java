@@ -23,7 +23,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -31,9 +33,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.millrace.broker.share.LogShareStateStore;
+import dev.millrace.broker.share.ShareGroupConfigs;
+import dev.millrace.broker.share.ShareStateSerde;
+
 /**
  * Per-group {@code share.auto.offset.reset} through the Admin client (IncrementalAlterConfigs and
- * DescribeConfigs on GROUP resources) on a broker whose default is {@code latest}.
+ * DescribeConfigs on GROUP resources) on a broker whose default is {@code latest}; settings an earlier version kept in
+ * the share-state topic are moved into the metadata log at start.
  */
 @Timeout(60)
 class ShareGroupConfigIntegrationTest {
@@ -223,6 +230,50 @@ class ShareGroupConfigIntegrationTest {
 
     private Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker)));
+    }
+
+    @Test
+    void shouldMoveSettingsAnEarlierVersionKeptInTheShareStateTopicIntoTheMetadataLogOnce() throws Exception {
+        Map<String, String> settings = Map.of("controller.port", String.valueOf(TestBrokers.freePort()));
+        broker = TestBrokers.start(dataDir, settings);
+        String groupId = "legacy-readers";
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, groupId);
+        try (Admin admin = admin(); KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker)), new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            int partitions = admin.describeTopics(List.of(LogShareStateStore.TOPIC)).allTopicNames().get()
+                    .get(LogShareStateStore.TOPIC).partitions().size();
+            // the record an earlier version wrote for the group's settings (key version 1)
+            producer.send(new ProducerRecord<>(LogShareStateStore.TOPIC, Utils.abs(groupId.hashCode()) % partitions,
+                    ShareStateSerde.groupConfigKey(groupId),
+                    ShareStateSerde.groupConfigValue(Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "4")))).get();
+        }
+        broker.close();
+        broker = TestBrokers.start(dataDir, settings);
+
+        assertThat(broker.controller().image().groupConfigs(groupId))
+                .containsExactly(Map.entry(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "4"));
+        try (Admin admin = admin()) {
+            ConfigEntry limit = describe(admin, group, ShareGroupConfigs.DELIVERY_COUNT_LIMIT);
+            assertThat(limit.value()).isEqualTo("4");
+            assertThat(limit.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
+            admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                    new ConfigEntry(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, ""), AlterConfigOp.OpType.DELETE))))
+                    .all().get();
+        }
+        broker.close();
+        broker = TestBrokers.start(dataDir, settings);
+
+        // the old record was dropped once moved: the deletion holds
+        assertThat(broker.controller().image().groupConfigs(groupId)).isEmpty();
+        try (Admin admin = admin()) {
+            assertThat(describe(admin, group, ShareGroupConfigs.DELIVERY_COUNT_LIMIT).source())
+                    .isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+        }
+    }
+
+    private static ConfigEntry describe(Admin admin, ConfigResource group, String name) throws Exception {
+        return admin.describeConfigs(List.of(group)).all().get().get(group).get(name);
     }
 
     private void produce(int count) throws Exception {

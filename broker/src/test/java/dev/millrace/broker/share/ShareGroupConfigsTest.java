@@ -1,6 +1,7 @@
 package dev.millrace.broker.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,8 +11,8 @@ import java.util.Optional;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,8 +20,9 @@ import org.junit.jupiter.api.Timeout;
 import dev.millrace.delay.SystemTimer;
 
 /**
- * Per-group delivery count limit and redelivery backoff: validation naming the setting, persistence, and that
- * share-partitions (new and existing) use the group's values over the broker's.
+ * Per-group delivery count limit and redelivery backoff: validation naming the setting, settings taken from the
+ * committed metadata (in order, stale images ignored), and that share-partitions (new and existing) use the group's
+ * values over the broker's.
  */
 @Timeout(10)
 class ShareGroupConfigsTest {
@@ -29,27 +31,10 @@ class ShareGroupConfigsTest {
             .withAutoOffsetResetEarliest(true)
             .withRedeliveryBackoff(0, 60_000);
 
-    private final Map<String, Map<String, String>> saved = new HashMap<>();
-    private final ShareStateStore store = new ShareStateStore() {
-        @Override
-        public Optional<SharePartitionSnapshot> load(SharePartitionKey key) {
-            return Optional.empty();
-        }
-
-        @Override
-        public void save(SharePartition partition) {
-        }
-
-        @Override
-        public Map<String, Map<String, String>> groupConfigs() {
-            return saved;
-        }
-
-        @Override
-        public void saveGroupConfig(String groupId, Map<String, String> configs) {
-            saved.put(groupId, Map.copyOf(configs));
-        }
-    };
+    private final ShareStateStore store = ShareStateStore.NONE;
+    /** The settings as the metadata log would hold them, and its index. */
+    private final Map<String, Map<String, String>> committed = new HashMap<>();
+    private long index;
     private final ManualClock clock = new ManualClock();
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
 
@@ -60,7 +45,7 @@ class ShareGroupConfigsTest {
 
     @Test
     void shouldUseTheBrokerSettingsWhenTheGroupSetsNone() {
-        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store);
+        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER);
 
         assertThat(configs.effective("g")).isEqualTo(BROKER);
         assertThat(configs.describe("g")).containsEntry(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, Optional.empty());
@@ -69,29 +54,30 @@ class ShareGroupConfigsTest {
     }
 
     @Test
-    void shouldOverrideTheLimitAndBackoffPerGroupAndKeepThemAcrossARestart() {
-        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store);
+    void shouldOverrideTheLimitAndBackoffPerGroupFromTheCommittedSettings() {
+        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER);
 
-        ApiError result = configs.alter("g", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "3",
+        alter(configs, "g", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "3",
                 ShareGroupConfigs.REDELIVERY_BACKOFF_MS, "100", ShareGroupConfigs.REDELIVERY_BACKOFF_MAX_MS, "400"),
-                List.of(), false);
+                List.of());
 
-        assertThat(result.error()).isEqualTo(Errors.NONE);
         ShareGroupConfig effective = configs.effective("g");
         assertThat(effective.deliveryCountLimit()).isEqualTo(3);
         assertThat(effective.redeliveryDelayMs(1)).isEqualTo(100);
         assertThat(effective.redeliveryDelayMs(4)).isEqualTo(400);
         assertThat(effective.recordLockDurationMs()).isEqualTo(BROKER.recordLockDurationMs());
         assertThat(configs.effective("other")).isEqualTo(BROKER);
-        assertThat(new ShareGroupConfigs(BROKER, store).effective("g")).isEqualTo(effective);
+        ShareGroupConfigs restarted = new ShareGroupConfigs(BROKER);
+        restarted.update(index, committed);
+        assertThat(restarted.effective("g")).isEqualTo(effective);
 
-        configs.alter("g", Map.of(), List.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT), false);
+        alter(configs, "g", Map.of(), List.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT));
         assertThat(configs.effective("g").deliveryCountLimit()).isEqualTo(5);
     }
 
     @Test
     void shouldRefuseInvalidValuesNamingTheSetting() {
-        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store);
+        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER);
 
         assertRefused(configs, Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "0"),
                 "share.delivery.count.limit must be 1..32767, got 0");
@@ -106,23 +92,39 @@ class ShareGroupConfigsTest {
                         + "broker's)");
         assertRefused(configs, Map.of(ShareGroupConfigs.REDELIVERY_BACKOFF_MS, "500",
                 ShareGroupConfigs.REDELIVERY_BACKOFF_MAX_MS, "100"), "must not exceed");
-        assertThat(saved).isEmpty();
+        assertThatThrownBy(() -> configs.change("g", Map.of(), Map.of("share.delivery.count.limt", "3"), List.of()))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("unknown group config 'share.delivery.count.limt'");
+        assertThatThrownBy(() -> configs.change("", Map.of(), Map.of(), List.of()))
+                .isInstanceOf(InvalidGroupIdException.class);
+        assertThat(committed).isEmpty();
         assertThat(configs.effective("g")).isEqualTo(BROKER);
     }
 
     @Test
-    void shouldValidateOnlyWithoutApplying() {
-        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store);
+    void shouldApplyOnlyCommittedSettingsAndIgnoreAnOlderImage() {
+        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER);
+        List<String> changed = new ArrayList<>();
+        configs.onChange(changed::add);
 
-        ApiError result = configs.alter("g", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "2"), List.of(), true);
-
-        assertThat(result.error()).isEqualTo(Errors.NONE);
+        Map<String, String> next = configs.change("g", Map.of(), Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, " 2 "),
+                List.of());
+        assertThat(next).containsExactly(Map.entry(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "2"));
         assertThat(configs.effective("g")).isEqualTo(BROKER);
+
+        configs.update(7, Map.of("g", next, "h", Map.of(ShareGroupConfigs.AUTO_OFFSET_RESET, "latest")));
+        configs.update(6, Map.of());
+        assertThat(configs.autoOffsetResetEarliest("h")).isFalse();
+        configs.update(8, Map.of("g", next));
+
+        assertThat(configs.effective("g").deliveryCountLimit()).isEqualTo(2);
+        assertThat(configs.autoOffsetResetEarliest("h")).isTrue();
+        assertThat(changed).containsExactly("g", "h", "h");
     }
 
     @Test
     void shouldArchiveAtTheGroupLimitInPartitionsCreatedBeforeAndAfterTheChange() {
-        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store);
+        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER);
         InMemoryShareLog log = new InMemoryShareLog();
         log.append(1);
         List<DeadLetter> deadLetters = new ArrayList<>();
@@ -142,9 +144,9 @@ class ShareGroupConfigsTest {
         manager.setGroupConfigs(configs);
         SharePartition existing = manager.getOrCreate("g", Uuid.randomUuid(), tp).orElseThrow();
 
-        configs.alter("g", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "2"), List.of(), false);
+        alter(configs, "g", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "2"), List.of());
         SharePartition created = manager.getOrCreate("g2", Uuid.randomUuid(), tp).orElseThrow();
-        configs.alter("g2", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "1"), List.of(), false);
+        alter(configs, "g2", Map.of(ShareGroupConfigs.DELIVERY_COUNT_LIMIT, "1"), List.of());
 
         assertThat(deliveriesUntilArchived(existing, 0)).isEqualTo(2);
         assertThat(deliveriesUntilArchived(created, 0)).isEqualTo(1);
@@ -166,33 +168,20 @@ class ShareGroupConfigsTest {
         }
     }
 
-    private static void assertRefused(ShareGroupConfigs configs, Map<String, String> set, String message) {
-        ApiError result = configs.alter("g", set, List.of(), false);
-        assertThat(result.error()).isEqualTo(Errors.INVALID_CONFIG);
-        assertThat(result.message()).contains("Group g: ").contains(message);
+    /** What the controller does: checks the change against the committed settings, commits, every broker applies. */
+    private void alter(ShareGroupConfigs configs, String groupId, Map<String, String> set, List<String> delete) {
+        Map<String, String> next = configs.change(groupId, committed.getOrDefault(groupId, Map.of()), set, delete);
+        if (next.isEmpty()) {
+            committed.remove(groupId);
+        } else {
+            committed.put(groupId, next);
+        }
+        configs.update(++index, Map.copyOf(committed));
     }
 
-    @Test
-    void shouldCreateASharePartitionWithTheSettingsSavedThroughAnotherBroker() {
-        ShareGroupConfigs configs = new ShareGroupConfigs(BROKER, store); // nothing saved when the broker started
-        // another broker altered the group since: its settings are at the group's share-state coordinator only
-        saved.put("g", Map.of(ShareGroupConfigs.ISOLATION_LEVEL, "read_committed"));
-        TopicPartition tp = new TopicPartition("queue", 0);
-        SharePartitionManager manager = new SharePartitionManager(BROKER, new SingleLogTopics(tp,
-                new InMemoryShareLog()), timer, clock, new SharePartitionListener() {
-                    @Override
-                    public void onRecordsAvailable(SharePartitionKey key) {
-                    }
-
-                    @Override
-                    public void onArchived(DeadLetter deadLetter) {
-                    }
-                }, store);
-        manager.setGroupConfigs(configs);
-        assertThat(configs.readCommitted("g")).isFalse();
-
-        manager.getOrCreate("g", Uuid.randomUuid(), tp).orElseThrow();
-
-        assertThat(configs.readCommitted("g")).as("the new share-partition reads committed records only").isTrue();
+    private static void assertRefused(ShareGroupConfigs configs, Map<String, String> set, String message) {
+        assertThatThrownBy(() -> configs.change("g", Map.of(), set, List.of()))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("Group g: ").hasMessageContaining(message);
     }
 }

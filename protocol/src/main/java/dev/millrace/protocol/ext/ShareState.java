@@ -27,7 +27,7 @@ import org.apache.kafka.common.protocol.types.Type;
  *
  * <h2>Request, version 0</h2>
  * <pre>
- * int8   op             0 READ, 1 WRITE, 2 DELETE, 3 LIST, 4 GROUP_CONFIG, 5 READ_GROUP_CONFIG
+ * int8   op             0 READ, 1 WRITE, 2 DELETE, 3 LIST, 4 GROUP_CONFIG
  * string group_id
  * uuid   topic_id       READ, WRITE, DELETE; zero otherwise
  * int32  partition      READ, WRITE, DELETE; -1 otherwise
@@ -44,8 +44,7 @@ import org.apache.kafka.common.protocol.types.Type;
  *                       the in-sync replicas in time), FENCED_LEADER_EPOCH (a newer leader of the topic-partition
  *                       read or wrote the state), INVALID_REQUEST (a bad field, named in error_message)
  * string error_message  nullable
- * bytes  full           nullable; READ: the latest full value, null when nothing is saved; READ_GROUP_CONFIG: the
- *                       group-settings value, null when the group has none
+ * bytes  full           nullable; READ: the latest full value, null when nothing is saved
  * array  deltas         READ: the deltas saved after it, in version order
  *   bytes  value
  * array  partitions     LIST: the group's share-partitions with saved state
@@ -65,7 +64,6 @@ public final class ShareState {
     public static final byte DELETE = 2;
     public static final byte LIST = 3;
     public static final byte GROUP_CONFIG = 4;
-    public static final byte READ_GROUP_CONFIG = 5;
 
     private static final Schema REQUEST = new Schema(
             new Field("op", Type.INT8),
@@ -116,10 +114,6 @@ public final class ShareState {
             return new Request(GROUP_CONFIG, groupId, Uuid.ZERO_UUID, -1, -1, false, 0, value);
         }
 
-        public static Request readGroupConfig(String groupId) {
-            return new Request(READ_GROUP_CONFIG, groupId, Uuid.ZERO_UUID, -1, -1, false, 0, null);
-        }
-
         public Struct toStruct() {
             return new Struct(REQUEST).set("op", op).set("group_id", groupId).set("topic_id", topicId)
                     .set("partition", partition).set("leader_epoch", leaderEpoch).set("full", (byte) (full ? 1 : 0))
@@ -130,7 +124,7 @@ public final class ShareState {
             try {
                 Struct s = REQUEST.read(body);
                 byte op = (Byte) s.get("op");
-                if (op < READ || op > READ_GROUP_CONFIG) {
+                if (op < READ || op > GROUP_CONFIG) {
                     throw new ExtensionFormatException("ShareState request with unknown op " + op);
                 }
                 return new Request(op, s.getString("group_id"), (Uuid) s.get("topic_id"), s.getInt("partition"),

@@ -1,0 +1,93 @@
+package dev.millrace.broker.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+import dev.millrace.broker.cluster.ControllerClient;
+import dev.millrace.broker.replica.BrokerEndpoints;
+import dev.millrace.protocol.net.BrokerChannel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+
+/**
+ * Sends Kafka requests that a broker passes on to another broker (share-group offset admin calls for the
+ * share-partitions another broker leads, {@link ShareOffsetsRouting}), as the same Kafka request with the client id
+ * {@link ControllerClient#CLIENT_ID_PREFIX}{@code <node id>}: the receiver sees it as forwarded
+ * ({@link ControllerClient#isForwarded}) and answers it itself, never passing it on again.
+ *
+ * <p>One connection per broker, opened at first use and again after it failed or the broker's endpoint changed, on
+ * one event-loop thread owned by this sender. Threading: thread-safe; futures complete on that thread, so dependent
+ * stages must not block.
+ */
+final class BrokerRequestSender implements AutoCloseable {
+
+    private final String clientId;
+    private final BrokerEndpoints endpoints;
+    private final int timeoutMs;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    /** Guarded by {@code this}. */
+    private final Map<Integer, CompletableFuture<BrokerChannel>> channels = new HashMap<>();
+
+    BrokerRequestSender(int nodeId, BrokerEndpoints endpoints, int timeoutMs) {
+        this.clientId = ControllerClient.CLIENT_ID_PREFIX + nodeId;
+        this.endpoints = endpoints;
+        this.timeoutMs = timeoutMs;
+        this.group = new NioEventLoopGroup(1, r -> {
+            Thread thread = new Thread(r, "millrace-broker-requests-" + nodeId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.loop = group.next();
+    }
+
+    /**
+     * Sends {@code request} at {@code version} to broker {@code brokerId}; fails with BROKER_NOT_AVAILABLE when the
+     * metadata knows no unfenced broker of that id, with an {@link IOException} when the connection fails.
+     */
+    <R extends AbstractResponse> CompletableFuture<R> send(int brokerId, AbstractRequest.Builder<?> request,
+                                                           short version) {
+        Optional<InetSocketAddress> address = endpoints.endpoint(brokerId);
+        if (address.isEmpty()) {
+            return CompletableFuture.failedFuture(new BrokerNotAvailableException("Broker " + brokerId
+                    + " is not known or is fenced"));
+        }
+        return channelTo(brokerId, address.get()).thenCompose(ch -> ch.<R>send(request, version));
+    }
+
+    private synchronized CompletableFuture<BrokerChannel> channelTo(int brokerId, InetSocketAddress address) {
+        String hostPort = address.getHostString() + ":" + address.getPort();
+        CompletableFuture<BrokerChannel> channel = channels.get(brokerId);
+        if (channel != null) {
+            BrokerChannel open = channel.getNow(null);
+            boolean failed = channel.isCompletedExceptionally();
+            boolean moved = open != null && !open.address().equals(hostPort);
+            if (!failed && !moved && (open == null || open.isOpen())) {
+                return channel;
+            }
+            channel.thenAccept(BrokerChannel::close);
+        }
+        channel = BrokerChannel.connect(loop, address.getHostString(), address.getPort(), clientId, timeoutMs);
+        channels.put(brokerId, channel);
+        return channel;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            channels.values().forEach(c -> c.thenAccept(BrokerChannel::close));
+            channels.clear();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+}
