@@ -57,6 +57,10 @@ import jakarta.jms.JMSException;
  */
 public final class DestinationSetup {
 
+    /** How long a topic that should exist may be unknown to the broker asked (its metadata on the way there). */
+    static final long MISSING_TOPIC_GRACE_MS = 3_000;
+    private static final long MISSING_TOPIC_RETRY_MS = 50;
+
     /** Topic config: the dead-letter topic of a share-group topic (the broker copies archived records there). */
     public static final String DLQ_TOPIC_CONFIG = "millrace.share.dlq.topic";
     /** Topic config: where consumers move expired messages of the topic. */
@@ -173,6 +177,30 @@ public final class DestinationSetup {
      */
     private Map<ConfigResource, Config> describe(String name, List<ConfigResource> resources,
                                                  Set<ConfigResource> mayBeMissing) throws JMSException {
+        // a topic just created (by this connection or another client) is known to every broker only once its
+        // metadata reached it: on a cluster, the broker asked may not know it yet for a moment, so a topic that
+        // should exist and is unknown is asked about again for up to MISSING_TOPIC_GRACE_MS
+        long graceEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MISSING_TOPIC_GRACE_MS);
+        while (true) {
+            try {
+                return describeOnce(name, resources, mayBeMissing);
+            } catch (JMSException e) {
+                if (!(e.getLinkedException() instanceof UnknownTopicOrPartitionException)
+                        || System.nanoTime() - graceEnd > 0) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(MISSING_TOPIC_RETRY_MS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private Map<ConfigResource, Config> describeOnce(String name, List<ConfigResource> resources,
+                                                     Set<ConfigResource> mayBeMissing) throws JMSException {
         Map<ConfigResource, KafkaFuture<Config>> futures = admin.describeConfigs(resources).values();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.requestTimeoutMs());
         Map<ConfigResource, Config> out = new HashMap<>();
