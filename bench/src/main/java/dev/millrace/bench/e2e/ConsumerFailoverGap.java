@@ -35,7 +35,9 @@ import dev.millrace.jms.MillraceConnectionFactory;
  * partition, for three kinds of consumer on one three-node Millrace cluster (replication factor 3,
  * {@code min.insync.replicas=2}) reading one single-partition topic that a producer writes at a steady rate: a JMS
  * queue consumer ({@code MessageListener}, AUTO_ACKNOWLEDGE), a Kafka consumer group member and a
- * {@code KafkaShareConsumer}. For each kill: gap = first message received after the kill - the kill. Also the
+ * {@code KafkaShareConsumer}. For each kill: gap = the receipt of the first message produced after the kill (by its
+ * record timestamp, the producer's clock, which is this JVM's) - the kill; messages read ahead before the kill do
+ * not count, so a consumer's buffer cannot hide the failover. Also the
  * messages each consumer received per second in a phase without kills and in the phase with kills (throughput
  * during chaos as a share of throughput without).
  *
@@ -57,6 +59,8 @@ public final class ConsumerFailoverGap {
     private final List<String> settings;
     /** Per consumer kind: the nanoTime of its latest message, and how many it has had. */
     private final Map<String, AtomicLong> lastReceived = new LinkedHashMap<>();
+    /** The wall-clock ms of the latest kill (Long.MAX_VALUE before the first). */
+    private volatile long killedAtMillis = Long.MAX_VALUE;
     private final Map<String, AtomicLong> received = new LinkedHashMap<>();
     private volatile boolean running = true;
 
@@ -75,7 +79,7 @@ public final class ConsumerFailoverGap {
         int kills = 10;
         int rate = 500;
         long phaseSeconds = 30;
-        Path home = Path.of(".");
+        Path home = Path.of(".").toAbsolutePath().normalize();
         boolean keep = false;
         List<String> settings = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
@@ -115,7 +119,13 @@ public final class ConsumerFailoverGap {
             MillraceConnectionFactory factory = new MillraceConnectionFactory(bootstrap);
             try (Connection connection = factory.createConnection()) {
                 Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                session.createConsumer(session.createQueue(TOPIC)).setMessageListener(m -> note("jms queue"));
+                session.createConsumer(session.createQueue(TOPIC)).setMessageListener(m -> {
+                    try {
+                        note("jms queue", m.getJMSTimestamp());
+                    } catch (jakarta.jms.JMSException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
                 connection.start();
                 threads.forEach(Thread::start);
                 awaitAllReceiving(Duration.ofMinutes(2));
@@ -181,8 +191,10 @@ public final class ConsumerFailoverGap {
         awaitAllReceiving(Duration.ofMinutes(2));
         int leader = ClusterWaits.leaderOf(admin, TOPIC, 0);
         BrokerNode victim = nodes[leader - 1];
-        victim.kill();
+        lastReceived.values().forEach(v -> v.set(0));
+        killedAtMillis = System.currentTimeMillis();
         long killedAt = System.nanoTime();
+        victim.kill();
         long deadline = killedAt + TimeUnit.MINUTES.toNanos(2);
         Map<String, Double> gap = new LinkedHashMap<>();
         while (gap.size() < KINDS.size() && System.nanoTime() < deadline) {
@@ -232,8 +244,11 @@ public final class ConsumerFailoverGap {
         }
     }
 
-    private void note(String kind) {
-        lastReceived.get(kind).set(System.nanoTime());
+    /** A message of {@code kind} produced at {@code timestampMillis} arrived now. */
+    private void note(String kind, long timestampMillis) {
+        if (timestampMillis >= killedAtMillis) {
+            lastReceived.get(kind).compareAndSet(0, System.nanoTime()); // the first produced after the kill
+        }
         received.get(kind).incrementAndGet();
     }
 
@@ -279,7 +294,7 @@ public final class ConsumerFailoverGap {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
             consumer.subscribe(List.of(TOPIC));
             while (running) {
-                consumer.poll(Duration.ofMillis(100)).forEach(r -> note("kafka group"));
+                consumer.poll(Duration.ofMillis(100)).forEach(r -> note("kafka group", r.timestamp()));
             }
         }
     }
@@ -289,7 +304,7 @@ public final class ConsumerFailoverGap {
                 "failover-gap-share"))) {
             consumer.subscribe(List.of(TOPIC));
             while (running) {
-                consumer.poll(Duration.ofMillis(100)).forEach(r -> note("kafka share"));
+                consumer.poll(Duration.ofMillis(100)).forEach(r -> note("kafka share", r.timestamp()));
             }
         }
     }
