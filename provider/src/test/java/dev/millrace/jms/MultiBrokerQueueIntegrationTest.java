@@ -258,6 +258,57 @@ class MultiBrokerQueueIntegrationTest {
 
     @Test
     @Order(5)
+    void transactedSessionConsumesTransformsAndProducesWhereLeadersAndCoordinatorsDiffer() throws Exception {
+        try (Connection c = factory().createConnection()) {
+            Queue in = null;
+            int sent = 0;
+            while (sent == 0 || endOffsets("ctp-in").containsValue(0L)) {
+                assertThat(sent).as("messages on every partition").isLessThan(1000);
+                try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                    in = s.createQueue("ctp-in");
+                    MessageProducer producer = s.createProducer(in);
+                    for (int i = 0; i < 10; i++, sent++) {
+                        producer.send(s.createTextMessage("m-" + sent));
+                    }
+                }
+            }
+            // three leaders: the transaction's coordinator leads at most one of the partitions consumed
+            assertThat(new HashSet<>(leaders("ctp-in").values())).hasSize(3);
+            c.start();
+            Set<String> transformed = new HashSet<>();
+            try (Session tx = c.createSession(true, Session.SESSION_TRANSACTED)) {
+                MessageConsumer consumer = tx.createConsumer(in);
+                MessageProducer producer = tx.createProducer(tx.createQueue("ctp-out"));
+                Message first = consumer.receive(30_000);
+                assertThat(first).isNotNull();
+                producer.send(tx.createTextMessage("rolled-back"));
+                tx.rollback(); // nothing of it is visible; its message comes again
+                for (int received = 0; received < sent; received++) {
+                    Message m = consumer.receive(30_000);
+                    assertThat(m).as("input %d of %d", received + 1, sent).isNotNull();
+                    String text = ((TextMessage) m).getText();
+                    assertThat(transformed.add("t-" + text)).as("%s consumed again after its commit", text).isTrue();
+                    producer.send(tx.createTextMessage("t-" + text));
+                    tx.commit(); // holds the input at its partition's leader inside the transaction
+                }
+                assertThat(consumer.receive(500)).as("every input accepted by its commit").isNull();
+            }
+            Set<String> output = new HashSet<>();
+            try (Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+                MessageConsumer consumer = s.createConsumer(s.createQueue("ctp-out"));
+                while (output.size() < sent) {
+                    Message m = consumer.receive(30_000);
+                    assertThat(m).as("output %d of %d", output.size() + 1, sent).isNotNull();
+                    assertThat(output.add(((TextMessage) m).getText())).isTrue();
+                }
+                assertThat(consumer.receive(500)).isNull();
+            }
+            assertThat(output).isEqualTo(transformed).hasSize(sent);
+        }
+    }
+
+    @Test
+    @Order(6)
     void consumptionGoesOnWhenAPartitionLeaderStops() throws Exception {
         try (Connection c = factory().createConnection()) {
             Queue queue;

@@ -2,6 +2,7 @@ package dev.millrace.broker.server;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -9,11 +10,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 
 import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.replica.BrokerEndpoints;
+import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.net.BrokerChannel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -21,7 +24,8 @@ import io.netty.channel.nio.NioEventLoopGroup;
 
 /**
  * Sends Kafka requests that a broker passes on to another broker (share-group offset admin calls for the
- * share-partitions another broker leads, {@link ShareOffsetsRouting}), as the same Kafka request with the client id
+ * share-partitions another broker leads, {@link ShareOffsetsRouting}), and Millrace extension requests between brokers
+ * (TxnAddSharePartition, {@link TxnShareJoin}). Kafka requests go as the same Kafka request with the client id
  * {@link ControllerClient#CLIENT_ID_PREFIX}{@code <node id>}: the receiver sees it as forwarded
  * ({@link ControllerClient#isForwarded}) and answers it itself, never passing it on again.
  *
@@ -63,6 +67,19 @@ final class BrokerRequestSender implements AutoCloseable {
                     + " is not known or is fenced"));
         }
         return channelTo(brokerId, address.get()).thenCompose(ch -> ch.<R>send(request, version));
+    }
+
+    /**
+     * Sends a Millrace extension request to broker {@code brokerId}; completes with the response body, fails as
+     * {@link #send} does.
+     */
+    CompletableFuture<ByteBuffer> sendExtension(int brokerId, ExtensionApi api, short version, Struct body) {
+        Optional<InetSocketAddress> address = endpoints.endpoint(brokerId);
+        if (address.isEmpty()) {
+            return CompletableFuture.failedFuture(new BrokerNotAvailableException("Broker " + brokerId
+                    + " is not known or is fenced"));
+        }
+        return channelTo(brokerId, address.get()).thenCompose(ch -> ch.sendExtension(api, version, body));
     }
 
     private synchronized CompletableFuture<BrokerChannel> channelTo(int brokerId, InetSocketAddress address) {

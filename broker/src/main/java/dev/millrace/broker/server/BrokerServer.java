@@ -4,10 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,8 +57,6 @@ import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.broker.txn.TransactionCoordinator;
-import dev.millrace.broker.txn.TransactionMetadata;
-import dev.millrace.broker.txn.TransactionState;
 import dev.millrace.delay.SystemTimer;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
@@ -285,6 +281,9 @@ public final class BrokerServer implements AutoCloseable {
         partitions.addElectionListener(DelayedDelivery.TOPIC, delays.election());
         MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
                 advertisedPort);
+        TransactionHandler transactionHandler = new TransactionHandler(transactions, partitions,
+                InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
+                .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false));
         kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, self,
                 identity.clusterId(), config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory,
                 producePurgatory, endpoints, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
@@ -292,10 +291,7 @@ public final class BrokerServer implements AutoCloseable {
                 new OffsetsForLeaderEpochHandler(partitions),
                 new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
-                new InitProducerIdHandler(producerIds), groups, new TransactionHandler(transactions, partitions,
-                InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
-                .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false)),
-                findCoordinatorHandler());
+                new InitProducerIdHandler(producerIds), groups, transactionHandler, findCoordinatorHandler());
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory, endpoints,
                 config.nodeId());
         // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected
@@ -325,15 +321,12 @@ public final class BrokerServer implements AutoCloseable {
         partitions.addElectionListener(OffsetsTopic.NAME, shares.followGroupLeadership(
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(),
                 ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME), config.nodeId()));
-        TransactionCoordinator coordinator = transactions;
-        shares.transactions().setTransactions(id -> {
-            TransactionMetadata txn = coordinator.describe(List.of(id)).get(id);
-            return txn != null && txn.state() == TransactionState.ONGOING ? OptionalLong.of(txn.producerId())
-                    : OptionalLong.empty();
-        });
-        markerWriter.setMarkerListener(shares.transactions()::onTransactionMarkers);
         kafkaApis.setShareBroker(shares);
         shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
+        shares.transactions().setTransactions(new TxnShareJoin(config.nodeId(), ClusterCoordinatorLocators.forTopic(
+                controller, TransactionStateTopic.NAME), txnStateTopic, transactionHandler::addSharePartition,
+                shareRequests));
+        markerWriter.setMarkerListener(shares.transactions()::onTransactionMarkers);
         kafkaApis.setShareOffsetsRouting(new ShareOffsetsRouting(config.nodeId(), controller::image, shares.admin(),
                 shareRequests, 10_000));
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));

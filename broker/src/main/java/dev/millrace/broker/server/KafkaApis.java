@@ -68,6 +68,7 @@ import dev.millrace.protocol.ext.ExtensionHeader;
 import dev.millrace.protocol.ext.ShareBrowse;
 import dev.millrace.protocol.ext.ShareSettle;
 import dev.millrace.protocol.ext.ShareState;
+import dev.millrace.protocol.ext.TxnAddSharePartition;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
 import dev.millrace.protocol.selector.MemberSelector;
 
@@ -140,6 +141,7 @@ public final class KafkaApis implements RequestHandler {
             .addExtension(ExtensionApi.SHARE_SETTLE)
             .addExtension(ExtensionApi.SHARE_STATE)
             .addExtension(ExtensionApi.SHARE_MEMBER)
+            .addExtension(ExtensionApi.TXN_ADD_SHARE_PARTITION)
             .build();
 
     private final MetadataHandler metadata;
@@ -187,8 +189,8 @@ public final class KafkaApis implements RequestHandler {
         return switch (api) {
             case SHARE_BROWSE -> CompletableFuture.completedFuture(
                     shareBroker.browse().browse(ShareBrowse.Request.read(body)).toStruct());
-            case TXN_SHARE_ACKNOWLEDGE -> CompletableFuture.completedFuture(
-                    shareBroker.transactions().acknowledge(TxnShareAcknowledge.Request.read(body)).toStruct());
+            case TXN_SHARE_ACKNOWLEDGE -> shareBroker.transactions().acknowledge(TxnShareAcknowledge.Request.read(body))
+                    .thenApply(TxnShareAcknowledge.Response::toStruct);
             case SHARE_SETTLE -> CompletableFuture.completedFuture(
                     shareBroker.settle().handle(ShareSettle.Request.read(body)).toStruct());
             case SHARE_STATE -> shareBroker.stateHandler() == null
@@ -196,6 +198,8 @@ public final class KafkaApis implements RequestHandler {
                             "This broker runs no share-state coordinator").toStruct())
                     : shareBroker.stateHandler().handle(body);
             case SHARE_MEMBER -> CompletableFuture.completedFuture(shareBroker.memberHandler().handle(body));
+            case TXN_ADD_SHARE_PARTITION -> transactions.addSharePartition(TxnAddSharePartition.Request.read(body))
+                    .thenApply(TxnAddSharePartition.Response::toStruct);
         };
     }
 

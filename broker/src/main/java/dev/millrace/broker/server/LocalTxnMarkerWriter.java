@@ -44,12 +44,13 @@ final class LocalTxnMarkerWriter {
     private final GroupCoordinator groups;
     private final ReplicationWaiters replication;
     private final Time time;
-    private volatile MarkerListener listener = (producerId, commit) -> { };
+    private volatile MarkerListener listener = (producerId, commit, written) -> { };
 
     /** Told after all markers of a call were written (again after a retry that rewrote them). */
     @FunctionalInterface
     interface MarkerListener {
-        void onMarkers(long producerId, boolean commit);
+        /** {@code written}: the partitions of the call, each with its marker on the in-sync replicas. */
+        void onMarkers(long producerId, boolean commit, Collection<TopicPartition> written);
     }
 
     LocalTxnMarkerWriter(PartitionManager partitions, FetchPurgatory purgatory, GroupCoordinator groups,
@@ -83,7 +84,7 @@ final class LocalTxnMarkerWriter {
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
             outcomes.forEach((tp, outcome) -> errors.put(tp, outcome.join()));
             if (errors.values().stream().allMatch(e -> e == Errors.NONE)) {
-                listener.onMarkers(producerId, commit);
+                listener.onMarkers(producerId, commit, errors.keySet());
             }
             return errors;
         });

@@ -42,6 +42,7 @@ import org.apache.kafka.common.utils.Utils;
 import dev.millrace.broker.group.OffsetsTopic;
 import dev.millrace.broker.log.PartitionLog;
 import dev.millrace.broker.txn.TransactionCoordinator;
+import dev.millrace.protocol.ext.TxnAddSharePartition;
 import dev.millrace.broker.txn.TransactionMetadata;
 import dev.millrace.broker.txn.TransactionState;
 
@@ -73,6 +74,22 @@ final class TransactionHandler {
         this.partitions = partitions;
         this.offsetsPartitionCount = offsetsPartitionCount;
         this.exists = exists;
+    }
+
+    /**
+     * TxnAddSharePartition (broker to broker, {@link TxnAddSharePartition}): adds a share-partition to an Ongoing
+     * transaction coordinated here; a partition the metadata does not know is refused (INVALID_REQUEST).
+     */
+    CompletableFuture<TxnAddSharePartition.Response> addSharePartition(TxnAddSharePartition.Request request) {
+        TopicPartition tp = new TopicPartition(request.topic(), request.partition());
+        if (request.transactionalId().isEmpty() || !exists.test(tp)) {
+            return CompletableFuture.completedFuture(TxnAddSharePartition.Response.error(Errors.INVALID_REQUEST.code(),
+                    request.transactionalId().isEmpty() ? "transactional_id must not be empty"
+                            : "the metadata knows no partition " + tp));
+        }
+        return coordinator.addSharePartition(request.transactionalId(), tp).thenApply(r -> r.error() == Errors.NONE
+                ? new TxnAddSharePartition.Response(Errors.NONE.code(), null, r.producerId(), r.producerEpoch())
+                : TxnAddSharePartition.Response.error(r.error().code(), null));
     }
 
     CompletableFuture<InitProducerIdResponse> initProducerId(InitProducerIdRequest request) {

@@ -109,7 +109,7 @@ public final class ShareBroker implements AutoCloseable {
         this.admin = new ShareGroupAdmin(coordinator, partitions, store, topics);
         this.acknowledgeHandler = new ShareAcknowledgeHandler(config, topics, partitions, sessions);
         this.browseHandler = new ShareBrowseHandler(topics, partitions);
-        this.transactions = new ShareTransactions(topics, partitions, coordinator);
+        this.transactions = new ShareTransactions(topics, partitions);
         this.settleHandler = new ShareSettleHandler(partitions);
         timer.add(new Purge());
     }

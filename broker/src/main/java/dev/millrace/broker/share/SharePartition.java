@@ -344,6 +344,17 @@ public final class SharePartition {
         return skipped ? Errors.INVALID_RECORD_STATE : Errors.NONE;
     }
 
+    /** Whether every one of {@code offsets} is acquired by {@code memberId} now (held for a transaction or not). */
+    public synchronized boolean acquiredBy(String memberId, List<Long> offsets) {
+        for (long offset : offsets) {
+            InFlightRecord record = inFlight.get(offset);
+            if (record == null || !record.isHeldBy(memberId)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Holds {@code offsets}, all acquired by {@code memberId}, for the transaction of {@code producerId}
      * (TxnShareAcknowledge): all of them or, if one is not held by the member (or is held for another

@@ -1,73 +1,108 @@
 package dev.millrace.broker.share;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
+import dev.millrace.protocol.ext.TxnAddSharePartition;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
 
 /**
  * Share acknowledgements inside producer transactions (the TxnShareAcknowledge extension,
- * {@link TxnShareAcknowledge}): holds a member's acquired records for an Ongoing transaction and settles them when
- * the transaction's markers are written, accepting on commit and releasing on abort.
+ * {@link TxnShareAcknowledge}), served by the leader of the share-partition: holds a member's acquired records for an
+ * Ongoing transaction and settles them when the transaction's marker reaches the partition, accepting on commit and
+ * releasing on abort.
  *
- * <p>Order of a holding request, which makes a marker never miss a held record: the share-partition is registered
- * under the producer id, the records are held, and then the transaction is looked up again; if it is no longer
- * Ongoing (its markers may already be written), the records are released at once and the request fails with
- * INVALID_TXN_STATE. A transaction stays Ongoing until its Prepare state is written, which comes before its markers.
+ * <p>How a hold works on a cluster, where the transaction's coordinator is usually another broker:
+ * <ol>
+ *   <li>the partition's records must be acquired by the member (checked by member id, which the share-partition
+ *       knows from its acquisitions: the share group's coordinator is not asked);</li>
+ *   <li>the transaction's coordinator adds the share-partition's topic partition to the Ongoing transaction
+ *       ({@link TransactionJoin}, the TxnAddSharePartition extension) and names its producer id: from then on the
+ *       transaction's end writes a marker to this partition, on whichever broker leads it then;</li>
+ *   <li>the records are held under that producer id; a marker that reached the partition while the coordinator was
+ *       being asked (the transaction timed out in between) is noticed and settles them at once.</li>
+ * </ol>
+ * A failure at any step holds nothing and answers the error; the partition may stay in the transaction (its marker
+ * then settles nothing here).
  *
- * <p>Not durable yet: held records live in memory. A broker crash after a commit decision and before the
- * share-partition's state was saved delivers the records again (at least once, not exactly once, across a broker
- * crash); a crash of the consumer or its transaction's abort loses nothing.
+ * <p>Not durable yet: held records live in the leader's memory. If the share-partition's leader dies before the
+ * transaction's marker, the new leader knows nothing of the hold: the records are redelivered after their lock (at
+ * least once, not exactly once, across the loss of that broker), even when the transaction then commits. A crash of
+ * the consumer, or the transaction's abort, loses nothing.
  *
  * <p>Thread-safe.
  */
 public final class ShareTransactions {
 
-    /** What the share side needs of the transaction coordinator. */
+    /** What the share side needs of the transaction coordinators. */
     @FunctionalInterface
-    public interface OngoingTransactions {
-        /** The producer id of {@code transactionalId}'s transaction if it is Ongoing now. */
-        OptionalLong ongoingProducerId(String transactionalId);
+    public interface TransactionJoin {
+        /**
+         * Asks the coordinator of {@code transactionalId} to add {@code tp} to its Ongoing transaction; completes
+         * with the coordinator's answer (its producer id on NONE). May complete exceptionally when the coordinator
+         * could not be reached.
+         */
+        CompletableFuture<TxnAddSharePartition.Response> addPartition(String transactionalId, TopicPartition tp);
+    }
+
+    /** A partition's records held for a producer's transaction. */
+    private record Held(TopicPartition tp, SharePartition partition) {
+    }
+
+    /** The markers that reached one partition while a hold for it was asking the coordinator. */
+    private static final class MarkerWatch {
+        private final Map<Long, Boolean> seen = new ConcurrentHashMap<>();
     }
 
     private final ShareTopics topics;
     private final SharePartitionManager partitions;
-    private final ShareGroupCoordinator coordinator;
-    private final Map<Long, Set<SharePartition>> held = new ConcurrentHashMap<>();
-    private volatile OngoingTransactions transactions = id -> OptionalLong.empty();
+    /** Producer id to what is held for its transaction; guarded by {@code this}. */
+    private final Map<Long, Set<Held>> held = new HashMap<>();
+    /** Guarded by {@code this}. */
+    private final Map<TopicPartition, Set<MarkerWatch>> watches = new HashMap<>();
+    private volatile TransactionJoin join = (id, tp) -> CompletableFuture.completedFuture(
+            TxnAddSharePartition.Response.error(Errors.COORDINATOR_NOT_AVAILABLE.code(),
+                    "this broker has no transaction coordinator connected yet"));
 
-    ShareTransactions(ShareTopics topics, SharePartitionManager partitions, ShareGroupCoordinator coordinator) {
+    ShareTransactions(ShareTopics topics, SharePartitionManager partitions) {
         this.topics = Objects.requireNonNull(topics, "topics");
         this.partitions = Objects.requireNonNull(partitions, "partitions");
-        this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
     }
 
-    /** Connects the transaction coordinator; until then every request fails with INVALID_TXN_STATE. */
-    public void setTransactions(OngoingTransactions transactions) {
-        this.transactions = Objects.requireNonNull(transactions, "transactions");
+    /** Connects the transaction coordinators; until then every request fails with COORDINATOR_NOT_AVAILABLE. */
+    public void setTransactions(TransactionJoin join) {
+        this.join = Objects.requireNonNull(join, "join");
     }
 
-    public TxnShareAcknowledge.Response acknowledge(TxnShareAcknowledge.Request request) {
+    /** Serves one request; never completes exceptionally. */
+    public CompletableFuture<TxnShareAcknowledge.Response> acknowledge(TxnShareAcknowledge.Request request) {
         if (request.offsets().isEmpty()) {
-            return error(Errors.INVALID_REQUEST, "offsets must not be empty");
+            return done(error(Errors.INVALID_REQUEST, "offsets must not be empty"));
         }
         if (request.transactionalId().isEmpty()) {
-            return error(Errors.INVALID_REQUEST, "transactional_id must not be empty");
+            return done(error(Errors.INVALID_REQUEST, "transactional_id must not be empty"));
+        }
+        if (request.memberId().isEmpty()) {
+            return done(error(Errors.INVALID_REQUEST, "member_id must not be empty"));
         }
         Optional<Uuid> topicId = topics.idOf(request.topic());
         if (topicId.isEmpty() || request.partition() < 0
                 || request.partition() >= topics.partitionCount(request.topic())) {
-            return error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no partition " + request.partition() + " of topic "
-                    + request.topic());
+            return done(error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no partition " + request.partition() + " of topic "
+                    + request.topic()));
         }
         TopicPartition tp = new TopicPartition(request.topic(), request.partition());
         Optional<SharePartition> partition = partitions.get(request.groupId(), tp);
@@ -76,46 +111,117 @@ public final class ShareTransactions {
             // sends there: INVALID_RECORD_STATE here failed every transacted commit of a client that kept sending
             // to the old leader after a failover (the failover chaos suite's consume-transform-produce flow)
             if (partitions.notLeader(tp)) {
-                return error(Errors.NOT_LEADER_OR_FOLLOWER, "this broker does not lead " + tp);
+                return done(error(Errors.NOT_LEADER_OR_FOLLOWER, "this broker does not lead " + tp));
             }
-            return error(Errors.INVALID_RECORD_STATE, "share group " + request.groupId() + " has acquired nothing of "
-                    + tp);
+            return done(error(Errors.INVALID_RECORD_STATE, "share group " + request.groupId()
+                    + " has acquired nothing of " + tp));
         }
-        List<String> members = coordinator.membersWithClientId(request.groupId(), request.memberClientId());
-        if (members.size() != 1) {
-            return error(members.isEmpty() ? Errors.UNKNOWN_MEMBER_ID : Errors.INVALID_REQUEST, members.isEmpty()
-                    ? "share group " + request.groupId() + " has no member with client id " + request.memberClientId()
-                    : members.size() + " members of " + request.groupId() + " have client id "
-                    + request.memberClientId());
-        }
-        OptionalLong producerId = transactions.ongoingProducerId(request.transactionalId());
-        if (producerId.isEmpty()) {
-            return error(Errors.INVALID_TXN_STATE, "transactional id " + request.transactionalId()
-                    + " has no ongoing transaction");
-        }
-        long pid = producerId.getAsLong();
         SharePartition sp = partition.get();
-        held.computeIfAbsent(pid, k -> ConcurrentHashMap.newKeySet()).add(sp);
-        Errors holdError = sp.holdForTransaction(members.get(0), request.offsets(), pid);
-        if (holdError != Errors.NONE) {
-            return error(holdError, "an offset of " + request.offsets() + " in " + tp + " is not acquired by client "
-                    + request.memberClientId() + " (its lock may have expired)");
+        if (!sp.acquiredBy(request.memberId(), request.offsets())) {
+            // checked before the transaction is asked, so that a stale hold adds nothing to it
+            return done(notAcquired(request, tp));
         }
-        OptionalLong still = transactions.ongoingProducerId(request.transactionalId());
-        if (still.isEmpty() || still.getAsLong() != pid) {
-            sp.completeTransaction(pid, false);
-            return error(Errors.INVALID_TXN_STATE, "the transaction of " + request.transactionalId()
-                    + " ended while its acknowledgements were added");
+        MarkerWatch watch = watch(tp);
+        CompletableFuture<TxnAddSharePartition.Response> joined;
+        try {
+            joined = join.addPartition(request.transactionalId(), tp);
+        } catch (RuntimeException e) {
+            joined = CompletableFuture.failedFuture(e);
+        }
+        return joined.handle((answer, failure) -> {
+            try {
+                return hold(request, tp, sp, answer, failure, watch);
+            } finally {
+                unwatch(tp, watch);
+            }
+        });
+    }
+
+    private TxnShareAcknowledge.Response hold(TxnShareAcknowledge.Request request, TopicPartition tp,
+                                              SharePartition sp, TxnAddSharePartition.Response answer,
+                                              Throwable failure, MarkerWatch watch) {
+        if (failure != null) {
+            return error(Errors.COORDINATOR_NOT_AVAILABLE, "the coordinator of transactional id "
+                    + request.transactionalId() + " could not be asked: " + failure.getMessage());
+        }
+        Errors coordinatorError = Errors.forCode(answer.errorCode());
+        if (coordinatorError != Errors.NONE) {
+            return error(coordinatorError, coordinatorError == Errors.INVALID_TXN_STATE
+                    ? "transactional id " + request.transactionalId() + " has no ongoing transaction"
+                    : "the coordinator of transactional id " + request.transactionalId() + " answered "
+                    + coordinatorError.name() + (answer.errorMessage() == null ? "" : ": " + answer.errorMessage()));
+        }
+        long producerId = answer.producerId();
+        synchronized (this) {
+            held.computeIfAbsent(producerId, k -> new HashSet<>()).add(new Held(tp, sp));
+        }
+        Errors holdError = sp.holdForTransaction(request.memberId(), request.offsets(), producerId);
+        if (holdError != Errors.NONE) {
+            return notAcquired(request, tp);
+        }
+        Boolean ended = watch.seen.get(producerId);
+        if (ended != null) {
+            // the transaction's marker reached tp while the coordinator was asked: it settled nothing held then
+            sp.completeTransaction(producerId, ended);
+            if (!ended) {
+                return error(Errors.INVALID_TXN_STATE, "the transaction of " + request.transactionalId()
+                        + " was aborted while its acknowledgements were added");
+            }
         }
         return new TxnShareAcknowledge.Response(Errors.NONE.code(), null);
     }
 
-    /** The markers of producer {@code producerId}'s transaction are written: settle what it held. */
-    public void onTransactionMarkers(long producerId, boolean commit) {
-        Set<SharePartition> partitionsHeld = held.remove(producerId);
-        if (partitionsHeld != null) {
-            partitionsHeld.forEach(p -> p.completeTransaction(producerId, commit));
+    /**
+     * The markers of producer {@code producerId}'s transaction are written to {@code written} (the partitions of the
+     * transaction this broker leads): settle what was held for it on those partitions.
+     */
+    public void onTransactionMarkers(long producerId, boolean commit, Collection<TopicPartition> written) {
+        List<SharePartition> settle = new ArrayList<>();
+        synchronized (this) {
+            for (TopicPartition tp : written) {
+                Set<MarkerWatch> w = watches.get(tp);
+                if (w != null) {
+                    w.forEach(watch -> watch.seen.put(producerId, commit));
+                }
+            }
+            Set<Held> heldFor = held.get(producerId);
+            if (heldFor != null) {
+                heldFor.removeIf(h -> {
+                    if (written.contains(h.tp())) {
+                        settle.add(h.partition());
+                        return true;
+                    }
+                    return false;
+                });
+                if (heldFor.isEmpty()) {
+                    held.remove(producerId);
+                }
+            }
         }
+        settle.forEach(p -> p.completeTransaction(producerId, commit));
+    }
+
+    private synchronized MarkerWatch watch(TopicPartition tp) {
+        MarkerWatch watch = new MarkerWatch();
+        watches.computeIfAbsent(tp, k -> new HashSet<>()).add(watch);
+        return watch;
+    }
+
+    private synchronized void unwatch(TopicPartition tp, MarkerWatch watch) {
+        Set<MarkerWatch> w = watches.get(tp);
+        if (w != null && w.remove(watch) && w.isEmpty()) {
+            watches.remove(tp);
+        }
+    }
+
+    private static TxnShareAcknowledge.Response notAcquired(TxnShareAcknowledge.Request request, TopicPartition tp) {
+        return error(Errors.INVALID_RECORD_STATE, "an offset of " + request.offsets() + " in " + tp + " of share group "
+                + request.groupId() + " is not acquired by member " + request.memberId()
+                + " (its lock may have expired, the member may be unknown here, or the partition's leader moved)");
+    }
+
+    private static CompletableFuture<TxnShareAcknowledge.Response> done(TxnShareAcknowledge.Response response) {
+        return CompletableFuture.completedFuture(response);
     }
 
     private static TxnShareAcknowledge.Response error(Errors error, String message) {

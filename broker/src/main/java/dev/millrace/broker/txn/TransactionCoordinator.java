@@ -333,6 +333,29 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         });
     }
 
+    /**
+     * TxnAddSharePartition: adds {@code tp} to the Ongoing transaction of {@code transactionalId}, whatever its
+     * producer's id and epoch, and answers them (a share-partition leader holding records for the transaction must
+     * receive its markers; the client that consumed cannot name the producer's id). INVALID_TXN_STATE when the id has
+     * no transaction or it is not Ongoing (none begun, or completing: its markers are decided without {@code tp}).
+     */
+    public CompletableFuture<InitResult> addSharePartition(String transactionalId, TopicPartition tp) {
+        return call(transactionalId, InitResult::error, p -> {
+            TransactionMetadata current = p.txns.get(transactionalId);
+            if (current == null || current.state() != TransactionState.ONGOING) {
+                return done(InitResult.error(Errors.INVALID_TXN_STATE));
+            }
+            InitResult joined = new InitResult(Errors.NONE, current.producerId(), current.producerEpoch());
+            if (current.partitions().contains(tp)) {
+                return replication.awaitLogEnd(p.partition).thenApply(v -> joined);
+            }
+            Set<TopicPartition> all = new HashSet<>(current.partitions());
+            all.add(tp);
+            return persist(p, current.with(TransactionState.ONGOING, all, current.txnStartMs(), time.milliseconds()))
+                    .thenApply(v -> joined);
+        });
+    }
+
     /** EndTxn: commits or aborts the producer's open transaction; answers after the markers are written. */
     public CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short epoch,
                                                     boolean commit) {

@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -190,13 +192,19 @@ class ShareBrowseIntegrationTest {
             while (got.isEmpty()) {
                 consumer.poll(Duration.ofMillis(200)).forEach(got::add);
             }
+            String holder;
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestBrokers.bootstrap(broker)))) {
+                holder = admin.describeShareGroups(List.of("held")).all().get(10, TimeUnit.SECONDS).get("held")
+                        .members().iterator().next().consumerId();
+            }
             TxnShareAcknowledge.Response noTxn = txnAck(new TxnShareAcknowledge.Request("no-such-txn", "held",
-                    "holder", "txn-acked", 0, List.of(0L)));
+                    holder, "txn-acked", 0, List.of(0L)));
             assertThat(Errors.forCode(noTxn.errorCode())).isEqualTo(Errors.INVALID_TXN_STATE);
             assertThat(noTxn.errorMessage()).contains("no-such-txn");
             TxnShareAcknowledge.Response stranger = txnAck(new TxnShareAcknowledge.Request("no-such-txn", "held",
                     "stranger", "txn-acked", 0, List.of(0L)));
-            assertThat(Errors.forCode(stranger.errorCode())).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+            assertThat(Errors.forCode(stranger.errorCode())).isEqualTo(Errors.INVALID_RECORD_STATE);
+            assertThat(stranger.errorMessage()).contains("stranger");
             // the holder still holds its record and accepts it as usual
             consumer.acknowledge(got.get(0), AcknowledgeType.ACCEPT);
             consumer.commitSync(Duration.ofSeconds(10)).values().forEach(e -> assertThat(e).isEmpty());

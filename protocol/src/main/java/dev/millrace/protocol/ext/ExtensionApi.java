@@ -11,7 +11,7 @@ import java.util.Optional;
  *   <tr><th>key</th><th>name</th><th>versions</th><th>what for</th></tr>
  *   <tr><td>30000</td><td>ShareBrowse</td><td>0</td><td>read a share-partition's undelivered and in-flight
  *       records without acquiring them ({@link ShareBrowse})</td></tr>
- *   <tr><td>30001</td><td>TxnShareAcknowledge</td><td>0</td><td>accept acquired records as part of an open
+ *   <tr><td>30001</td><td>TxnShareAcknowledge</td><td>1</td><td>accept acquired records as part of an open
  *       transaction: they are accepted by its commit, released by its abort ({@link TxnShareAcknowledge})</td></tr>
  *   <tr><td>30002</td><td>ShareSettle</td><td>0</td><td>settle (accept, release, reject, renew, return unread)
  *       records a member holds, outside its share session ({@link ShareSettle})</td></tr>
@@ -19,15 +19,19 @@ import java.util.Optional;
  *       the share-state coordinator of its group ({@link ShareState})</td></tr>
  *   <tr><td>30006</td><td>ShareMember</td><td>0</td><td>broker to broker: a share-partition leader asks a share
  *       group's coordinator for a member's rack id, which carries its JMS selector ({@link ShareMember})</td></tr>
+ *   <tr><td>30007</td><td>TxnAddSharePartition</td><td>0</td><td>broker to broker: a share-partition leader asks a
+ *       transaction's coordinator to add the partition to the Ongoing transaction, for TxnShareAcknowledge
+ *       ({@link TxnAddSharePartition})</td></tr>
  * </table>
  */
 public enum ExtensionApi {
 
     SHARE_BROWSE((short) 30000, "ShareBrowse", (short) 0, (short) 0),
-    TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 0, (short) 0),
+    TXN_SHARE_ACKNOWLEDGE((short) 30001, "TxnShareAcknowledge", (short) 1, (short) 1),
     SHARE_SETTLE((short) 30002, "ShareSettle", (short) 0, (short) 0),
     SHARE_STATE((short) 30005, "ShareState", (short) 0, (short) 0),
-    SHARE_MEMBER((short) 30006, "ShareMember", (short) 0, (short) 0);
+    SHARE_MEMBER((short) 30006, "ShareMember", (short) 0, (short) 0),
+    TXN_ADD_SHARE_PARTITION((short) 30007, "TxnAddSharePartition", (short) 0, (short) 0);
 
     public static final int FIRST_KEY = 30000;
     public static final int LAST_KEY = 30099;

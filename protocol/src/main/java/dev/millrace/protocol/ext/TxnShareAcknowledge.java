@@ -14,41 +14,47 @@ import org.apache.kafka.common.protocol.types.Type;
 /**
  * TxnShareAcknowledge (key 30001): makes the acceptance of records a share consumer holds part of a producer's open
  * transaction, which Kafka's share acknowledgements cannot be. A JMS transacted session that consumed from a queue
- * and sent messages sends this before committing.
+ * and sent messages sends this before committing, to the leader of the share-partition.
  *
- * <h2>Request, version 0</h2>
+ * <h2>Request, version 1</h2>
  * <pre>
  * string transactional_id   the producer whose transaction takes the acceptance; it must be Ongoing (the producer
  *                           has added a partition or offsets to it)
  * string group_id           the share group
- * string member_client_id   client.id of the share consumer holding the records (the member is found by it; it
- *                           must be unique in the group)
+ * string member_id          the share consumer holding the records (its ShareGroupHeartbeat member id)
  * string topic
  * int32  partition
  * array  offsets            int64 offsets, each acquired by that member now
  * </pre>
+ * Version 0 named the member by its client id and worked only where the share-partition's leader also coordinated
+ * the share group and the transaction; brokers no longer serve it (UNSUPPORTED_VERSION).
  *
- * <h2>Response, version 0</h2>
+ * <h2>Response, version 1</h2>
  * <pre>
- * int16  error_code     NONE; INVALID_TXN_STATE (no Ongoing transaction for the id); UNKNOWN_MEMBER_ID (no member
- *                       with that client id); INVALID_RECORD_STATE (an offset is not held by it: its lock expired);
- *                       UNKNOWN_TOPIC_OR_PARTITION; INVALID_REQUEST (a bad field, named in error_message)
+ * int16  error_code     NONE; INVALID_TXN_STATE (no Ongoing transaction for the id); INVALID_RECORD_STATE (an offset
+ *                       is not acquired by that member: its lock expired, or the member is unknown here);
+ *                       NOT_LEADER_OR_FOLLOWER (the receiver does not lead the partition: look the leader up again);
+ *                       COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS (the transaction's
+ *                       coordinator could not be asked now: retry); UNKNOWN_TOPIC_OR_PARTITION; INVALID_REQUEST (a bad
+ *                       field, named in error_message)
  * string error_message  nullable
  * </pre>
  *
- * <p>On NONE every offset is held for the transaction: its lock no longer expires, the member leaving does not
- * release it, and the member's own later ACCEPT of it is answered as done without effect. The transaction's commit
- * marker accepts them, its abort marker (an explicit abort, a timeout, a fencing) releases them like a RELEASE. On
- * an error nothing changed (all offsets or none).
+ * <p>On NONE the share-partition is part of the transaction (its coordinator added it, as AddPartitionsToTxn does,
+ * see {@link TxnAddSharePartition}, so the transaction's markers reach the partition's leader) and every offset is
+ * held for the transaction: its lock no longer expires, the member leaving does not release it, and the member's own
+ * later ACCEPT of it is answered as done without effect. The transaction's commit marker accepts them, its abort
+ * marker (an explicit abort, a timeout, a fencing) releases them like a RELEASE. On an error no offset is held (all
+ * offsets or none).
  */
 public final class TxnShareAcknowledge {
 
-    public static final short VERSION = 0;
+    public static final short VERSION = 1;
 
     private static final Schema REQUEST = new Schema(
             new Field("transactional_id", Type.STRING),
             new Field("group_id", Type.STRING),
-            new Field("member_client_id", Type.STRING),
+            new Field("member_id", Type.STRING),
             new Field("topic", Type.STRING),
             new Field("partition", Type.INT32),
             new Field("offsets", new ArrayOf(Type.INT64)));
@@ -61,7 +67,7 @@ public final class TxnShareAcknowledge {
     }
 
     /** A TxnShareAcknowledge request body. */
-    public record Request(String transactionalId, String groupId, String memberClientId, String topic,
+    public record Request(String transactionalId, String groupId, String memberId, String topic,
                           int partition, List<Long> offsets) {
 
         public Request {
@@ -70,7 +76,7 @@ public final class TxnShareAcknowledge {
 
         public Struct toStruct() {
             return new Struct(REQUEST).set("transactional_id", transactionalId).set("group_id", groupId)
-                    .set("member_client_id", memberClientId).set("topic", topic).set("partition", partition)
+                    .set("member_id", memberId).set("topic", topic).set("partition", partition)
                     .set("offsets", offsets.toArray());
         }
 
@@ -82,7 +88,7 @@ public final class TxnShareAcknowledge {
                     offsets.add((Long) o);
                 }
                 return new Request(s.getString("transactional_id"), s.getString("group_id"),
-                        s.getString("member_client_id"), s.getString("topic"), s.getInt("partition"), offsets);
+                        s.getString("member_id"), s.getString("topic"), s.getInt("partition"), offsets);
             } catch (SchemaException | java.nio.BufferUnderflowException e) {
                 throw new ExtensionFormatException("malformed TxnShareAcknowledge request: " + e.getMessage(), e);
             }

@@ -59,15 +59,15 @@ public final class BrokerExtensions {
     }
 
     /**
-     * Holds {@code offsets}, acquired by the share consumer with client id {@code memberClientId}, for the open
+     * Holds {@code offsets}, acquired by the share consumer with member id {@code memberId}, for the open
      * transaction of {@code transactionalId}: its commit accepts them, its abort releases them.
      *
      * @throws JMSException naming the broker's error (INVALID_RECORD_STATE when a lock expired first)
      */
-    public void holdForTransaction(String transactionalId, String groupId, String memberClientId, String topic,
+    public void holdForTransaction(String transactionalId, String groupId, String memberId, String topic,
                                    int partition, List<Long> offsets) throws JMSException {
         TxnShareAcknowledge.Request request = new TxnShareAcknowledge.Request(transactionalId, groupId,
-                memberClientId, topic, partition, offsets);
+                memberId, topic, partition, offsets);
         boolean[] retry = {false};
         TxnShareAcknowledge.Response response = window.call("accept messages of " + topic + " in a transaction",
                 () -> {

@@ -264,7 +264,7 @@ public final class ShareFetcher implements Fetcher {
     /**
      * Makes the acceptance of {@code deliveries} part of the open transaction of {@code transactionalId}
      * (TxnShareAcknowledge, one request per partition); the transaction's commit accepts them, its abort releases
-     * them. The broker finds this member by its client id.
+     * them. The partition's leader checks that this member (by member id) holds them.
      */
     public void acceptInTransaction(BrokerExtensions extensions, String transactionalId, List<Delivery> deliveries)
             throws JMSException {
@@ -273,7 +273,7 @@ public final class ShareFetcher implements Fetcher {
             byPartition.computeIfAbsent(d.partition(), p -> new ArrayList<>()).add(d.offset());
         }
         for (Map.Entry<Integer, List<Long>> e : byPartition.entrySet()) {
-            extensions.holdForTransaction(transactionalId, groupId, clientId, topic, e.getKey(), e.getValue());
+            extensions.holdForTransaction(transactionalId, groupId, memberId, topic, e.getKey(), e.getValue());
         }
         onLoop(() -> deliveries.forEach(d -> unhold(d.partition(), d.offset())));
     }
