@@ -1,8 +1,6 @@
 package dev.millrace.broker.delay;
 
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -60,8 +58,6 @@ public final class DeadBrokerRounds implements MetadataListener, AutoCloseable {
     private final Fencer fencer;
     private final Supplier<MetadataImage> image;
     private final ExecutorService executor;
-    /** Brokers whose id is queued or being initialised: a second fencing of the same death queues nothing. */
-    private final Set<Integer> queued = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
@@ -100,47 +96,46 @@ public final class DeadBrokerRounds implements MetadataListener, AutoCloseable {
         }
     }
 
-    /** Queues the initialisation of broker {@code brokerId}'s delivery transactional id (unless queued already). */
+    /**
+     * Queues the initialisation of broker {@code brokerId}'s delivery transactional id. Each death is seen once (one
+     * transition to fenced), so deaths are not deduplicated: a broker that dies again gets a second initialisation.
+     */
     void fenceSoon(int brokerId) {
-        if (closed || !queued.add(brokerId)) {
+        if (closed) {
             return;
         }
         try {
             executor.execute(() -> fence(brokerId));
         } catch (RejectedExecutionException e) {
-            queued.remove(brokerId); // closing
+            // closing
         }
     }
 
     private void fence(int brokerId) {
         String transactionalId = transactionalIdOf.apply(brokerId);
         long started = System.nanoTime();
-        try {
-            for (int attempt = 1; !closed; attempt++) {
-                if (image.get().isUnfenced(brokerId)) {
-                    log.info("Broker {} is back before its delivery rounds' id {} was initialised here; it decides "
-                            + "its own open round", brokerId, transactionalId);
-                    return;
-                }
-                try {
-                    fencer.fence(transactionalId);
-                    log.info("Broker {} was fenced: initialised its delivery rounds' id {} (attempt {}, {} ms), which "
-                            + "aborted any round it left open", brokerId, transactionalId, attempt,
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-                    return;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (Exception e) {
-                    log.warn("Could not initialise {}, the delivery rounds' id of fenced broker {} (attempt {}); "
-                            + "retrying in {} ms: {}", transactionalId, brokerId, attempt, RETRY_MS, e.toString());
-                }
-                if (!sleep(RETRY_MS)) {
-                    return;
-                }
+        for (int attempt = 1; !closed; attempt++) {
+            if (image.get().isUnfenced(brokerId)) {
+                log.info("Broker {} is back before its delivery rounds' id {} was initialised here; it decides "
+                        + "its own open round", brokerId, transactionalId);
+                return;
             }
-        } finally {
-            queued.remove(brokerId);
+            try {
+                fencer.fence(transactionalId);
+                log.info("Broker {} was fenced: initialised its delivery rounds' id {} (attempt {}, {} ms), which "
+                        + "aborted any round it left open", brokerId, transactionalId, attempt,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                log.warn("Could not initialise {}, the delivery rounds' id of fenced broker {} (attempt {}); "
+                        + "retrying in {} ms: {}", transactionalId, brokerId, attempt, RETRY_MS, e.toString());
+            }
+            if (!sleep(RETRY_MS)) {
+                return;
+            }
         }
     }
 
@@ -148,9 +143,10 @@ public final class DeadBrokerRounds implements MetadataListener, AutoCloseable {
         synchronized (this) {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
             try {
-                long left;
-                while (!closed && (left = deadline - System.nanoTime()) > 0) {
+                long left = deadline - System.nanoTime();
+                while (!closed && left > 0) {
                     TimeUnit.NANOSECONDS.timedWait(this, left);
+                    left = deadline - System.nanoTime();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
