@@ -40,8 +40,9 @@ import dev.millrace.jms.MillraceConnectionFactory;
  * timeout, found by a scan every 10 s, then markers to partitions whose leaders moved).
  *
  * <p>The report splits the worst message's lateness into the time its send took, how late the broker delivered it
- * ({@code JMS_Millrace_DelayDeliveredTime} minus {@code JMSDeliveryTime}) and the time from that delivery to the
- * receipt, and prints the worst of each part over all messages.
+ * ({@code JMS_Millrace_DelayDeliveredTime} minus the later of {@code JMSDeliveryTime} and the send's return: a send
+ * that outlasts the delay is not the broker's lateness) and the time from that delivery to the receipt, and prints
+ * the worst of each part over all messages.
  */
 final class JmsDelayFlow implements Flow {
 
@@ -57,8 +58,8 @@ final class JmsDelayFlow implements Flow {
     private final Ledger ledger = new Ledger();
     private final List<String> early = new CopyOnWriteArrayList<>();
     private final List<String> tooLate = new CopyOnWriteArrayList<>();
-    /** How long each message's send took, by id, until it is received. */
-    private final Map<String, Long> sendMs = new ConcurrentHashMap<>();
+    /** When each message's send returned (wall clock), by id, until it is received. */
+    private final Map<String, Long> sentAtMs = new ConcurrentHashMap<>();
     private final Lateness lateness = new Lateness();
     private Connection connection;
     private ConsumerLoop consumer;
@@ -96,13 +97,18 @@ final class JmsDelayFlow implements Flow {
             if (now < due) {
                 early.add(id + " (" + (due - now) + " ms early)");
             }
-            Long send = sendMs.remove(id);
-            long brokerLate = message.propertyExists(DELIVERED_TIME)
-                    ? message.getLongProperty(DELIVERED_TIME) - message.getJMSDeliveryTime() : -1;
-            long toReceipt = message.propertyExists(DELIVERED_TIME) ? now - message.getLongProperty(DELIVERED_TIME) : -1;
-            String breakdown = id + " (" + (now - due) + " ms late: send " + (send == null ? "?" : send) + " ms, broker "
-                    + brokerLate + " ms late, delivered to received " + toReceipt + " ms, received at " + now + ")";
-            lateness.record(now - due, send == null ? -1 : send, brokerLate, toReceipt, breakdown);
+            Long sentAt = sentAtMs.remove(id);
+            long send = sentAt == null ? -1 : sentAt - (due - delayMs);
+            boolean stamped = message.propertyExists(DELIVERED_TIME);
+            long delivered = stamped ? message.getLongProperty(DELIVERED_TIME) : -1;
+            // the broker cannot deliver before it has the message: its part starts at the due time or when the send
+            // returned, whichever is later
+            long brokerLate = stamped ? delivered - Math.max(message.getJMSDeliveryTime(), sentAt == null ? 0 : sentAt)
+                    : -1;
+            long toReceipt = stamped ? now - delivered : -1;
+            String breakdown = id + " (" + (now - due) + " ms late: send " + send + " ms, broker " + brokerLate
+                    + " ms after due and sent, delivered to received " + toReceipt + " ms, received at " + now + ")";
+            lateness.record(now - due, send, brokerLate, toReceipt, breakdown);
             if (now - due > LATENESS_BOUND_MS) {
                 tooLate.add(breakdown);
             }
@@ -118,7 +124,7 @@ final class JmsDelayFlow implements Flow {
             message.setLongProperty("chaosDueMs", sendStart + delayMs);
             try {
                 producer.send(message);
-                sendMs.put(id, System.currentTimeMillis() - sendStart);
+                sentAtMs.put(id, System.currentTimeMillis());
                 ledger.acknowledged(id);
             } catch (JMSException | RuntimeException e) {
                 ledger.sendFailed();
