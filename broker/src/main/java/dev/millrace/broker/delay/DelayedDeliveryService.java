@@ -577,8 +577,18 @@ public final class DelayedDeliveryService implements AutoCloseable {
                     continue;
                 }
                 if (anotherRoundOpen(p)) {
+                    if (p.blockedSinceMs < 0) {
+                        p.blockedSinceMs = now;
+                        log.info("Delay partition {}: another broker's delivery round is open in it; delivering from "
+                                + "it once that round is decided", p.tp);
+                    }
                     anyBlocked = true;
                     continue;
+                }
+                if (p.blockedSinceMs >= 0) {
+                    log.info("Delay partition {}: the other broker's round was decided after {} ms", p.tp,
+                            now - p.blockedSinceMs);
+                    p.blockedSinceMs = -1;
                 }
                 scan(p); // after the check: reads the marks of every round decided before it
                 ready.add(p);
