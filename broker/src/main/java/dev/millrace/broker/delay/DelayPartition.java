@@ -35,6 +35,8 @@ final class DelayPartition {
     final AtomicInteger electedEpoch = new AtomicInteger(-1);
     /** The leader epoch the pending set was loaded for, or -1 when none is loaded. */
     int loadedEpoch = -1;
+    /** Since when (wall clock) a round of another broker open in the partition holds it back, or -1. */
+    long blockedSinceMs = -1;
 
     DelayPartition(TopicPartition tp) {
         this.tp = tp;
@@ -53,6 +55,7 @@ final class DelayPartition {
         scanOffset = 0;
         lastCheckpointed = -1;
         loadedEpoch = -1;
+        blockedSinceMs = -1;
     }
 
     /** Adds a pending delay unless its offset is already pending. */

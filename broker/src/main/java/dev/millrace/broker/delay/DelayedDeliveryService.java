@@ -79,8 +79,9 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  *       decided: before a round carries a partition, the service checks that no open transaction in
  *       it has a mark batch from another producer (a round of the former leader) and otherwise
  *       leaves the partition out until that transaction is decided (its broker commits or aborts
- *       it, or its coordinator aborts it when it times out), then reads the partition up to its
- *       last stable offset, marks of that round included, before delivering from it.</li>
+ *       it, the other brokers abort it once its broker is fenced, or its coordinator aborts it when
+ *       it times out), then reads the partition up to its last stable offset, marks of that round
+ *       included, before delivering from it.</li>
  * </ol>
  * So every delayed record whose mark some round committed is out of the pending set before a round
  * could deliver it again; a round also checks, just before its commit, that the broker still leads
@@ -97,8 +98,11 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * partition. The in-memory copies of pending records and the skip set of own mark batches are not
  * kept (a new leader reads the records again). A delivery is late by at most the time until the new
  * leader is elected and has loaded the partition, plus, if the old leader died in the middle of a
- * round that had already written marks there, until that round is aborted (the writer's
- * transaction timeout, or the old broker's restart).
+ * round, until that round is aborted: its open transaction holds back the delay partitions it marked
+ * and the targets it wrote (read-committed consumers stop at it). In a cluster the other brokers abort
+ * it as soon as the dead broker is fenced ({@link DeadBrokerRounds}), which is also when its
+ * partitions move; failing that, the coordinator aborts it once past the writer's transaction
+ * timeout (found by its periodic scan), or the old broker's restart does.
  *
  * <p><b>Restarts without rereading everything.</b> Every offset below a partition's low-water mark
  * (the smallest pending offset) is delivered; it is checkpointed in {@code <checkpointDir>/<p>} at
@@ -573,8 +577,18 @@ public final class DelayedDeliveryService implements AutoCloseable {
                     continue;
                 }
                 if (anotherRoundOpen(p)) {
+                    if (p.blockedSinceMs < 0) {
+                        p.blockedSinceMs = now;
+                        log.info("Delay partition {}: another broker's delivery round is open in it; delivering from "
+                                + "it once that round is decided", p.tp);
+                    }
                     anyBlocked = true;
                     continue;
+                }
+                if (p.blockedSinceMs >= 0) {
+                    log.info("Delay partition {}: the other broker's round was decided after {} ms", p.tp,
+                            now - p.blockedSinceMs);
+                    p.blockedSinceMs = -1;
                 }
                 scan(p); // after the check: reads the marks of every round decided before it
                 ready.add(p);

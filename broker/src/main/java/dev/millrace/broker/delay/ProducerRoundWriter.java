@@ -35,7 +35,8 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * the next {@link #ensureReady} creates a new one, whose {@code initTransactions} completes or aborts whatever the
  * old one left, so that no earlier round of the id is undecided once it returns. The transaction timeout bounds how
  * long a round left open by a broker that died holds back the delay partitions whose marks it wrote (their new
- * leader waits for it to be decided, see {@link DelayedDeliveryService}).
+ * leader waits for it to be decided, see {@link DelayedDeliveryService}) if nobody decides it sooner; the other brokers
+ * do, once the dead one is fenced ({@link DeadBrokerRounds}).
  *
  * <p>Threading: the delay service's thread; {@link #producerId} from any thread.
  */
@@ -61,6 +62,31 @@ public final class ProducerRoundWriter implements RoundWriter {
      */
     public static ProducerRoundWriter create(String bootstrap, String transactionalId, int transactionTimeoutMs,
                                              DelayLogs logs) {
+        Properties p = producerConfig(bootstrap, transactionalId, transactionTimeoutMs);
+        return new ProducerRoundWriter(transactionalId, () -> new KafkaProducer<>(p, new ByteArraySerializer(),
+                new ByteArraySerializer()), logs);
+    }
+
+    /**
+     * Initialises another broker's delivery transactional id through a short-lived producer bootstrapping at
+     * {@code bootstrap}: the coordinator aborts a round left open under it and bumps its epoch
+     * ({@link DeadBrokerRounds}). Blocks up to {@code transactionTimeoutMs}.
+     */
+    public static DeadBrokerRounds.Fencer fencer(String bootstrap, int transactionTimeoutMs) {
+        return transactionalId -> {
+            Properties p = producerConfig(bootstrap, transactionalId, transactionTimeoutMs);
+            p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-fencer");
+            Producer<byte[], byte[]> fencing = new KafkaProducer<>(p, new ByteArraySerializer(),
+                    new ByteArraySerializer());
+            try {
+                fencing.initTransactions();
+            } finally {
+                fencing.close(Duration.ofSeconds(1));
+            }
+        };
+    }
+
+    private static Properties producerConfig(String bootstrap, String transactionalId, int transactionTimeoutMs) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId);
@@ -78,8 +104,7 @@ public final class ProducerRoundWriter implements RoundWriter {
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (long) transactionTimeoutMs);
         p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
         p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, 5_000);
-        return new ProducerRoundWriter(transactionalId, () -> new KafkaProducer<>(p, new ByteArraySerializer(),
-                new ByteArraySerializer()), logs);
+        return p;
     }
 
     @Override

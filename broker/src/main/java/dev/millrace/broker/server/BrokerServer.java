@@ -38,6 +38,7 @@ import dev.millrace.broker.replica.ReplicaConfig;
 import dev.millrace.broker.config.BrokerConfig;
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.controller.Controller;
+import dev.millrace.broker.delay.DeadBrokerRounds;
 import dev.millrace.broker.delay.DelayLogs;
 import dev.millrace.broker.delay.DelayedDeliveryService;
 import dev.millrace.broker.delay.ProducerRoundWriter;
@@ -101,6 +102,8 @@ public final class BrokerServer implements AutoCloseable {
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
     private DelayedDeliveryService delays;
+    /** Aborts the delivery round a fenced broker left open (cluster mode; null on one node). */
+    private DeadBrokerRounds deadBrokerRounds;
     private ClusterTxnMarkerWriter txnMarkers;
     /** Coordinator appends waiting for their internal partition's in-sync replicas. */
     private ReplicationWaiters replicationWaiters;
@@ -271,6 +274,12 @@ public final class BrokerServer implements AutoCloseable {
                     ProducerRoundWriter.create(config.advertisedHost() + ":" + advertisedPort,
                             DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + config.nodeId(), roundTimeoutMs,
                             delayLogs), timer, dev.millrace.delay.Time.SYSTEM);
+            // a killed broker's open round would otherwise hold its targets and delay partitions until it times out
+            deadBrokerRounds = new DeadBrokerRounds(config.nodeId(),
+                    id -> DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + id,
+                    ProducerRoundWriter.fencer(config.advertisedHost() + ":" + advertisedPort, roundTimeoutMs),
+                    controller::image);
+            controller.registerListener(deadBrokerRounds);
         } else {
             delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
                     60_000, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()), delayLogs,
@@ -410,6 +419,7 @@ public final class BrokerServer implements AutoCloseable {
             requestExecutor.shutdown();
             awaitQuietly(requestExecutor);
         }
+        closeQuietly("dead brokers' delivery rounds", deadBrokerRounds);
         closeQuietly("delay service", delays);
         closeQuietly("transaction coordinator", transactions);
         closeQuietly("transaction markers", txnMarkers);
