@@ -32,7 +32,8 @@ import dev.millrace.broker.log.AppendOrigin;
  * and for a {@code __consumer_offsets} partition it makes the group coordinator apply or drop the producer's pending
  * offsets. A marker counts as written once it is on the partition's in-sync replicas (the high watermark passed it, as
  * an acks=all produce waits), so a committed transaction's markers survive the loss of the partition's leader. Once
- * all markers of one call are written, the {@link MarkerListener} hears of it (share acknowledgements held for the
+ * all markers of one call are written, the {@link MarkerListener} hears of it, and the call is answered once the
+ * listener is done (share acknowledgements held for the
  * transaction are settled then).
  *
  * <p>Thread-safe; never blocks.
@@ -44,13 +45,17 @@ final class LocalTxnMarkerWriter {
     private final GroupCoordinator groups;
     private final ReplicationWaiters replication;
     private final Time time;
-    private volatile MarkerListener listener = (producerId, commit, written) -> { };
+    private volatile MarkerListener listener = (producerId, commit, written) -> CompletableFuture.completedFuture(null);
 
     /** Told after all markers of a call were written (again after a retry that rewrote them). */
     @FunctionalInterface
     interface MarkerListener {
-        /** {@code written}: the partitions of the call, each with its marker on the in-sync replicas. */
-        void onMarkers(long producerId, boolean commit, Collection<TopicPartition> written);
+        /**
+         * {@code written}: the partitions of the call, each with its marker on the in-sync replicas. The call is
+         * answered once the returned future completes (it must not fail); it must not block: it is called on the
+         * thread that found the markers replicated, often one serving a follower's fetch.
+         */
+        CompletableFuture<Void> onMarkers(long producerId, boolean commit, Collection<TopicPartition> written);
     }
 
     LocalTxnMarkerWriter(PartitionManager partitions, FetchPurgatory purgatory, GroupCoordinator groups,
@@ -80,13 +85,13 @@ final class LocalTxnMarkerWriter {
             outcomes.put(tp, writeOne(producerId, producerEpoch, commit, marker, tp));
         }
         List<CompletableFuture<Errors>> all = new ArrayList<>(outcomes.values());
-        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> {
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenCompose(v -> {
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
             outcomes.forEach((tp, outcome) -> errors.put(tp, outcome.join()));
             if (errors.values().stream().allMatch(e -> e == Errors.NONE)) {
-                listener.onMarkers(producerId, commit, errors.keySet());
+                return listener.onMarkers(producerId, commit, errors.keySet()).handle((done, e) -> errors);
             }
-            return errors;
+            return CompletableFuture.completedFuture(errors);
         });
     }
 

@@ -241,6 +241,7 @@ public final class ShareBroker implements AutoCloseable {
         if (lookup != null) {
             lookup.close();
         }
+        transactions.close();
         events.shutdown();
         deadLetters.shutdown();
         try {

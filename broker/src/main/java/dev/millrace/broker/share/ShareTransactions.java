@@ -11,10 +11,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.millrace.protocol.ext.TxnAddSharePartition;
 import dev.millrace.protocol.ext.TxnShareAcknowledge;
@@ -67,8 +72,15 @@ public final class ShareTransactions {
         private final Map<Long, Boolean> seen = new ConcurrentHashMap<>();
     }
 
+    private static final Logger log = LoggerFactory.getLogger(ShareTransactions.class);
+
     private final ShareTopics topics;
     private final SharePartitionManager partitions;
+    private final ExecutorService settler = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "millrace-share-txn-settle");
+        thread.setDaemon(true);
+        return thread;
+    });
     /** Producer id to what is held for its transaction; guarded by {@code this}. */
     private final Map<Long, Set<Held>> held = new HashMap<>();
     /** Guarded by {@code this}. */
@@ -134,22 +146,22 @@ public final class ShareTransactions {
             } finally {
                 unwatch(tp, watch);
             }
-        });
+        }).thenCompose(response -> response);
     }
 
-    private TxnShareAcknowledge.Response hold(TxnShareAcknowledge.Request request, TopicPartition tp,
+    private CompletableFuture<TxnShareAcknowledge.Response> hold(TxnShareAcknowledge.Request request, TopicPartition tp,
                                               SharePartition sp, TxnAddSharePartition.Response answer,
                                               Throwable failure, MarkerWatch watch) {
         if (failure != null) {
-            return error(Errors.COORDINATOR_NOT_AVAILABLE, "the coordinator of transactional id "
-                    + request.transactionalId() + " could not be asked: " + failure.getMessage());
+            return done(error(Errors.COORDINATOR_NOT_AVAILABLE, "the coordinator of transactional id "
+                    + request.transactionalId() + " could not be asked: " + failure.getMessage()));
         }
         Errors coordinatorError = Errors.forCode(answer.errorCode());
         if (coordinatorError != Errors.NONE) {
-            return error(coordinatorError, coordinatorError == Errors.INVALID_TXN_STATE
+            return done(error(coordinatorError, coordinatorError == Errors.INVALID_TXN_STATE
                     ? "transactional id " + request.transactionalId() + " has no ongoing transaction"
                     : "the coordinator of transactional id " + request.transactionalId() + " answered "
-                    + coordinatorError.name() + (answer.errorMessage() == null ? "" : ": " + answer.errorMessage()));
+                    + coordinatorError.name() + (answer.errorMessage() == null ? "" : ": " + answer.errorMessage())));
         }
         long producerId = answer.producerId();
         synchronized (this) {
@@ -157,25 +169,30 @@ public final class ShareTransactions {
         }
         Errors holdError = sp.holdForTransaction(request.memberId(), request.offsets(), producerId);
         if (holdError != Errors.NONE) {
-            return notAcquired(request, tp);
+            return done(notAcquired(request, tp));
         }
         Boolean ended = watch.seen.get(producerId);
-        if (ended != null) {
-            // the transaction's marker reached tp while the coordinator was asked: it settled nothing held then
-            sp.completeTransaction(producerId, ended);
-            if (!ended) {
-                return error(Errors.INVALID_TXN_STATE, "the transaction of " + request.transactionalId()
-                        + " was aborted while its acknowledgements were added");
-            }
+        if (ended == null) {
+            return done(new TxnShareAcknowledge.Response(Errors.NONE.code(), null));
         }
-        return new TxnShareAcknowledge.Response(Errors.NONE.code(), null);
+        // the transaction's marker reached tp while the coordinator was asked: it settled nothing held then
+        TxnShareAcknowledge.Response response = ended ? new TxnShareAcknowledge.Response(Errors.NONE.code(), null)
+                : error(Errors.INVALID_TXN_STATE, "the transaction of " + request.transactionalId()
+                        + " was aborted while its acknowledgements were added");
+        return onTransactionMarkers(producerId, ended, List.of(tp)).thenApply(v -> response);
     }
 
     /**
      * The markers of producer {@code producerId}'s transaction are written to {@code written} (the partitions of the
-     * transaction this broker leads): settle what was held for it on those partitions.
+     * transaction this broker leads): settles what was held for it on those partitions, on this class's own thread
+     * (accepting or releasing saves share-partition state, which waits for the share-state partition's replicas: the
+     * caller is often the thread that serves follower fetches, which must not wait for them). Completes once every
+     * settled share-partition's state is saved, so that the marker's write, and the transaction's commit, is answered
+     * after the acceptance is durable. Never completes exceptionally (a failed save is logged; the records stay
+     * accepted here and the share-partition saves them with its next change).
      */
-    public void onTransactionMarkers(long producerId, boolean commit, Collection<TopicPartition> written) {
+    public CompletableFuture<Void> onTransactionMarkers(long producerId, boolean commit,
+                                                        Collection<TopicPartition> written) {
         List<SharePartition> settle = new ArrayList<>();
         synchronized (this) {
             for (TopicPartition tp : written) {
@@ -198,7 +215,31 @@ public final class ShareTransactions {
                 }
             }
         }
-        settle.forEach(p -> p.completeTransaction(producerId, commit));
+        if (settle.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> settled = new CompletableFuture<>();
+        try {
+            settler.execute(() -> {
+                for (SharePartition partition : settle) {
+                    try {
+                        partition.completeTransaction(producerId, commit);
+                    } catch (RuntimeException e) {
+                        log.warn("Settling the share acknowledgements of producer {} ({}) failed: {}", producerId,
+                                commit ? "commit" : "abort", e.toString());
+                    }
+                }
+                settled.complete(null);
+            });
+        } catch (RejectedExecutionException closing) {
+            settled.complete(null);
+        }
+        return settled;
+    }
+
+    /** Stops the settling thread (the broker is closing). */
+    public void close() {
+        settler.shutdownNow();
     }
 
     private synchronized MarkerWatch watch(TopicPartition tp) {

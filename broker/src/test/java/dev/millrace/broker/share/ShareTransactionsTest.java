@@ -36,9 +36,13 @@ class ShareTransactionsTest {
     private final ManualClock clock = new ManualClock();
     private final SystemTimer timer = new SystemTimer(1, 20, clock, Runnable::run);
     private SharePartitionManager partitions;
+    private ShareTransactions created;
 
     @AfterEach
     void closeTimer() {
+        if (created != null) {
+            created.close();
+        }
         timer.close();
     }
 
@@ -78,10 +82,10 @@ class ShareTransactionsTest {
 
         assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.NONE);
         assertThat(asked).containsExactly("tx " + TP);
-        transactions.onTransactionMarkers(8, true, List.of(TP)); // another producer
-        transactions.onTransactionMarkers(7, true, List.of(new TopicPartition("other", 0))); // another partition
+        transactions.onTransactionMarkers(8, true, List.of(TP)).join(); // another producer
+        transactions.onTransactionMarkers(7, true, List.of(new TopicPartition("other", 0))).join(); // another partition
         assertThat(partition.state(0)).contains(RecordState.ACQUIRED);
-        transactions.onTransactionMarkers(7, true, List.of(TP));
+        transactions.onTransactionMarkers(7, true, List.of(TP)).join();
         assertThat(partition.state(0)).contains(RecordState.ACKNOWLEDGED);
         assertThat(partition.state(1)).contains(RecordState.ACKNOWLEDGED);
         assertThat(partition.state(2)).contains(RecordState.ACQUIRED); // not in the transaction
@@ -98,7 +102,7 @@ class ShareTransactionsTest {
         CompletableFuture<TxnShareAcknowledge.Response> response = transactions.acknowledge(
                 new TxnShareAcknowledge.Request("tx", "g", "member", TP.topic(), TP.partition(), List.of(0L)));
         // the partition joined the transaction, which then timed out: its abort marker arrives before the answer
-        transactions.onTransactionMarkers(7, false, List.of(TP));
+        transactions.onTransactionMarkers(7, false, List.of(TP)).join();
         answer.complete(new TxnAddSharePartition.Response((short) 0, null, 7, (short) 2));
 
         assertThat(Errors.forCode(response.join().errorCode())).isEqualTo(Errors.INVALID_TXN_STATE);
@@ -155,6 +159,7 @@ class ShareTransactionsTest {
         partitions = new SharePartitionManager(ShareGroupConfig.defaults(), topics, timer, clock, quiet,
                 ShareStateStore.NONE);
         ShareTransactions transactions = new ShareTransactions(topics, partitions);
+        created = transactions;
         transactions.setTransactions((id, tp) -> CompletableFuture.completedFuture(
                 new TxnAddSharePartition.Response((short) 0, null, 7, (short) 0)));
         return transactions;
