@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.coordinator.LeadershipListener;
 import dev.millrace.delay.Time;
@@ -37,6 +39,8 @@ import dev.millrace.delay.Timer;
  * <p>Threading: thread-safe.
  */
 public final class SharePartitionManager implements LeadershipListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SharePartitionManager.class);
 
     private record Key(String groupId, TopicPartition topicPartition) {
     }
@@ -186,6 +190,9 @@ public final class SharePartitionManager implements LeadershipListener {
                 persisted.map(SharePartitionSnapshot::startOffset).orElse(start), lookaheads);
         partition.leaderEpoch(leaderEpoch);
         persisted.ifPresent(partition::restore);
+        LOG.info("Share-partition {} created in leader epoch {}: {}", key, leaderEpoch, persisted.map(s -> "state "
+                + s.version() + " loaded, offsets " + s.startOffset() + ".." + s.endOffset() + ", "
+                + s.entries().size() + " entries").orElse("no saved state, starting at offset " + start));
         return partition;
     }
 }
