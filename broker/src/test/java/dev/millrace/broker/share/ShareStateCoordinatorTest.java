@@ -175,6 +175,35 @@ class ShareStateCoordinatorTest {
                 .as("the acquisition was saved, nothing after it").containsEntry(0L, "ACQUIRED/1").hasSize(5);
     }
 
+    @Test
+    void shouldCloseASharePartitionWhoseSaveANewerLeaderFencedSoTheNextFetchLoadsItAgain() throws Exception {
+        Broker broker = new Broker(1);
+        broker.coordinator.onElected(0, 1);
+        broker.coordinator.awaitLoads(5_000);
+        ClusterShareStateStore store = new ClusterShareStateStore(broker.coordinator, p -> Optional.empty(), 1, 1_000,
+                10);
+        SharePartitionManager manager = new SharePartitionManager(ShareGroupConfig.defaults(), broker.topics, timer,
+                clock, QuietListener.INSTANCE, store);
+        SharePartition stale = manager.getOrCreate(KEY.groupId(), TOPIC_ID, KEY.topicPartition()).orElseThrow();
+        queue.append(2);
+        stale.acquire("a", 2, 1 << 20);
+        store.save(stale);
+
+        broker.coordinator.read(KEY.groupId(), TOPIC_ID, 0, 6); // a newer leader of the queue partition loaded it
+        assertThatThrownBy(() -> store.save(stale)).isInstanceOf(FencedLeaderEpochException.class);
+
+        assertThat(stale.isClosed()).as("fenced: this copy is done, as after a resignation").isTrue();
+        assertThat(manager.get(KEY.groupId(), KEY.topicPartition())).isEmpty();
+        assertThat(stale.acknowledge("a", List.of(batch(0, 1, AcknowledgeType.ACCEPT))))
+                .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        // this broker leads the queue partition again, in a newer epoch: the next fetch loads the saved state afresh
+        broker.queueEpoch = 7;
+        SharePartition reloaded = manager.getOrCreate(KEY.groupId(), TOPIC_ID, KEY.topicPartition()).orElseThrow();
+        assertThat(reloaded).isNotSameAs(stale);
+        assertThat(reloaded.leaderEpoch()).isEqualTo(7);
+        assertThat(reloaded.deliveryCount(0)).as("the saved acquisition counts").isEqualTo(1);
+    }
+
     private static AcknowledgementBatch batch(long first, long last, AcknowledgeType type) {
         return new AcknowledgementBatch(first, last, new byte[] {type.id()});
     }
@@ -190,6 +219,7 @@ class ShareStateCoordinatorTest {
         volatile boolean leading = true;
         volatile int epoch;
         volatile boolean queueLeading = true;
+        volatile int queueEpoch = 5;
         final Map<Uuid, Integer> topicEpochs = new ConcurrentHashMap<>();
         final ShareTopics topics = this;
         final ShareStateCoordinator coordinator;
@@ -226,7 +256,7 @@ class ShareStateCoordinatorTest {
                 return Optional.of(new Led(stateLog, () -> leading, () -> epoch));
             }
             if (tp.equals(KEY.topicPartition())) {
-                return Optional.of(new Led(queue, () -> queueLeading, () -> 5));
+                return Optional.of(new Led(queue, () -> queueLeading, () -> queueEpoch));
             }
             return Optional.empty();
         }
