@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
@@ -204,6 +205,26 @@ class ShareStateCoordinatorTest {
         assertThat(reloaded.deliveryCount(0)).as("the saved acquisition counts").isEqualTo(1);
     }
 
+    @Test
+    void shouldRefuseAWriteWhoseStatePartitionChangedLeadershipBeforeItsWaitForTheReplicasBegan() throws Exception {
+        Broker[] broker = new Broker[1];
+        // leadership lost and won back (epoch 1 to 3) between the append and the wait: the append may be truncated
+        // away, and a wait begun in epoch 3 passes the new log end at once
+        broker[0] = new Broker(1, p -> {
+            broker[0].epoch = 3;
+            return CompletableFuture.completedFuture(null);
+        });
+        broker[0].coordinator.onElected(0, 1);
+        broker[0].coordinator.awaitLoads(5_000);
+        queue.append(1);
+        SharePartition partition = new SharePartition(KEY, queue, ShareGroupConfig.defaults(), timer, clock,
+                QuietListener.INSTANCE, 0);
+        partition.acquire("a", 1, 1 << 20);
+
+        assertThatThrownBy(() -> broker[0].coordinator.write(KEY.groupId(), TOPIC_ID, 0, 5, partition.encodedState())
+                .get()).hasCauseInstanceOf(NotCoordinatorException.class);
+    }
+
     private static AcknowledgementBatch batch(long first, long last, AcknowledgeType type) {
         return new AcknowledgementBatch(first, last, new byte[] {type.id()});
     }
@@ -225,9 +246,12 @@ class ShareStateCoordinatorTest {
         final ShareStateCoordinator coordinator;
 
         Broker(int epoch) {
+            this(epoch, ReplicationAwaiter.IMMEDIATE);
+        }
+
+        Broker(int epoch, ReplicationAwaiter awaiter) {
             this.epoch = epoch;
-            this.coordinator = new ShareStateCoordinator(this, new LogShareStateStore(this, 1, clock),
-                    ReplicationAwaiter.IMMEDIATE);
+            this.coordinator = new ShareStateCoordinator(this, new LogShareStateStore(this, 1, clock), awaiter);
         }
 
         @Override
