@@ -127,7 +127,9 @@ final class JmsDeadLetterFlow implements Flow {
     public List<String> violations() {
         List<String> violations = new ArrayList<>();
         if (ledger.lost() > 0) {
-            violations.add(ledger.lost() + " rejected messages never reached the DLQ, e.g. " + ledger.someLost());
+            violations.add(ledger.lost() + " rejected messages never reached the DLQ, e.g. " + ledger.someLost()
+                    + ", their deliveries " + ledger.someLost().stream().limit(5)
+                    .map(id -> id + " " + history.getOrDefault(id, List.of())).toList());
         }
         if (ledger.unflaggedRedeliveries() > 0) {
             violations.add(ledger.unflaggedRedeliveries() + " messages dead-lettered more than once");
