@@ -31,6 +31,12 @@ final class JmsDeadLetterFlow implements Flow {
     private final long periodMs;
     private final Ledger ledger = new Ledger();
     private final Map<String, Integer> rejections = new ConcurrentHashMap<>();
+    /**
+     * Per message id, the JMSXDeliveryCount of each delivery to the rejecter and, once dead-lettered, where the DLQ
+     * copy says it came from and with which count: the report names them for the over-delivered messages, so that a
+     * count that went back (share-partition state lost) can be told from a delivery the broker never counted.
+     */
+    private final Map<String, List<String>> history = new ConcurrentHashMap<>();
     private final List<ConsumerLoop> loops = new ArrayList<>();
     private Connection connection;
     private Pacer pacer;
@@ -59,6 +65,8 @@ final class JmsDeadLetterFlow implements Flow {
             Message message = rejecter.receive(500);
             if (message != null) {
                 rejections.merge(Jms.id(message), 1, Integer::sum);
+                note(Jms.id(message), "dc=" + message.getIntProperty("JMSXDeliveryCount")
+                        + (message.getJMSRedelivered() ? "r" : ""));
                 rejectSession.rollback();
             }
         }));
@@ -67,6 +75,9 @@ final class JmsDeadLetterFlow implements Flow {
         loops.add(new ConsumerLoop("chaos-poison-dlq", () -> {
             Message message = dlq.receive(500);
             if (message != null) {
+                note(Jms.id(message), "dlq p" + message.getObjectProperty("JMS_Millrace_DLQOriginalPartition") + "@"
+                        + message.getObjectProperty("JMS_Millrace_DLQOriginalOffset") + " count="
+                        + message.getObjectProperty("JMS_Millrace_DLQDeliveryCount"));
                 ledger.delivered(Jms.id(message), Jms.flagged(message));
             }
         }));
@@ -91,6 +102,16 @@ final class JmsDeadLetterFlow implements Flow {
         return ledger.acknowledgedCount();
     }
 
+    private void note(String id, String event) {
+        history.computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>())).add(event);
+    }
+
+    /** The histories of up to five over-delivered messages. */
+    private String overDeliveredHistories() {
+        return rejections.entrySet().stream().filter(e -> e.getValue() > MAX_DELIVERIES).limit(5)
+                .map(e -> e.getKey() + " " + history.getOrDefault(e.getKey(), List.of())).toList().toString();
+    }
+
     private long overDelivered() {
         return rejections.values().stream().filter(n -> n > MAX_DELIVERIES).count();
     }
@@ -98,14 +119,17 @@ final class JmsDeadLetterFlow implements Flow {
     @Override
     public String report() {
         return ledger.summary() + " deliveriesSeen=" + rejections.values().stream().mapToInt(Integer::intValue).sum()
-                + " overDelivered=" + overDelivered() + " lastError=" + loops.get(0).lastError();
+                + " overDelivered=" + overDelivered() + (overDelivered() > 0 ? " " + overDeliveredHistories() : "")
+                + " lastError=" + loops.get(0).lastError();
     }
 
     @Override
     public List<String> violations() {
         List<String> violations = new ArrayList<>();
         if (ledger.lost() > 0) {
-            violations.add(ledger.lost() + " rejected messages never reached the DLQ, e.g. " + ledger.someLost());
+            violations.add(ledger.lost() + " rejected messages never reached the DLQ, e.g. " + ledger.someLost()
+                    + ", their deliveries " + ledger.someLost().stream().limit(5)
+                    .map(id -> id + " " + history.getOrDefault(id, List.of())).toList());
         }
         if (ledger.unflaggedRedeliveries() > 0) {
             violations.add(ledger.unflaggedRedeliveries() + " messages dead-lettered more than once");

@@ -35,6 +35,13 @@ final class KafkaShareFlow implements Flow {
     private final List<KafkaShareConsumer<String, String>> clients = new ArrayList<>();
     private KafkaProducer<String, String> producer;
     private Pacer pacer;
+    /**
+     * Per record id, each delivery ("c{consumer} p{partition}@{offset} dc={delivery count}") and each committed
+     * acceptance ("commit ok"), in order: the report names them for a record delivered again after its commit, so
+     * that a redelivery of the same offset (share-partition state) can be told from a second copy at another offset
+     * (the producer).
+     */
+    private final Map<String, List<String>> history = new java.util.concurrent.ConcurrentHashMap<>();
 
     KafkaShareFlow(String bootstrap, long periodMs) {
         this.bootstrap = bootstrap;
@@ -60,7 +67,8 @@ final class KafkaShareFlow implements Flow {
             KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(config);
             consumer.subscribe(List.of(TOPIC));
             clients.add(consumer);
-            consumers.add(new ConsumerLoop("chaos-share-consumer-" + i, () -> poll(consumer)));
+            int index = i;
+            consumers.add(new ConsumerLoop("chaos-share-consumer-" + i, () -> poll(index, consumer)));
         }
         pacer = new Pacer("chaos-share-producer", periodMs, seq -> {
             String id = "s-" + seq;
@@ -74,13 +82,15 @@ final class KafkaShareFlow implements Flow {
         });
     }
 
-    private void poll(KafkaShareConsumer<String, String> consumer) {
+    private void poll(int index, KafkaShareConsumer<String, String> consumer) {
         ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
         if (records.isEmpty()) {
             return;
         }
         Map<TopicPartition, List<String>> byPartition = new HashMap<>();
         for (ConsumerRecord<String, String> record : records) {
+            note(record.value(), "c" + index + " p" + record.partition() + "@" + record.offset() + " dc="
+                    + record.deliveryCount().map(String::valueOf).orElse("?"));
             ledger.delivered(record.value(), record.deliveryCount().map(c -> c > 1).orElse(false));
             byPartition.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), k -> new ArrayList<>())
                     .add(record.value());
@@ -89,9 +99,31 @@ final class KafkaShareFlow implements Flow {
         Map<TopicIdPartition, Optional<KafkaException>> results = consumer.commitSync(Duration.ofSeconds(30));
         results.forEach((tp, error) -> {
             if (error.isEmpty()) {
-                ledger.consumed(byPartition.getOrDefault(tp.topicPartition(), List.of()));
+                List<String> ids = byPartition.getOrDefault(tp.topicPartition(), List.of());
+                ids.forEach(id -> note(id, "c" + index + " commit ok"));
+                ledger.consumed(ids);
             }
         });
+    }
+
+    private void note(String id, String event) {
+        history.computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>())).add(event);
+    }
+
+    /** The histories of up to five records delivered again after a committed acceptance. */
+    private String redeliveredAfterCommit() {
+        List<String> out = new ArrayList<>();
+        history.forEach((id, events) -> {
+            synchronized (events) {
+                int commit = events.indexOf(events.stream().filter(e -> e.endsWith("commit ok")).findFirst()
+                        .orElse(""));
+                if (commit >= 0 && events.subList(commit, events.size()).stream().anyMatch(e -> e.contains(" dc="))
+                        && out.size() < 5) {
+                    out.add(id + " " + events);
+                }
+            }
+        });
+        return out.toString();
     }
 
     @Override
@@ -112,7 +144,8 @@ final class KafkaShareFlow implements Flow {
 
     @Override
     public String report() {
-        return ledger.summary() + " consumerErrors=" + consumers.stream().mapToLong(ConsumerLoop::errors).sum();
+        return ledger.summary() + " consumerErrors=" + consumers.stream().mapToLong(ConsumerLoop::errors).sum()
+                + (ledger.deliveredAfterFinalConsumption() > 0 ? " againAfterCommit=" + redeliveredAfterCommit() : "");
     }
 
     @Override

@@ -18,6 +18,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.errors.FencedLeaderEpochException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
@@ -38,7 +39,10 @@ import dev.millrace.protocol.ext.ShareState;
  * partition. NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, a partition without a leader
  * and a lost connection are retried with fresh metadata every {@code retryBackoffMs} within {@code timeoutMs}; then,
  * and for any other error (FENCED_LEADER_EPOCH: a newer leader of the topic-partition took the share-partition over),
- * the call throws a Kafka {@code ApiException}, and a save makes the partition's next save a full value.
+ * the call throws a Kafka {@code ApiException}, and a save makes the partition's next save a full value. A save refused
+ * with FENCED_LEADER_EPOCH also closes the share-partition ({@link SharePartition#close()}): a newer leader owns it, and
+ * a copy kept open would fail every later save (and, before ShareFetch answered such failures per partition, every
+ * fetch of its members here).
  *
  * <p>Saves of one share-partition are taken and written one at a time, in order (a delta applies to the save before
  * it); saves of different share-partitions go in parallel. The wait blocks the calling thread (a request thread, or
@@ -109,6 +113,12 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
                                 state.version(), state.value()), r -> null, () -> checkOpen(partition));
             } catch (RuntimeException e) {
                 partition.saveFailed();
+                if (e instanceof FencedLeaderEpochException) {
+                    // a newer leader of the topic-partition loaded the share-partition: this copy is done, as after a
+                    // resignation; the next fetch here finds out who leads it (and loads it again if this broker does)
+                    log.info("Dropping share-partition {} of leader epoch {}: {}", key, leaderEpoch, e.getMessage());
+                    partition.close();
+                }
                 throw e;
             }
         }

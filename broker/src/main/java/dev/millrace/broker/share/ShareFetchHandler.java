@@ -75,13 +75,22 @@ public final class ShareFetchHandler {
 
     public CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request) {
         // one state save per changed partition for the acknowledgements and the acquisition together, written
-        // before the response can go (the batch closes before a completed future is returned; flushed before parking)
+        // before the response is built; a fetch that parks saves its acknowledgements first, and each later attempt
+        // saves its own acquisition (acquireSaved), off this batch
+        Step step;
         try (StateSaves.Batch batch = saves.open()) {
-            return handle(request, batch);
+            step = handle(request, batch);
         }
+        return step.run();
     }
 
-    private CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request, StateSaves.Batch batch) {
+    /** What a ShareFetch does once its acknowledgements are saved: answer now, or park. */
+    @FunctionalInterface
+    private interface Step {
+        CompletableFuture<ShareFetchResponse> run();
+    }
+
+    private Step handle(ShareFetchRequest request, StateSaves.Batch batch) {
         ShareFetchRequestData data = request.data();
         String groupId = data.groupId();
         String memberId = data.memberId();
@@ -130,18 +139,26 @@ public final class ShareFetchHandler {
                     .ifPresent(p -> p.releaseMember(memberId)));
             sessions.close(groupId, memberId);
             members.forget(groupId, memberId);
-            return done(response(out));
+            return done(response(saved(batch, out, acks.keySet())));
         }
         if (data.isRenewAck()) {
-            return done(response(out));
+            return done(response(saved(batch, out, acks.keySet())));
         }
         List<TopicIdPartition> fetchable = session.session().partitions();
         int maxRecords = data.maxRecords() > 0 ? data.maxRecords() : DEFAULT_MAX_RECORDS;
-        Map<TopicIdPartition, PartitionData> first = acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(),
-                out);
+        Map<TopicIdPartition, PartitionData> first = saved(batch, acquire(groupId, memberId, fetchable, maxRecords,
+                data.maxBytes(), out), acks.keySet());
         if (hasRecordsOrErrors(first) || data.maxWaitMs() <= 0 || fetchable.isEmpty()) {
             return done(response(first));
         }
+        // nothing acquired: the acknowledgement results (saved with the batch above) are what each attempt starts from
+        return () -> park(groupId, memberId, data, fetchable, maxRecords, first);
+    }
+
+    /** Parks a fetch that found nothing to acquire; called with no batch open (each attempt saves its own). */
+    private CompletableFuture<ShareFetchResponse> park(String groupId, String memberId, ShareFetchRequestData data,
+                                                       List<TopicIdPartition> fetchable, int maxRecords,
+                                                       Map<TopicIdPartition, PartitionData> out) {
         CompletableFuture<ShareFetchResponse> result = new CompletableFuture<>();
         // a member that left while its fetch was parked acquires nothing more: what it would take stays locked
         // to no one until the lock expires
@@ -149,19 +166,50 @@ public final class ShareFetchHandler {
             if (notMember(groupId, memberId)) {
                 return Optional.of(topLevelError(Errors.UNKNOWN_MEMBER_ID));
             }
-            Map<TopicIdPartition, PartitionData> attempt = acquire(groupId, memberId, fetchable, maxRecords,
+            Map<TopicIdPartition, PartitionData> attempt = acquireSaved(groupId, memberId, fetchable, maxRecords,
                     data.maxBytes(), out);
             return hasRecordsOrErrors(attempt) ? Optional.of(response(attempt)) : Optional.empty();
         }, () -> notMember(groupId, memberId) ? topLevelError(Errors.UNKNOWN_MEMBER_ID)
-                : response(acquire(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
+                : response(acquireSaved(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
         List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
         // a member still being looked up at its group's coordinator: try again once the answer is in (taken before
         // watching, whose first try may come too early for it)
         Optional<CompletableFuture<Void>> lookup = members.whenKnown(groupId, memberId);
-        batch.flush(); // a parked fetch may be answered from another thread at once
         purgatory.watch(delayed, watched);
         lookup.ifPresent(known -> known.thenRun(delayed::tryComplete));
         return result;
+    }
+
+    /** {@link #acquire} with its state changes saved before it returns (a parked fetch's attempt). */
+    private Map<TopicIdPartition, PartitionData> acquireSaved(String groupId, String memberId,
+                                                              List<TopicIdPartition> fetchable, int maxRecords,
+                                                              int maxBytes, Map<TopicIdPartition, PartitionData> base) {
+        try (StateSaves.Batch batch = saves.open()) {
+            return saved(batch, acquire(groupId, memberId, fetchable, maxRecords, maxBytes, base), java.util.Set.of());
+        }
+    }
+
+    /**
+     * Saves what {@code batch} holds, then answers each partition whose save failed with that failure instead of its
+     * records (its acquisition was not saved, so it is not handed out: the records stay locked to this member until
+     * the lock expires, counted as delivered, as after a lost response) and, if it is in {@code acknowledged}, its
+     * acknowledgements with it too (not saved: not applied, as far as the client can tell). A share-partition a
+     * newer leader took over (FENCED_LEADER_EPOCH) was closed by the store; the next fetch finds out who leads it.
+     */
+    private Map<TopicIdPartition, PartitionData> saved(StateSaves.Batch batch,
+                                                       Map<TopicIdPartition, PartitionData> partitionData,
+                                                       java.util.Set<TopicIdPartition> acknowledged) {
+        Map<SharePartitionKey, RuntimeException> failures = batch.flushFailures();
+        failures.forEach((key, failure) -> {
+            Errors error = Errors.forException(failure);
+            TopicIdPartition tip = new TopicIdPartition(key.topicId(), key.topicPartition());
+            PartitionData pd = partitionData.computeIfAbsent(tip, this::partitionData);
+            pd.setErrorCode(error.code()).setRecords(MemoryRecords.EMPTY).setAcquiredRecords(new ArrayList<>());
+            if (acknowledged.contains(tip)) {
+                pd.setAcknowledgeErrorCode(error.code());
+            }
+        });
+        return partitionData;
     }
 
     /** Acquires from {@code fetchable} into a copy of {@code base} (the acknowledgement results). */
@@ -261,7 +309,7 @@ public final class ShareFetchHandler {
         return (int) Math.min(Integer.MAX_VALUE, config.recordLockDurationMs());
     }
 
-    private static CompletableFuture<ShareFetchResponse> done(ShareFetchResponse response) {
-        return CompletableFuture.completedFuture(response);
+    private static Step done(ShareFetchResponse response) {
+        return () -> CompletableFuture.completedFuture(response);
     }
 }

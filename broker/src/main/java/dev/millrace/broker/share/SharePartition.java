@@ -165,6 +165,10 @@ public final class SharePartition {
     private volatile int leaderEpoch = -1;
     /** Dropped because this broker stopped leading the topic-partition ({@link #close()}). */
     private volatile boolean closed;
+    /** Records {@link #restore} archived at the delivery limit, not yet saved and dead-lettered. Under the monitor. */
+    private List<DeadLetter> restoredDeadLetters = List.of();
+    /** Whether {@link #restoredDeadLetters} holds any (read without the monitor on every fetch). */
+    private volatile boolean restorePending;
 
     /**
      * @param startOffset where the partition starts: the log start (earliest), the high watermark
@@ -513,7 +517,13 @@ public final class SharePartition {
 
     /**
      * Restores persisted state: acquired records come back available (their locks did not survive),
-     * with their delivery counts, so that nothing accepted is redelivered and nothing unaccepted is lost.
+     * with their delivery counts, so that nothing accepted is redelivered and nothing unaccepted is lost. The lost lock
+     * counts as a delivery (the count was raised when the record was acquired), so a record acquired for the last
+     * delivery its group allows ({@code group.share.delivery.count.limit}) is archived instead and dead-lettered
+     * ("delivery-count-limit"), as a release of it would have done: without that, the new leader delivered it once more
+     * than the rule allows (the failover chaos suite's dead-letter flow saw a fourth delivery of a message whose limit
+     * was three). That archive is saved and dead-lettered by {@link #settleRestore()}, which the caller runs once the
+     * partition serves.
      */
     public synchronized void restore(SharePartitionSnapshot snapshot) {
         inFlight.clear();
@@ -525,16 +535,65 @@ public final class SharePartition {
         snapshotVersion = Math.max(snapshotVersion, snapshot.version());
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
+        List<DeadLetter> archived = new ArrayList<>();
+        int limit = config.deliveryCountLimit();
         for (SharePartitionSnapshot.Entry entry : snapshot.entries()) {
             if (entry.offset() < startOffset || entry.offset() >= endOffset) {
                 continue;
             }
-            RecordState state = entry.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : entry.state();
+            RecordState state = entry.state();
+            if (state == RecordState.ACQUIRED) {
+                if (entry.deliveryCount() >= limit) {
+                    state = RecordState.ARCHIVED;
+                    archived.add(new DeadLetter(key, entry.offset(), entry.deliveryCount(),
+                            DeadLetter.REASON_DELIVERY_LIMIT));
+                } else {
+                    state = RecordState.AVAILABLE;
+                }
+            }
             if (state != RecordState.AVAILABLE || entry.deliveryCount() > 0) {
                 inFlight.put(entry.offset(), new InFlightRecord(state, entry.deliveryCount()));
             } // else never delivered: no entry needed
         }
         maybeAdvanceStart(new Events());
+        restoredDeadLetters = archived;
+        restorePending = !archived.isEmpty();
+    }
+
+    /**
+     * Saves the records {@link #restore} archived at the delivery limit, then dead-letters them (once their archive is
+     * saved, as every archive is); does nothing when there are none or they were settled already. On the thread that
+     * serves the partition: with a {@link StateSaves} batch open there, the save joins it.
+     *
+     * @throws org.apache.kafka.common.errors.ApiException if the save fails (they are settled by a later call)
+     */
+    public void settleRestore() {
+        if (!restorePending) {
+            return;
+        }
+        Events events = new Events();
+        List<DeadLetter> pending;
+        synchronized (this) {
+            pending = restoredDeadLetters;
+            if (pending.isEmpty() || closed) {
+                return;
+            }
+            restoredDeadLetters = List.of();
+            restorePending = false;
+            events.deadLetters.addAll(pending);
+            events.changed = true;
+        }
+        try {
+            events.fire();
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                if (restoredDeadLetters.isEmpty()) {
+                    restoredDeadLetters = pending; // not saved: nothing was dead-lettered; the next call tries again
+                    restorePending = true;
+                }
+            }
+            throw e;
+        }
     }
 
     /**

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.coordinator.LeadershipListener;
 import dev.millrace.delay.Time;
@@ -31,12 +33,15 @@ import dev.millrace.delay.Timer;
  * this broker stops leading the topic-partition ({@link #onResigned}, registered with the broker's partitions). What
  * survives the move: everything saved (acknowledgements, acquisitions with their delivery counts: an acquisition is
  * saved before its records are handed out, so records acquired under a lock held on the old leader come back
- * available at the new one, counted as delivered once). What does not: the locks themselves, share sessions, selector
+ * available at the new one, counted as delivered once, or archived and dead-lettered there if that was the last
+ * delivery the group allows, {@link SharePartition#restore}). What does not: the locks themselves, share sessions, selector
  * cursors and lookaheads.
  *
  * <p>Threading: thread-safe.
  */
 public final class SharePartitionManager implements LeadershipListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SharePartitionManager.class);
 
     private record Key(String groupId, TopicPartition topicPartition) {
     }
@@ -88,6 +93,7 @@ public final class SharePartitionManager implements LeadershipListener {
     public Optional<SharePartition> getOrCreate(String groupId, Uuid topicId, TopicPartition tp) {
         SharePartition existing = partitions.get(new Key(groupId, tp));
         if (existing != null && !existing.isClosed()) {
+            existing.settleRestore(); // if its first attempt could not save
             return Optional.of(existing);
         }
         Optional<ShareLog> log = topics.log(tp);
@@ -107,6 +113,7 @@ public final class SharePartitionManager implements LeadershipListener {
             drop(new Key(groupId, tp), partition);
             throw new NotLeaderOrFollowerException("This broker no longer leads " + tp);
         }
+        partition.settleRestore(); // records restored at their delivery limit: archived, saved, then dead-lettered
         return Optional.of(partition);
     }
 
@@ -186,6 +193,9 @@ public final class SharePartitionManager implements LeadershipListener {
                 persisted.map(SharePartitionSnapshot::startOffset).orElse(start), lookaheads);
         partition.leaderEpoch(leaderEpoch);
         persisted.ifPresent(partition::restore);
+        LOG.info("Share-partition {} created in leader epoch {}: {}", key, leaderEpoch, persisted.map(s -> "state "
+                + s.version() + " loaded, offsets " + s.startOffset() + ".." + s.endOffset() + ", "
+                + s.entries().size() + " entries").orElse("no saved state, starting at offset " + start));
         return partition;
     }
 }

@@ -37,7 +37,8 @@ import dev.millrace.broker.coordinator.ReplicationAwaiter;
  *       in the epoch it loaded it in, so a write racing the resignation is refused rather than appended by a broker
  *       that no longer leads.</li>
  *   <li>A write is appended, then answered once it is on every in-sync replica ({@link
- *       ReplicationAwaiter#awaitLogEnd}): an answered write survives the loss of this broker.</li>
+ *       ReplicationAwaiter#awaitLogEnd}), in the leader epoch it was appended in: an answered write survives the loss
+ *       of this broker.</li>
  *   <li>Fencing of share-partition leaders: a read or write carries the sender's leader epoch of the topic-partition.
  *       One older than the newest epoch that read or wrote the share-partition here, or older than the topic-partition's
  *       leader epoch in this broker's metadata, is refused with FENCED_LEADER_EPOCH: once the new leader of a
@@ -181,30 +182,32 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
     public CompletableFuture<Void> write(String groupId, Uuid topicId, int partition, int leaderEpoch,
                                          SharePartition.EncodedState encoded) {
         int p = partitionOf(groupId);
+        int appendEpoch;
         try {
             synchronized (locks[p]) {
-                checkServing(p);
+                appendEpoch = checkServing(p);
                 fence(new Id(groupId, topicId, partition), leaderEpoch);
                 state.write(groupId, topicId, partition, encoded);
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return awaiter.awaitLogEnd(p);
+        return awaitAppended(p, appendEpoch);
     }
 
     /** Forgets a share-partition's saved state (a tombstone); completes once it is on the in-sync replicas. */
     public CompletableFuture<Void> delete(String groupId, Uuid topicId, int partition) {
         int p = partitionOf(groupId);
+        int appendEpoch;
         try {
             synchronized (locks[p]) {
-                checkServing(p);
+                appendEpoch = checkServing(p);
                 state.delete(groupId, topicId, partition);
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return awaiter.awaitLogEnd(p);
+        return awaitAppended(p, appendEpoch);
     }
 
     /** The share-partitions of {@code groupId} with saved state. */
@@ -219,15 +222,16 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
     /** Saves a group's settings (empty removes them); completes once they are on the in-sync replicas. */
     public CompletableFuture<Void> saveGroupConfig(String groupId, Map<String, String> configs) {
         int p = partitionOf(groupId);
+        int appendEpoch;
         try {
             synchronized (locks[p]) {
-                checkServing(p);
+                appendEpoch = checkServing(p);
                 state.saveGroupConfig(groupId, configs);
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return awaiter.awaitLogEnd(p);
+        return awaitAppended(p, appendEpoch);
     }
 
     /** The settings of the groups whose state partitions are served here. */
@@ -235,8 +239,29 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
         return state.groupConfigs();
     }
 
-    /** Under the partition's lock. */
-    private void checkServing(int p) {
+    /**
+     * Waits for an append made in leader epoch {@code appendEpoch} of state partition {@code p} (-1: a log without
+     * epochs, tests) to reach the in-sync replicas. The awaiter binds its wait to the epoch it finds when called,
+     * which is not necessarily the append's: were leadership lost and won back in between, the append may have been
+     * truncated away with the interim leader's log, and a wait begun in the new epoch would pass the new log end and
+     * answer a write that is gone. Epochs only grow, so a partition still led here in the append's epoch right after
+     * the wait began means the wait began in that epoch too; otherwise the write is refused (NOT_COORDINATOR, and the
+     * sender writes again to the current coordinator).
+     */
+    private CompletableFuture<Void> awaitAppended(int p, int appendEpoch) {
+        CompletableFuture<Void> replicated = awaiter.awaitLogEnd(p);
+        if (appendEpoch >= 0) {
+            Optional<ShareLog> stateLog = topics.log(new TopicPartition(LogShareStateStore.TOPIC, p));
+            if (stateLog.isEmpty() || !stateLog.get().isLeader() || stateLog.get().leaderEpoch() != appendEpoch) {
+                return CompletableFuture.failedFuture(new NotCoordinatorException("Share-state partition " + p
+                        + " changed leadership after an append in epoch " + appendEpoch + "; write again"));
+            }
+        }
+        return replicated;
+    }
+
+    /** Under the partition's lock; returns the partition's leader epoch in its log (-1 if its log has none). */
+    private int checkServing(int p) {
         Integer epoch;
         boolean inProgress;
         synchronized (this) {
@@ -255,6 +280,7 @@ public final class ShareStateCoordinator implements CoordinatorElection, AutoClo
                 || stateLog.get().leaderEpoch() >= 0 && stateLog.get().leaderEpoch() != epoch) {
             throw new NotCoordinatorException("This broker no longer leads " + tp + " in epoch " + epoch);
         }
+        return stateLog.get().leaderEpoch();
     }
 
     /** Under the partition's lock. */

@@ -1,6 +1,7 @@
 package dev.millrace.broker.share;
 
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -90,37 +91,52 @@ final class StateSaves {
             this.owner = owner;
         }
 
-        /** Saves every partition changed so far, each once; the batch stays open. */
+        /** Saves every partition changed so far, each once; the batch stays open; throws the first failure. */
         void flush() {
-            if (!owner || changed.isEmpty() && deadLetters.isEmpty()) {
+            Map<SharePartitionKey, RuntimeException> failures = flushFailures();
+            if (failures.isEmpty()) {
                 return;
             }
             RuntimeException first = null;
-            Set<SharePartitionKey> unsaved = new java.util.HashSet<>();
+            for (RuntimeException e : failures.values()) {
+                if (first == null) {
+                    first = e;
+                } else if (e != first) {
+                    first.addSuppressed(e);
+                }
+            }
+            throw first;
+        }
+
+        /**
+         * Saves every partition changed so far, each once, and copies the dead letters of those saved; the batch stays
+         * open. Returns the partitions whose save failed, with the failure (empty when all were saved): a ShareFetch
+         * answers each of them with its error and the others as usual, rather than failing the whole response for
+         * one share-partition (which withheld every other partition's records and acknowledgement results, and, for
+         * a share-partition fenced by a newer leader, did so on every fetch of the member).
+         */
+        Map<SharePartitionKey, RuntimeException> flushFailures() {
+            if (!owner || changed.isEmpty() && deadLetters.isEmpty()) {
+                return Map.of();
+            }
+            Map<SharePartitionKey, RuntimeException> failures = new java.util.LinkedHashMap<>();
             for (SharePartition partition : changed) {
                 try {
                     checkOpen(partition);
                     store.save(partition);
                 } catch (RuntimeException e) {
-                    unsaved.add(partition.key());
-                    if (first == null) {
-                        first = e;
-                    } else {
-                        first.addSuppressed(e);
-                    }
+                    failures.put(partition.key(), e);
                 }
             }
             changed.clear();
             for (int i = 0; i < deadLetters.size(); i++) {
-                if (!unsaved.contains(deadLetterKeys.get(i))) {
+                if (!failures.containsKey(deadLetterKeys.get(i))) {
                     deadLetters.get(i).run();
                 }
             }
             deadLetters.clear();
             deadLetterKeys.clear();
-            if (first != null) {
-                throw first;
-            }
+            return failures;
         }
 
         /** Flushes, then closes: later changes on this thread are saved at once again. */

@@ -122,6 +122,85 @@ class ShareFailoverIntegrationTest {
         runFailover(group, leaders, group.state());
     }
 
+    /**
+     * A record acquired for its last allowed delivery under a lock held on the stopped leader: that delivery counts,
+     * so the new leader dead-letters it (once, with delivery count 3) and never delivers it a fourth time.
+     */
+    @Test
+    void shouldDeadLetterARecordWhoseLastDeliveryWasUnderALockLostWithItsLeader() throws Exception {
+        Coordinators group = pickGroup();
+        List<Integer> leaders = createQueue();
+        int victim = leaders.stream().filter(id -> id != group.membership() && id != group.state())
+                .findFirst().orElseThrow();
+        int victimPartition = leaders.indexOf(victim);
+        produce();
+
+        // the holder releases the victim partition's records until a poll brings some at their last delivery: it
+        // holds that poll, never acknowledged, while the victim stops
+        Set<String> lastDelivery = new HashSet<>();
+        KafkaShareConsumer<String, String> holder = shareConsumer(group.groupId());
+        long holdDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (lastDelivery.isEmpty()) {
+            assertThat(System.nanoTime() - holdDeadline).as("the holder got records at their last delivery")
+                    .isNegative();
+            ConsumerRecords<String, String> got = holder.poll(Duration.ofMillis(200));
+            for (ConsumerRecord<String, String> r : got) {
+                if (r.partition() == victimPartition && r.deliveryCount().orElseThrow() == LIMIT) {
+                    lastDelivery.add(r.value());
+                }
+            }
+            if (!lastDelivery.isEmpty() || got.isEmpty()) {
+                continue;
+            }
+            for (ConsumerRecord<String, String> r : got) {
+                holder.acknowledge(r, r.partition() == victimPartition ? AcknowledgeType.RELEASE
+                        : AcknowledgeType.ACCEPT);
+            }
+            holder.commitSync();
+        }
+
+        cluster.stop(victim);
+        holder.close(Duration.ofMillis(500));
+
+        KafkaShareConsumer<String, String> worker = shareConsumer(group.groupId());
+        KafkaConsumer<String, String> dlq = dlqReader();
+        Map<String, ConsumerRecord<String, String>> deadLetters = new HashMap<>();
+        Set<String> victimValues = new HashSet<>();
+        for (int i = 0; i < RECORDS; i++) {
+            if (partitionOf(String.valueOf(i)) == victimPartition) {
+                victimValues.add(String.valueOf(i));
+            }
+        }
+        Set<String> acceptedOnVictim = new HashSet<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+        while (!deadLetters.keySet().containsAll(lastDelivery)
+                || acceptedOnVictim.size() + lastDelivery.size() < victimValues.size()) {
+            assertThat(System.nanoTime() - deadline).as("dead-lettered " + deadLetters.keySet() + " of "
+                    + lastDelivery + ", accepted " + acceptedOnVictim.size()).isNegative();
+            ConsumerRecords<String, String> got = worker.poll(Duration.ofMillis(200));
+            for (ConsumerRecord<String, String> r : got) {
+                assertThat(lastDelivery).as("delivered again after its last allowed delivery (count "
+                        + r.deliveryCount().orElseThrow() + ")").doesNotContain(r.value());
+                worker.acknowledge(r, AcknowledgeType.ACCEPT);
+                if (r.partition() == victimPartition) {
+                    acceptedOnVictim.add(r.value());
+                }
+            }
+            if (!got.isEmpty()) {
+                worker.commitSync();
+            }
+            for (ConsumerRecord<String, String> r : dlq.poll(Duration.ZERO)) {
+                assertThat(deadLetters.put(r.value(), r)).as(r.value() + " dead-lettered once").isNull();
+            }
+        }
+        for (String value : lastDelivery) {
+            assertThat(header(deadLetters.get(value), ShareDeadLetterHeaders.DELIVERY_COUNT))
+                    .isEqualTo(String.valueOf(LIMIT));
+            assertThat(header(deadLetters.get(value), ShareDeadLetterHeaders.REASON))
+                    .isEqualTo(dev.millrace.broker.share.DeadLetter.REASON_DELIVERY_LIMIT);
+        }
+    }
+
     private void runFailover(Coordinators group, List<Integer> leaders, int victim) throws Exception {
         produce();
         Set<Integer> victimPartitions = new HashSet<>();

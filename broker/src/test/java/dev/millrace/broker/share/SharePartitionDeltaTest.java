@@ -87,7 +87,8 @@ class SharePartitionDeltaTest {
 
         SharePartition restored = new SharePartition(KEY, log, config, timer, clock, listener, 0);
         restored.restore(saved);
-        assertThat(normalized(restored.snapshot())).isEqualTo(normalized(afterRestart(partition.snapshot())));
+        assertThat(normalized(restored.snapshot())).isEqualTo(normalized(afterRestart(partition.snapshot(),
+                config.deliveryCountLimit())));
     }
 
     @Test
@@ -164,13 +165,22 @@ class SharePartitionDeltaTest {
     }
 
     /** What a restart makes of a state: held records come back available. */
-    private static SharePartitionSnapshot afterRestart(SharePartitionSnapshot snapshot) {
-        List<SharePartitionSnapshot.Entry> entries = new ArrayList<>();
+    /**
+     * What a new leader holds after restoring {@code snapshot}: acquired records available again, or archived when
+     * that acquisition was their last delivery allowed ({@code limit}), the start offset past the settled head.
+     */
+    private static SharePartitionSnapshot afterRestart(SharePartitionSnapshot snapshot, int limit) {
+        java.util.TreeMap<Long, SharePartitionSnapshot.Entry> entries = new java.util.TreeMap<>();
         for (SharePartitionSnapshot.Entry e : snapshot.entries()) {
-            entries.add(e.state() == RecordState.ACQUIRED
-                    ? new SharePartitionSnapshot.Entry(e.offset(), RecordState.AVAILABLE, e.deliveryCount()) : e);
+            RecordState state = e.state() != RecordState.ACQUIRED ? e.state()
+                    : e.deliveryCount() >= limit ? RecordState.ARCHIVED : RecordState.AVAILABLE;
+            entries.put(e.offset(), new SharePartitionSnapshot.Entry(e.offset(), state, e.deliveryCount()));
         }
-        return new SharePartitionSnapshot(snapshot.startOffset(), snapshot.endOffset(), entries, 0);
+        long start = snapshot.startOffset();
+        while (entries.containsKey(start) && entries.get(start).state().isTerminal()) {
+            entries.remove(start++);
+        }
+        return new SharePartitionSnapshot(start, snapshot.endOffset(), new ArrayList<>(entries.values()), 0);
     }
 
     /** The state without its version, an available never-delivered entry being the same as none. */

@@ -330,6 +330,88 @@ class SharePartitionTest {
         assertThat(values(result)).containsExactly("v1", "v3", "v4");
     }
 
+    /**
+     * A new leader restores records acquired under locks lost with the old one: the lost lock counts as a delivery, so
+     * one acquired for the last delivery allowed is archived and dead-lettered, never delivered once more.
+     */
+    @Test
+    void shouldArchiveAndDeadLetterARestoredAcquisitionThatWasTheLastDeliveryAllowed() {
+        log.append(3);
+        ShareGroupConfig limitThree = ShareGroupConfig.defaults().withDeliveryCountLimit(3);
+        SharePartition old = partition(limitThree);
+        for (int delivery = 1; delivery <= 2; delivery++) {
+            old.acquire("a", 2, 1 << 20);
+            old.acknowledge("a", List.of(ack(0, 1, AcknowledgeType.RELEASE)));
+        }
+        old.acquire("a", 3, 1 << 20); // 0 and 1: their third delivery, 2: its first; then the old leader is lost
+        SharePartitionSnapshot saved = old.snapshot();
+        deadLetters.clear();
+        List<String> events = new ArrayList<>();
+        SharePartition restored = new SharePartition(KEY, log, limitThree, timer, clock,
+                new SharePartitionListener() {
+                    @Override
+                    public void onRecordsAvailable(SharePartitionKey key) {
+                    }
+
+                    @Override
+                    public void onArchived(DeadLetter deadLetter) {
+                        events.add("dead-letter " + deadLetter.offset() + "/" + deadLetter.deliveryCount() + " "
+                                + deadLetter.reason());
+                    }
+
+                    @Override
+                    public void onStateChanged(SharePartition partition) {
+                        events.add("save start " + partition.startOffset() + ", 2 " + partition.state(2).orElseThrow());
+                    }
+                }, 0);
+
+        restored.restore(saved);
+        restored.settleRestore();
+        restored.settleRestore(); // once only
+
+        assertThat(events).as("saved as archived, then dead-lettered").containsExactly(
+                "save start 2, 2 AVAILABLE",
+                "dead-letter 0/3 " + DeadLetter.REASON_DELIVERY_LIMIT,
+                "dead-letter 1/3 " + DeadLetter.REASON_DELIVERY_LIMIT);
+        assertThat(restored.acquire("b", 10, 1 << 20).acquired()).as("only the record with deliveries left")
+                .containsExactly(new AcquiredBatch(2, 2, 2));
+    }
+
+    @Test
+    void shouldSettleARestoredArchiveAgainWhenItsFirstSaveFailed() {
+        log.append(1);
+        ShareGroupConfig limitOne = ShareGroupConfig.defaults().withDeliveryCountLimit(1);
+        SharePartition old = partition(limitOne);
+        old.acquire("a", 1, 1 << 20);
+        boolean[] failing = {true};
+        List<Long> published = new ArrayList<>();
+        SharePartition restored = new SharePartition(KEY, log, limitOne, timer, clock, new SharePartitionListener() {
+            @Override
+            public void onRecordsAvailable(SharePartitionKey key) {
+            }
+
+            @Override
+            public void onArchived(DeadLetter deadLetter) {
+                published.add(deadLetter.offset());
+            }
+
+            @Override
+            public void onStateChanged(SharePartition partition) {
+                if (failing[0]) {
+                    throw new org.apache.kafka.common.errors.CoordinatorNotAvailableException("test");
+                }
+            }
+        }, 0);
+        restored.restore(old.snapshot());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(restored::settleRestore)
+                .isInstanceOf(org.apache.kafka.common.errors.CoordinatorNotAvailableException.class);
+        assertThat(published).as("not saved: not dead-lettered").isEmpty();
+        failing[0] = false;
+        restored.settleRestore();
+        assertThat(published).containsExactly(0L);
+    }
+
     @Test
     void shouldEncodeTheSameStateAsItsSnapshotWithANewerVersion() {
         log.append(8);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
@@ -175,6 +176,55 @@ class ShareStateCoordinatorTest {
                 .as("the acquisition was saved, nothing after it").containsEntry(0L, "ACQUIRED/1").hasSize(5);
     }
 
+    @Test
+    void shouldCloseASharePartitionWhoseSaveANewerLeaderFencedSoTheNextFetchLoadsItAgain() throws Exception {
+        Broker broker = new Broker(1);
+        broker.coordinator.onElected(0, 1);
+        broker.coordinator.awaitLoads(5_000);
+        ClusterShareStateStore store = new ClusterShareStateStore(broker.coordinator, p -> Optional.empty(), 1, 1_000,
+                10);
+        SharePartitionManager manager = new SharePartitionManager(ShareGroupConfig.defaults(), broker.topics, timer,
+                clock, QuietListener.INSTANCE, store);
+        SharePartition stale = manager.getOrCreate(KEY.groupId(), TOPIC_ID, KEY.topicPartition()).orElseThrow();
+        queue.append(2);
+        stale.acquire("a", 2, 1 << 20);
+        store.save(stale);
+
+        broker.coordinator.read(KEY.groupId(), TOPIC_ID, 0, 6); // a newer leader of the queue partition loaded it
+        assertThatThrownBy(() -> store.save(stale)).isInstanceOf(FencedLeaderEpochException.class);
+
+        assertThat(stale.isClosed()).as("fenced: this copy is done, as after a resignation").isTrue();
+        assertThat(manager.get(KEY.groupId(), KEY.topicPartition())).isEmpty();
+        assertThat(stale.acknowledge("a", List.of(batch(0, 1, AcknowledgeType.ACCEPT))))
+                .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        // this broker leads the queue partition again, in a newer epoch: the next fetch loads the saved state afresh
+        broker.queueEpoch = 7;
+        SharePartition reloaded = manager.getOrCreate(KEY.groupId(), TOPIC_ID, KEY.topicPartition()).orElseThrow();
+        assertThat(reloaded).isNotSameAs(stale);
+        assertThat(reloaded.leaderEpoch()).isEqualTo(7);
+        assertThat(reloaded.deliveryCount(0)).as("the saved acquisition counts").isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseAWriteWhoseStatePartitionChangedLeadershipBeforeItsWaitForTheReplicasBegan() throws Exception {
+        Broker[] broker = new Broker[1];
+        // leadership lost and won back (epoch 1 to 3) between the append and the wait: the append may be truncated
+        // away, and a wait begun in epoch 3 passes the new log end at once
+        broker[0] = new Broker(1, p -> {
+            broker[0].epoch = 3;
+            return CompletableFuture.completedFuture(null);
+        });
+        broker[0].coordinator.onElected(0, 1);
+        broker[0].coordinator.awaitLoads(5_000);
+        queue.append(1);
+        SharePartition partition = new SharePartition(KEY, queue, ShareGroupConfig.defaults(), timer, clock,
+                QuietListener.INSTANCE, 0);
+        partition.acquire("a", 1, 1 << 20);
+
+        assertThatThrownBy(() -> broker[0].coordinator.write(KEY.groupId(), TOPIC_ID, 0, 5, partition.encodedState())
+                .get()).hasCauseInstanceOf(NotCoordinatorException.class);
+    }
+
     private static AcknowledgementBatch batch(long first, long last, AcknowledgeType type) {
         return new AcknowledgementBatch(first, last, new byte[] {type.id()});
     }
@@ -190,14 +240,18 @@ class ShareStateCoordinatorTest {
         volatile boolean leading = true;
         volatile int epoch;
         volatile boolean queueLeading = true;
+        volatile int queueEpoch = 5;
         final Map<Uuid, Integer> topicEpochs = new ConcurrentHashMap<>();
         final ShareTopics topics = this;
         final ShareStateCoordinator coordinator;
 
         Broker(int epoch) {
+            this(epoch, ReplicationAwaiter.IMMEDIATE);
+        }
+
+        Broker(int epoch, ReplicationAwaiter awaiter) {
             this.epoch = epoch;
-            this.coordinator = new ShareStateCoordinator(this, new LogShareStateStore(this, 1, clock),
-                    ReplicationAwaiter.IMMEDIATE);
+            this.coordinator = new ShareStateCoordinator(this, new LogShareStateStore(this, 1, clock), awaiter);
         }
 
         @Override
@@ -226,7 +280,7 @@ class ShareStateCoordinatorTest {
                 return Optional.of(new Led(stateLog, () -> leading, () -> epoch));
             }
             if (tp.equals(KEY.topicPartition())) {
-                return Optional.of(new Led(queue, () -> queueLeading, () -> 5));
+                return Optional.of(new Led(queue, () -> queueLeading, () -> queueEpoch));
             }
             return Optional.empty();
         }
