@@ -92,6 +92,9 @@ class FailoverChaosIntegrationTest {
                     System.out.println("FailoverChaos " + flow.name() + ": " + flow.report());
                     flow.violations().forEach(v -> violations.add(flow.name() + ": " + v));
                 }
+                if (!violations.isEmpty()) {
+                    printClientThreads(); // a stalled consumer shows where its client threads wait
+                }
             } finally {
                 for (Flow flow : flows) {
                     closeQuietly(flow);
@@ -115,6 +118,20 @@ class FailoverChaosIntegrationTest {
                 monitor.wait(200);
             }
         }
+    }
+
+    /** The stacks of the client threads of this JVM (Millrace's I/O loops and the flows' own threads). */
+    private static void printClientThreads() {
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            String name = thread.getName();
+            if (name.startsWith("millrace-client-io") || name.startsWith("chaos-")) {
+                StringBuilder out = new StringBuilder("FailoverChaos thread " + name + " " + thread.getState());
+                for (StackTraceElement frame : stack) {
+                    out.append(System.lineSeparator()).append("    at ").append(frame);
+                }
+                System.out.println(out);
+            }
+        });
     }
 
     private static void closeQuietly(Flow flow) {
