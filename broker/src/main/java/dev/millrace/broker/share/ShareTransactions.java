@@ -143,15 +143,19 @@ public final class ShareTransactions {
         return joined.handle((answer, failure) -> {
             try {
                 return hold(request, tp, sp, answer, failure, watch);
+            } catch (RuntimeException e) {
+                return done(error(Errors.UNKNOWN_SERVER_ERROR, "holding " + request.offsets() + " of " + tp
+                        + " failed: " + e));
             } finally {
                 unwatch(tp, watch);
             }
         }).thenCompose(response -> response);
     }
 
-    private CompletableFuture<TxnShareAcknowledge.Response> hold(TxnShareAcknowledge.Request request, TopicPartition tp,
-                                              SharePartition sp, TxnAddSharePartition.Response answer,
-                                              Throwable failure, MarkerWatch watch) {
+    private CompletableFuture<TxnShareAcknowledge.Response> hold(TxnShareAcknowledge.Request request,
+                                                                 TopicPartition tp, SharePartition sp,
+                                                                 TxnAddSharePartition.Response answer,
+                                                                 Throwable failure, MarkerWatch watch) {
         if (failure != null) {
             return done(error(Errors.COORDINATOR_NOT_AVAILABLE, "the coordinator of transactional id "
                     + request.transactionalId() + " could not be asked: " + failure.getMessage()));
