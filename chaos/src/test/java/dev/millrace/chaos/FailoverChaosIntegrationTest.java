@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.millrace.broker.cluster.ClusterProcesses;
@@ -35,7 +36,8 @@ class FailoverChaosIntegrationTest {
 
     private static final long PERIOD_MS = 50;
 
-    @TempDir
+    /** Kept when the run fails: the node logs and thread dumps are there. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
     @Test
@@ -88,12 +90,21 @@ class FailoverChaosIntegrationTest {
                 awaitDrained(flows);
                 System.out.printf("FailoverChaos seed=%d kills=%d: %d messages acknowledged in %d ms (%.0f/s)%n",
                         seed, kills, sent, chaosMs, sent * 1000.0 / Math.max(1, chaosMs));
+                StringBuilder reports = new StringBuilder();
                 for (Flow flow : flows) {
-                    System.out.println("FailoverChaos " + flow.name() + ": " + flow.report());
+                    String line = "FailoverChaos " + flow.name() + ": " + flow.report();
+                    System.out.println(line);
+                    reports.append(line).append(System.lineSeparator());
                     flow.violations().forEach(v -> violations.add(flow.name() + ": " + v));
                 }
+                // also beside the node logs: a failed run keeps the directory
+                java.nio.file.Files.writeString(dir.resolve("report.txt"), "seed " + seed + ", kills "
+                        + killer.schedule() + System.lineSeparator() + reports);
                 if (!violations.isEmpty()) {
                     printClientThreads(); // a stalled consumer shows where its client threads wait
+                    StallDiagnostics.printShareGroups(admin);
+                    StallDiagnostics.dumpBrokerThreads(cluster, dir);
+                    System.out.println("FailoverChaos node logs kept in " + dir);
                 }
             } finally {
                 for (Flow flow : flows) {

@@ -118,6 +118,21 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
+    /** Starts node {@code id} again (after {@link #stop}) on its port and data directory; waits until it is up. */
+    void restart(int id) throws Exception {
+        if (running.containsKey(id)) {
+            throw new IllegalStateException("node " + id + " still runs");
+        }
+        BrokerServer broker = new BrokerServer(BrokerConfigLoader.fromMap(config(id)), Time.SYSTEM);
+        try {
+            broker.start();
+        } catch (Exception e) {
+            broker.close();
+            throw e;
+        }
+        running.put(id, broker);
+    }
+
     @Override
     public void close() {
         for (int id : new ArrayList<>(running.keySet())) {

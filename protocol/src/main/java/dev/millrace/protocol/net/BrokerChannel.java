@@ -65,6 +65,7 @@ public final class BrokerChannel {
     /** Event-loop thread only. */
     private int nextCorrelationId;
     private volatile IOException failure;
+    private final CompletableFuture<IOException> closed = new CompletableFuture<>();
 
     private BrokerChannel(Channel channel, String address, String clientId, int timeoutMs) {
         this.channel = channel;
@@ -109,6 +110,14 @@ public final class BrokerChannel {
 
     public EventLoop eventLoop() {
         return loop;
+    }
+
+    /**
+     * Completes (on the event loop) with why once the channel is closed, by this side, by the broker or by a failure:
+     * a user that keeps a channel while sending nothing on it learns of the loss here rather than at its next send.
+     */
+    public CompletableFuture<IOException> closed() {
+        return closed;
     }
 
     public boolean isOpen() {
@@ -186,6 +195,7 @@ public final class BrokerChannel {
             p.result.completeExceptionally(failure);
         }
         channel.close();
+        closed.complete(failure);
     }
 
     /** Closes the channel; pending requests fail. Idempotent, any thread. */

@@ -25,6 +25,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareFetchResponse;
 import org.apache.kafka.common.requests.ShareRequestMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.jms.JmsExceptions;
@@ -88,6 +90,9 @@ import jakarta.jms.JMSException;
  * <p>Thread-safe. State marked "loop" is touched only on this consumer's event loop.
  */
 public final class ShareFetcher implements Fetcher {
+
+    /** Debug: routing, leader losses, fetch errors and moves, for diagnosing a consumer that stops receiving. */
+    private static final Logger LOG = LoggerFactory.getLogger(ShareFetcher.class);
 
     /**
      * Error code of the JMSException of a synchronous settlement whose outcome is unknown: its first request's answer
@@ -457,6 +462,7 @@ public final class ShareFetcher implements Fetcher {
 
         @Override
         public void onConnected(BrokerChannel control) {
+            LOG.debug("{} {}: coordinator {}", memberId, topic, control.address());
             coordinatorChannel = control;
             failure = null;
             if (!readAheadBeforeLoss.isEmpty()) {
@@ -477,6 +483,7 @@ public final class ShareFetcher implements Fetcher {
 
         @Override
         public void onAssignment(Uuid id, List<Integer> assigned) {
+            LOG.debug("{} {}: assigned {} (was {})", memberId, topic, assigned, partitions);
             if (id != null && topicId != null && !id.equals(topicId)) {
                 // the topic was deleted and created again: nothing held belongs to the new one
                 new ArrayList<>(leaderOf.keySet()).forEach(ShareFetcher.this::partitionMoved);
@@ -497,6 +504,7 @@ public final class ShareFetcher implements Fetcher {
 
         @Override
         public void onRejoining() {
+            LOG.debug("{} {}: rejoining", memberId, topic);
             // the broker released everything this member held: what is buffered may go to others now, and what the
             // application holds can no longer be accepted
             List<Delivery> stale = new ArrayList<>();
@@ -512,6 +520,7 @@ public final class ShareFetcher implements Fetcher {
 
         @Override
         public void onDisconnected(Throwable cause) {
+            LOG.debug("{} {}: coordinator lost: {}", memberId, topic, String.valueOf(cause));
             // found again by the membership; receive() keeps waiting, the connection's liveness check tells the
             // ExceptionListener when the cluster stays unreachable
             coordinatorChannel = null;
@@ -545,6 +554,11 @@ public final class ShareFetcher implements Fetcher {
             return settle != null && settle.isOpen();
         }
 
+        /** Whether it was connected and one of its channels has closed since (not while still connecting). */
+        boolean disconnected() {
+            return fetch != null && (!fetch.isOpen() || !connected());
+        }
+
         void close() {
             if (fetch != null) {
                 fetch.close();
@@ -569,6 +583,7 @@ public final class ShareFetcher implements Fetcher {
                 return;
             }
             if (e != null) {
+                LOG.debug("{} {}: Metadata failed: {}", memberId, topic, e.toString());
                 scheduleRefresh();
                 return;
             }
@@ -602,7 +617,8 @@ public final class ShareFetcher implements Fetcher {
     /** Fetches {@code partition} from {@code broker} from now on (a move drops what the old leader gave). */
     private void route(int partition, ClusterLookup.Broker broker) {
         Leader current = leaderOf.get(partition);
-        if (current != null && current.broker.equals(broker) && leaders.get(broker.nodeId()) == current) {
+        if (current != null && current.broker.equals(broker) && leaders.get(broker.nodeId()) == current
+                && !current.disconnected()) {
             current.partitions.add(partition);
             return;
         }
@@ -610,8 +626,10 @@ public final class ShareFetcher implements Fetcher {
             partitionMoved(partition);
         }
         Leader l = leaders.get(broker.nodeId());
-        if (l != null && !l.broker.equals(broker)) {
-            leaderLost(l); // the node came back at another address
+        if (l != null && (!l.broker.equals(broker) || l.disconnected())) {
+            // the node came back at another address, or its connections closed while this consumer fetched nothing
+            // there (its partitions had moved away): connect again rather than keep a leader no fetch can reach
+            leaderLost(l);
             l = null;
         }
         if (l == null) {
@@ -622,6 +640,7 @@ public final class ShareFetcher implements Fetcher {
         l.partitions.add(partition);
         l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH; // a new session that names the partition
         leaderOf.put(partition, l);
+        LOG.debug("{} {}-{}: fetched from node {} ({})", memberId, topic, partition, broker.nodeId(), broker);
     }
 
     private void connect(Leader l) {
@@ -646,6 +665,10 @@ public final class ShareFetcher implements Fetcher {
                 l.fetch = f;
                 l.settle = c;
                 l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
+                // a leader whose partitions moved elsewhere is kept, fetching nothing, for when they come back: it
+                // must learn of a closed connection without a fetch in flight to fail (else it is reused, dead)
+                f.closed().thenRun(() -> onLoop(() -> channelClosed(l, f)));
+                c.closed().thenRun(() -> onLoop(() -> channelClosed(l, c)));
                 maybeFetch();
                 maybeSettleAsync();
             });
@@ -653,11 +676,19 @@ public final class ShareFetcher implements Fetcher {
         }));
     }
 
+    private void channelClosed(Leader l, BrokerChannel channel) {
+        if (!closed && leaders.get(l.broker.nodeId()) == l && (l.fetch == channel || l.settle == channel)) {
+            LOG.debug("{} {}: connection to node {} closed", memberId, topic, l.broker.nodeId());
+            leaderLost(l);
+        }
+    }
+
     /** The leader is unreachable or leads none of its partitions any more: they move; new routes are asked for. */
     private void leaderLost(Leader l) {
         if (leaders.get(l.broker.nodeId()) != l) {
             return;
         }
+        LOG.debug("{} {}: leader node {} lost, partitions {}", memberId, topic, l.broker.nodeId(), l.partitions);
         leaders.remove(l.broker.nodeId());
         l.close();
         for (Map.Entry<Integer, Leader> e : new ArrayList<>(leaderOf.entrySet())) {
@@ -790,6 +821,8 @@ public final class ShareFetcher implements Fetcher {
         if (!fetchTopic.partitions().isEmpty()) {
             data.topics().add(fetchTopic);
         }
+        LOG.trace("{} {}: ShareFetch to node {}, epoch {}, partitions {}, room {}", memberId, topic,
+                l.broker.nodeId(), l.sessionEpoch, l.partitions, room);
         l.sessionEpoch = ShareRequestMetadata.nextEpoch(l.sessionEpoch);
         l.fetchInFlight = true;
         l.riding = riding;
@@ -802,9 +835,12 @@ public final class ShareFetcher implements Fetcher {
                     l.fetchInFlight = false;
                     l.riding = List.of();
                     if (e != null) {
+                        LOG.debug("{} {}: ShareFetch at node {} failed: {}", memberId, topic, l.broker.nodeId(),
+                                e.toString());
                         leaderLost(l);
                         return;
                     }
+                    LOG.trace("{} {}: ShareFetch at node {} answered", memberId, topic, l.broker.nodeId());
                     onFetched(l, response.data());
                 });
     }
@@ -823,6 +859,9 @@ public final class ShareFetcher implements Fetcher {
             maybeFetch();
             return;
         }
+        if (error != Errors.NONE) {
+            LOG.debug("{} {}: ShareFetch at node {} answered {}", memberId, topic, l.broker.nodeId(), error);
+        }
         if (RetryWindow.isRetriableError(error)) {
             leaderLost(l); // the broker stopped leading (failover): find the leaders again, then go on
             return;
@@ -839,6 +878,8 @@ public final class ShareFetcher implements Fetcher {
             for (ShareFetchResponseData.PartitionData pd : t.partitions()) {
                 if (pd.errorCode() != Errors.NONE.code()) {
                     Errors pe = Errors.forCode(pd.errorCode());
+                    LOG.debug("{} {}-{}: ShareFetch at node {} answered {}", memberId, topic, pd.partitionIndex(),
+                            l.broker.nodeId(), pe);
                     if (RetryWindow.isRetriableError(pe) || pe == Errors.UNKNOWN_TOPIC_OR_PARTITION
                             || pe == Errors.FENCED_LEADER_EPOCH) {
                         moveTo(pd.partitionIndex(), hint(data, pd));

@@ -12,6 +12,8 @@ import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.millrace.jms.ConnectionSettings;
 import dev.millrace.protocol.net.BrokerChannel;
@@ -41,6 +43,9 @@ import jakarta.jms.JMSException;
  * <p>Not thread-safe: everything but {@link #join} and {@link #failure} runs on its event loop.
  */
 public final class ShareMembership {
+
+    /** Debug: heartbeat errors, reconnects and rejoins, for diagnosing a consumer that stops receiving. */
+    private static final Logger LOG = LoggerFactory.getLogger(ShareMembership.class);
 
     /** Pause before reconnecting after a lost connection. */
     public static final int RECONNECT_BACKOFF_MS = 500;
@@ -80,6 +85,12 @@ public final class ShareMembership {
     private BrokerChannel control;
     private int memberEpoch;
     private ScheduledFuture<?> heartbeat;
+    /**
+     * The current heartbeat chain: joining, rejoining and reconnecting each start a new one, and the answers and
+     * scheduled heartbeats of older chains are dropped, so that one heartbeat at a time is in flight (a rejoin while
+     * a heartbeat was in flight used to leave two chains running, each joining again on the other's answers).
+     */
+    private int chain;
     private boolean reconnecting;
     private boolean closed;
 
@@ -171,8 +182,14 @@ public final class ShareMembership {
                 }));
     }
 
+    /** Starts a new heartbeat chain (ending any other). */
     private void heartbeat(CompletableFuture<Void> joined) {
-        if (closed || control == null) {
+        chain++;
+        beat(chain, joined);
+    }
+
+    private void beat(int mine, CompletableFuture<Void> joined) {
+        if (closed || control == null || mine != chain) {
             return;
         }
         ShareGroupHeartbeatRequestData data = new ShareGroupHeartbeatRequestData().setGroupId(groupId)
@@ -181,10 +198,11 @@ public final class ShareMembership {
         BrokerChannel channel = control;
         channel.<ShareGroupHeartbeatResponse>send(new ShareGroupHeartbeatRequest.Builder(data), HEARTBEAT_VERSION)
                 .whenComplete((response, e) -> {
-                    if (channel != control) {
-                        return; // from before a reconnect
+                    if (channel != control || mine != chain) {
+                        return; // from before a reconnect or a rejoin
                     }
                     if (e != null) {
+                        LOG.debug("{} {}: heartbeat failed: {}", memberId, groupId, e.toString());
                         if (joined != null && !joined.isDone()) {
                             joined.completeExceptionally(e);
                         } else {
@@ -192,17 +210,20 @@ public final class ShareMembership {
                         }
                         return;
                     }
-                    onHeartbeat(response.data(), joined);
+                    onHeartbeat(response.data(), joined, mine);
                 });
     }
 
-    private void onHeartbeat(ShareGroupHeartbeatResponseData data, CompletableFuture<Void> joined) {
+    private void onHeartbeat(ShareGroupHeartbeatResponseData data, CompletableFuture<Void> joined, int mine) {
         if (closed) {
             return;
         }
         Errors error = Errors.forCode(data.errorCode());
+        if (error != Errors.NONE) {
+            LOG.debug("{} {}: heartbeat at epoch {} answered {}", memberId, groupId, memberEpoch, error);
+        }
         if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_MEMBER_EPOCH) {
-            rejoin();
+            rejoin(joined);
             return;
         }
         if (RETRY_ELSEWHERE.contains(error)) {
@@ -211,7 +232,7 @@ public final class ShareMembership {
             if (joined == null || joined.isDone()) {
                 connectionLost(new java.io.IOException("share group " + groupId + ": " + error.name()));
             } else {
-                heartbeat = loop.schedule(() -> heartbeat(joined), RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+                heartbeat = loop.schedule(() -> beat(mine, joined), RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
             }
             return;
         }
@@ -222,12 +243,12 @@ public final class ShareMembership {
             if (joined != null) {
                 joined.completeExceptionally(failed);
             }
-            heartbeat = loop.schedule(() -> heartbeat(null), RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+            heartbeat = loop.schedule(() -> beat(mine, null), RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
             return;
         }
         memberEpoch = data.memberEpoch();
         failure = null;
-        heartbeat = loop.schedule(() -> heartbeat(null), Math.max(100, data.heartbeatIntervalMs()),
+        heartbeat = loop.schedule(() -> beat(mine, null), Math.max(100, data.heartbeatIntervalMs()),
                 TimeUnit.MILLISECONDS);
         if (data.assignment() != null) {
             List<Integer> partitions = new ArrayList<>();
@@ -245,12 +266,24 @@ public final class ShareMembership {
 
     /** The broker dropped the member (session timeout): join again with epoch 0. Loop. */
     public void rejoin() {
+        if (memberEpoch > 0) {
+            rejoin(null);
+        } else {
+            // already joining (epoch 0: its join heartbeat is in flight or on its way, after a rejoin or a
+            // reconnect): every fetch that learns the member is gone says so, and one join is enough; what the
+            // member held is released all the same
+            listener.onRejoining();
+        }
+    }
+
+    /** Joins again in a new heartbeat chain (the heartbeat in flight, if any, is dropped). */
+    private void rejoin(CompletableFuture<Void> joined) {
         if (heartbeat != null) {
             heartbeat.cancel(false);
         }
         memberEpoch = 0;
         listener.onRejoining();
-        heartbeat(null);
+        heartbeat(joined);
     }
 
     /** The connection to the coordinator failed: close it, tell the listener, find the coordinator again later. Loop. */
@@ -259,6 +292,7 @@ public final class ShareMembership {
             return;
         }
         reconnecting = true; // not a failure to report: the connection's liveness check reports a lost cluster
+        LOG.debug("{} {}: coordinator connection lost: {}", memberId, groupId, String.valueOf(cause));
         if (heartbeat != null) {
             heartbeat.cancel(false);
         }
