@@ -31,7 +31,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>ISR changes</h2>
  * At most one change is in flight; the next is proposed when it is answered ({@link #onIsrChangeDone}) and a later
- * metadata image or check finds a reason again. A follower joins when its log end reaches the high watermark and the
+ * metadata image or check finds a reason again. After a refused change ({@link #onIsrChangeRefused}: a fenced
+ * follower, a partition epoch the controller has moved past) none is proposed for
+ * {@value #REFUSED_CHANGE_BACKOFF_MS} ms unless a committed state with another ISR or replica list arrives first (what
+ * the refusal was waiting for): expansions are proposed at follower fetches, and proposing again at each one flooded
+ * the controller with hundreds of refused AlterPartitions a second while a restarted broker was fenced, which
+ * delayed heartbeats until the controller fenced live brokers too. A follower joins when its log end reaches the high watermark and the
  * start of this leader epoch; a follower leaves when it has not caught up with the leader's log end for
  * {@code replica.lag.time.max.ms}. Followers' progress is reset at every new leader epoch ({@code new LeaderState}),
  * and each follower is taken as caught up at that moment so that it is not shrunk out before it could fetch.
@@ -42,6 +47,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class LeaderState {
 
+    /** How long after a refused ISR change no other is proposed (unless the committed state changes first). */
+    public static final long REFUSED_CHANGE_BACKOFF_MS = 1_000;
+
     private final int leaderId;
     private final int leaderEpoch;
     private final long epochStartOffset;
@@ -50,6 +58,8 @@ public final class LeaderState {
     private Set<Integer> committedIsr;
     private Integer pendingAddition;
     private boolean changeInFlight;
+    /** After a refused change: no proposal before this time (cleared by a committed state that changed). */
+    private long proposeNotBeforeMs = Long.MIN_VALUE;
     /** Written under the lock, or lock-free (only upwards) while {@link #leaderOnly}. */
     private final AtomicLong highWatermark;
     /** The maximal ISR is the leader alone; written under the lock. */
@@ -152,9 +162,9 @@ public final class LeaderState {
      * If {@code replicaId} is an assigned replica outside the ISR whose log end has reached the high watermark and
      * this epoch's start, and no change is in flight: marks the expansion in flight and returns the ISR to propose.
      */
-    public synchronized Optional<List<Integer>> proposeExpansion(int replicaId, long leaderLogEndOffset) {
+    public synchronized Optional<List<Integer>> proposeExpansion(int replicaId, long leaderLogEndOffset, long nowMs) {
         FollowerProgress progress = followers.get(replicaId);
-        if (changeInFlight || progress == null || committedIsr.contains(replicaId)) {
+        if (changeInFlight || nowMs < proposeNotBeforeMs || progress == null || committedIsr.contains(replicaId)) {
             return Optional.empty();
         }
         maybeIncrementHighWatermark(leaderLogEndOffset);
@@ -174,7 +184,7 @@ public final class LeaderState {
      * {@code lagTimeMaxMs}, and no change is in flight: marks the shrink in flight and returns the ISR without them.
      */
     public synchronized Optional<List<Integer>> proposeShrink(long nowMs, long lagTimeMaxMs) {
-        if (changeInFlight) {
+        if (changeInFlight || nowMs < proposeNotBeforeMs) {
             return Optional.empty();
         }
         List<Integer> kept = new ArrayList<>();
@@ -201,9 +211,21 @@ public final class LeaderState {
         updateLeaderOnly();
     }
 
+    /**
+     * The in-flight change was refused: the next one may be proposed after {@value #REFUSED_CHANGE_BACKOFF_MS} ms, or
+     * as soon as a committed state with another ISR or replica list arrives.
+     */
+    public synchronized void onIsrChangeRefused(long nowMs) {
+        onIsrChangeDone();
+        proposeNotBeforeMs = nowMs + REFUSED_CHANGE_BACKOFF_MS;
+    }
+
     /** A committed state for this leader epoch (metadata or the controller's answer); true if the HW moved. */
     public synchronized boolean applyCommitted(List<Integer> newReplicas, List<Integer> newIsr,
                                                long leaderLogEndOffset, long nowMs) {
+        if (!newReplicas.equals(replicas) || !new LinkedHashSet<>(newIsr).equals(committedIsr)) {
+            proposeNotBeforeMs = Long.MIN_VALUE; // what a refused change waited for may have come
+        }
         replicas = List.copyOf(newReplicas);
         committedIsr = new LinkedHashSet<>(newIsr);
         if (pendingAddition != null && committedIsr.contains(pendingAddition)) {

@@ -253,7 +253,7 @@ public final class Partition implements FollowerPartition {
                         + topicPartition + " (replicas " + state.replicas() + ")");
             }
             hwMoved = l.maybeIncrementHighWatermark(log.logEndOffset());
-            expansion = l.proposeExpansion(replicaId, log.logEndOffset());
+            expansion = l.proposeExpansion(replicaId, log.logEndOffset(), context.time().milliseconds());
         } finally {
             lock.readLock().unlock();
         }
@@ -292,10 +292,13 @@ public final class Partition implements FollowerPartition {
         context.isrUpdater().alterIsr(topicPartition, topicId, l.leaderEpoch(), newIsr, based.partitionEpoch())
                 .whenComplete((committed, error) -> {
                     if (error != null) {
-                        logger.info("{}: the ISR change to {} was not made: {}", topicPartition, newIsr,
-                                error.toString());
-                    } else if (committed.leader() == context.nodeId()
-                            && committed.leaderEpoch() == l.leaderEpoch()) {
+                        logger.info("{}: the ISR change to {} was not made (next proposal in {} ms at the earliest, "
+                                + "or at the next ISR change): {}", topicPartition, newIsr,
+                                LeaderState.REFUSED_CHANGE_BACKOFF_MS, error.toString());
+                        l.onIsrChangeRefused(context.time().milliseconds());
+                        return;
+                    }
+                    if (committed.leader() == context.nodeId() && committed.leaderEpoch() == l.leaderEpoch()) {
                         applyState(committed);
                     }
                     l.onIsrChangeDone();

@@ -68,12 +68,34 @@ class LeaderStateTest {
         assertThat(shrunk.highWatermark(30)).isEqualTo(30);
 
         shrunk.onFollowerFetch(3, 24, 30, 0);
-        assertThat(shrunk.proposeExpansion(3, 30)).as("below the HW").isEmpty();
+        assertThat(shrunk.proposeExpansion(3, 30, 0)).as("below the HW").isEmpty();
         shrunk.onFollowerFetch(3, 30, 30, 0);
-        assertThat(shrunk.proposeExpansion(3, 30)).contains(List.of(1, 2, 3));
+        assertThat(shrunk.proposeExpansion(3, 30, 0)).contains(List.of(1, 2, 3));
         // while in flight, the new member holds the HW back but does not move it
         shrunk.onFollowerFetch(2, 40, 40, 1);
         assertThat(shrunk.highWatermark(40)).isEqualTo(30);
+    }
+
+    @Test
+    void shouldWaitAfterARefusedChangeUnlessTheCommittedIsrChanges() {
+        LeaderState shrunk = new LeaderState(1, 5, List.of(1, 2, 3), List.of(1, 2), 10, 25, 0);
+        shrunk.onFollowerFetch(2, 30, 30, 0);
+        shrunk.onFollowerFetch(3, 30, 30, 0);
+        assertThat(shrunk.proposeExpansion(3, 30, 0)).contains(List.of(1, 2, 3));
+        shrunk.onIsrChangeRefused(100); // e.g. node 3 still fenced, or a partition epoch the controller moved past
+
+        long backoff = LeaderState.REFUSED_CHANGE_BACKOFF_MS;
+        assertThat(shrunk.proposeExpansion(3, 30, 100)).as("at the next follower fetch").isEmpty();
+        assertThat(shrunk.proposeExpansion(3, 30, 100 + backoff - 1)).isEmpty();
+        assertThat(shrunk.proposeShrink(100 + backoff - 1, LAG_MS)).as("no shrink either").isEmpty();
+        assertThat(shrunk.proposeExpansion(3, 30, 100 + backoff)).contains(List.of(1, 2, 3));
+
+        shrunk.onIsrChangeRefused(5_000);
+        shrunk.applyCommitted(List.of(1, 2, 3), List.of(1, 2), 30, 5_001);
+        assertThat(shrunk.proposeExpansion(3, 30, 5_001)).as("the same committed state changes nothing").isEmpty();
+        shrunk.applyCommitted(List.of(1, 2, 3), List.of(1), 30, 5_002);
+        assertThat(shrunk.proposeExpansion(3, 30, 5_002)).as("a new committed ISR ends the wait")
+                .contains(List.of(1, 3));
     }
 
     @Test
