@@ -398,8 +398,12 @@ public final class RaftController implements Controller {
     @Override
     public CompletableFuture<BrokerHeartbeatReply> brokerHeartbeat(BrokerHeartbeat heartbeat) {
         Objects.requireNonNull(heartbeat, "heartbeat");
+        // the broker was heard from when its heartbeat arrived, not when the event queue reached it: events wait for
+        // the Raft commits of those before them, and a session check queued earlier must not fence a broker whose
+        // heartbeat is already waiting behind it
+        long arrivedMs = time.milliseconds();
         return submitEvent("BrokerHeartbeat", "broker " + heartbeat.brokerId(), false,
-                image -> clusterControl.handleBrokerHeartbeat(image, heartbeat, sessions, time.milliseconds()),
+                image -> clusterControl.handleBrokerHeartbeat(image, heartbeat, sessions, arrivedMs),
                 RaftController::failWith);
     }
 

@@ -109,6 +109,12 @@ public final class BrokerServer implements AutoCloseable {
     private ReplicationWaiters replicationWaiters;
     private KafkaServer network;
     private volatile ControllerClient controllerClient;
+    /**
+     * The lifecycle's own channel to the active controller (registration, heartbeats): a connection answers one
+     * request at a time, and heartbeats queued behind AlterPartitions that each wait for a Raft commit arrived late
+     * enough for the controller to fence live brokers (Kafka keeps them apart too).
+     */
+    private volatile ControllerClient lifecycleClient;
     private BrokerEndpoints endpoints;
     private volatile IsrUpdater isrUpdater;
     private volatile BrokerLifecycle lifecycle;
@@ -176,6 +182,7 @@ public final class BrokerServer implements AutoCloseable {
         partitions.enableReplicaRemoval(); // the metadata log is replayed: images from here on are not history
         ClusterIdentity identity = ClusterIdentity.adopt(dataDir, stored, awaitClusterId(), config.nodeId());
         controllerClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100);
+        lifecycleClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100);
         ControllerApis controllerApis = new ControllerApis(controller);
         requestExecutor = Executors.newFixedThreadPool(config.numIoThreads(), r -> daemon(r, "millrace-request"));
         AtomicReference<RequestHandler> apis = new AtomicReference<>();
@@ -211,7 +218,7 @@ public final class BrokerServer implements AutoCloseable {
         lifecycle = new BrokerLifecycle(new BrokerLifecycle.Settings(config.nodeId(), identity.clusterId(),
                 config.advertisedHost(), advertisedPort, config.brokerRack().orElse(null),
                 config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000),
-                controllerClient, () -> controller.image().appliedIndex());
+                lifecycleClient, () -> controller.image().appliedIndex());
         isrUpdater = new ControllerIsrUpdater(config.nodeId(), controllerClient, lifecycle::brokerEpoch,
                 controller::image);
         lifecycle.start().get(2L * config.brokerSessionTimeoutMs() + 60_000, TimeUnit.MILLISECONDS);
@@ -438,6 +445,7 @@ public final class BrokerServer implements AutoCloseable {
         }
         closeQuietly("timer", timer);
         closeQuietly("controller client", controllerClient);
+        closeQuietly("controller client (lifecycle)", lifecycleClient);
         closeQuietly("controller", controller);
         closeQuietly("partition logs", partitions);
         if (background != null) {
