@@ -81,6 +81,66 @@ class ControllerIsrUpdaterTest {
                 .hasMessageContaining(TP.toString());
     }
 
+    @Test
+    void changesProposedWhileOneIsInFlightLeaveTogetherInTheNextAlterPartition() throws Exception {
+        Map<Integer, PartitionImage> partitions = new java.util.HashMap<>();
+        for (int p = 0; p < 3; p++) {
+            partitions.put(p, new PartitionImage(p, List.of(1, 2, 3), List.of(1, 2), 1, 4, 7));
+        }
+        image.set(new MetadataImage(1, Map.of("t", new TopicImage("t", TOPIC_ID, partitions, Map.of()))));
+        List<List<Controller.IsrChange>> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<CompletableFuture<Map<TopicIdPartition, AlterPartitionResult>>> answers =
+                new java.util.concurrent.CopyOnWriteArrayList<>();
+        Controller local = (Controller) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Controller.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "activeControllerId" -> Optional.of(1);
+                    case "image" -> image.get();
+                    case "alterPartition" -> {
+                        @SuppressWarnings("unchecked")
+                        List<Controller.IsrChange> changes = (List<Controller.IsrChange>) args[2];
+                        requests.add(changes);
+                        CompletableFuture<Map<TopicIdPartition, AlterPartitionResult>> f = new CompletableFuture<>();
+                        answers.add(f);
+                        yield f;
+                    }
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        client = new ControllerClient(1, local, 5_000, 10);
+        ControllerIsrUpdater updater = new ControllerIsrUpdater(1, client, () -> 3L, image::get);
+
+        CompletableFuture<PartitionImage> first = updater.alterIsr(new TopicPartition("t", 0), TOPIC_ID, 4,
+                List.of(1, 2, 3), 7);
+        awaitSize(requests, 1);
+        CompletableFuture<PartitionImage> second = updater.alterIsr(new TopicPartition("t", 1), TOPIC_ID, 4,
+                List.of(1, 2, 3), 7);
+        CompletableFuture<PartitionImage> third = updater.alterIsr(new TopicPartition("t", 2), TOPIC_ID, 4,
+                List.of(1), 7);
+        assertThat(requests).as("nothing more is sent while one AlterPartition is in flight").hasSize(1);
+
+        answers.get(0).complete(Map.of(new TopicIdPartition(TOPIC_ID, 0, "t"), new AlterPartitionResult(Errors.NONE,
+                new PartitionImage(0, List.of(1, 2, 3), List.of(1, 2, 3), 1, 4, 8))));
+        assertThat(first.get(10, TimeUnit.SECONDS).isr()).containsExactly(1, 2, 3);
+        awaitSize(requests, 2);
+        assertThat(requests.get(1)).extracting(Controller.IsrChange::partition).containsExactly(1, 2);
+
+        answers.get(1).complete(Map.of(
+                new TopicIdPartition(TOPIC_ID, 1, "t"), new AlterPartitionResult(Errors.NONE,
+                        new PartitionImage(1, List.of(1, 2, 3), List.of(1, 2, 3), 1, 4, 8)),
+                new TopicIdPartition(TOPIC_ID, 2, "t"), new AlterPartitionResult(Errors.INELIGIBLE_REPLICA, null)));
+        assertThat(second.get(10, TimeUnit.SECONDS).partitionEpoch()).isEqualTo(8);
+        assertThatThrownBy(() -> third.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
+                org.apache.kafka.common.errors.IneligibleReplicaException.class);
+        assertThat(requests).as("nothing was left to send").hasSize(2);
+    }
+
+    private static void awaitSize(List<?> list, int size) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (list.size() < size && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        assertThat(list).hasSize(size);
+    }
+
     private ControllerIsrUpdater updater() {
         Controller local = (Controller) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Controller.class}, (proxy, method, args) -> switch (method.getName()) {
