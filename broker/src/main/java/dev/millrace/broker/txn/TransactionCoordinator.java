@@ -31,6 +31,10 @@ import dev.millrace.broker.coordinator.ReplicationAwaiter;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.ext.XaCodes;
+import dev.millrace.protocol.ext.XaComplete;
+import dev.millrace.protocol.ext.XaPrepare;
+import dev.millrace.protocol.ext.XaRecover;
 
 /**
  * The transaction coordinator: owns the {@link TransactionMetadata} of the transactional ids whose
@@ -53,6 +57,8 @@ import dev.millrace.delay.TimerTask;
  *   <li>A transaction open longer than its timeout is aborted by the coordinator, with a bumped
  *       epoch (the producer is fenced and must re-initialise), checked every
  *       {@code abortScanIntervalMs}.</li>
+ *   <li>XA (XaPrepare, XaComplete, XaRecover): a transaction can be prepared as an XA branch, then committed or
+ *       rolled back by Xid from any connection; the design is in {@link XaBranches}.</li>
  * </ul>
  *
  * <h2>Leadership</h2>
@@ -92,8 +98,20 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
     private static final long MARKER_RETRY_MS = 1000;
 
-    /** Settings: the largest timeout a producer may ask for, and how often timed-out transactions are aborted. */
-    public record Config(int maxTimeoutMs, long abortScanIntervalMs) {
+    /**
+     * Settings: the largest timeout a producer may ask for, how often timed-out transactions are aborted (and
+     * completed XA branches past their retention removed), and how long an XA branch its transaction manager
+     * completed is remembered ({@link XaBranches}).
+     */
+    public record Config(int maxTimeoutMs, long abortScanIntervalMs, long xaCompletedRetentionMs) {
+
+        /** A day: a transaction manager retries a commit or rollback well within that. */
+        public static final long DEFAULT_XA_COMPLETED_RETENTION_MS = 24 * 60 * 60 * 1000L;
+
+        public Config(int maxTimeoutMs, long abortScanIntervalMs) {
+            this(maxTimeoutMs, abortScanIntervalMs, DEFAULT_XA_COMPLETED_RETENTION_MS);
+        }
+
         public static Config defaults() {
             return new Config(900_000, 10_000);
         }
@@ -116,6 +134,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private final ExecutorService executor;
     /** The partitions led here; a resignation takes effect there at once. */
     private final TxnPartitions partitions;
+    private final XaBranches xa;
     private final AtomicBoolean scanStarted = new AtomicBoolean();
     private volatile boolean closed;
 
@@ -141,6 +160,8 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             t.setDaemon(true);
             return t;
         });
+        this.xa = new XaBranches(topic, partitions, markers, replication, time, executor,
+                this::scheduleOnCoordinator);
     }
 
     // ---- leadership
@@ -195,7 +216,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         long start = time.hiResClockMs();
         long records;
         try {
-            records = TxnLogLoader.replay(topic.log(p.partition), p.partition, p.txns);
+            records = TxnLogLoader.replay(topic.log(p.partition), p.partition, p.txns, p.branches);
         } catch (RuntimeException e) {
             log.error("Cannot load the transactions of {}", p, e);
             p.loaded.completeExceptionally(e);
@@ -211,6 +232,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                 completeWithMarkers(p, txn);
             }
         }
+        xa.resume(p);
     }
 
     @Override
@@ -239,7 +261,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         }
         return call(transactionalId, InitResult::error, p -> {
             TransactionMetadata current = p.txns.get(transactionalId);
-            if (current != null && current.producerEpoch() < Short.MAX_VALUE - 2) {
+            if (canBumpEpoch(current)) {
                 return bumpEpoch(p, current, timeoutMs, expectedProducerId, expectedEpoch);
             }
             return producerIds.nextProducerId().thenComposeAsync(id -> onOwned(p,
@@ -250,7 +272,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private CompletableFuture<InitResult> initWithNewProducerId(TxnPartition p, String transactionalId,
                                                                 int timeoutMs, long producerId) {
         TransactionMetadata current = p.txns.get(transactionalId);
-        if (current != null && current.producerEpoch() < Short.MAX_VALUE - 2) {
+        if (canBumpEpoch(current)) {
             // another InitProducerId for the same id created it meanwhile
             return bumpEpoch(p, current, timeoutMs, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
         }
@@ -268,6 +290,16 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             log.info("Transactional id {} now has producer id {} epoch 0", transactionalId, producerId);
             return new InitResult(Errors.NONE, producerId, (short) 0);
         });
+    }
+
+    /**
+     * Whether InitProducerId keeps the id's producer id and bumps its epoch; otherwise it takes a new producer id:
+     * for a new id, an exhausted epoch, or an id whose producer id belongs to a prepared XA branch now (PREPARED_XA,
+     * see {@link XaBranches}: the branch is kept, not aborted).
+     */
+    private static boolean canBumpEpoch(TransactionMetadata current) {
+        return current != null && current.producerEpoch() < Short.MAX_VALUE - 2
+                && current.state() != TransactionState.PREPARED_XA;
     }
 
     private CompletableFuture<InitResult> bumpEpoch(TxnPartition p, TransactionMetadata current, int timeoutMs,
@@ -319,6 +351,10 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             }
             if (current.state().isPrepare()) {
                 return done(Errors.CONCURRENT_TRANSACTIONS);
+            }
+            if (current.state() == TransactionState.PREPARED_XA) {
+                // its producer id belongs to a prepared XA branch: this producer is done
+                return done(Errors.INVALID_TXN_STATE);
             }
             boolean ongoing = current.state() == TransactionState.ONGOING;
             if (ongoing && current.partitions().containsAll(partitions)) {
@@ -378,6 +414,30 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             log.debug("EndTxn({}) of {} refused in state {}", commit ? "commit" : "abort", transactionalId, state);
             return done(Errors.INVALID_TXN_STATE);
         });
+    }
+
+    /**
+     * XaPrepare ({@link XaPrepare}, {@link XaBranches}): makes the Ongoing transaction of the request's
+     * transactional id a prepared XA branch; answers once it is on the in-sync replicas.
+     */
+    public CompletableFuture<XaPrepare.Response> xaPrepare(XaPrepare.Request request) {
+        return call(request.transactionalId(), e -> XaBranches.prepareError(e, XaCodes.XAER_RMFAIL, e.message()),
+                p -> xa.prepare(p, request));
+    }
+
+    /** XaComplete ({@link XaComplete}, {@link XaBranches}): commits, rolls back or forgets a branch by Xid. */
+    public CompletableFuture<XaComplete.Response> xaComplete(XaComplete.Request request) {
+        return call(request.transactionalId(), e -> XaBranches.completeAnswer(e, XaCodes.XAER_RMFAIL, e.message()),
+                p -> xa.complete(p, request));
+    }
+
+    /**
+     * XaRecover ({@link XaRecover}): the XA branches of the partitions led and loaded here whose transactional id
+     * starts with {@code transactionalIdPrefix} (null: all).
+     */
+    public XaRecover.Response xaRecover(String transactionalIdPrefix) {
+        return xa.recover(transactionalIdPrefix == null || transactionalIdPrefix.isEmpty() ? null
+                : transactionalIdPrefix);
     }
 
     /**
@@ -570,6 +630,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             if (partitions.refusal(p) != Errors.NONE) {
                 continue;
             }
+            xa.expireCompleted(p, config.xaCompletedRetentionMs());
             for (TransactionMetadata txn : List.copyOf(p.txns.values())) {
                 if (txn.state() == TransactionState.ONGOING && now - txn.txnStartMs() > txn.timeoutMs()) {
                     try {
