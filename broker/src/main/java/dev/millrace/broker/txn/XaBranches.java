@@ -115,9 +115,14 @@ final class XaBranches {
         String id = request.transactionalId();
         XaXid xid = request.xid();
         XaBranch existing = p.branches.get(xid);
+        TransactionMetadata current = p.txns.get(id);
         if (existing != null) {
-            boolean sameProducer = request.producerId() == -1 || request.producerId() == existing.producerId()
-                    && request.producerEpoch() == existing.producerEpoch();
+            // a retry, if the id's producer is still the branch's and did nothing since (else a reused Xid)
+            boolean sameProducer = request.producerId() == -1
+                    ? current != null && current.state() == TransactionState.PREPARED_XA
+                            && current.producerId() == existing.producerId()
+                    : request.producerId() == existing.producerId()
+                            && request.producerEpoch() == existing.producerEpoch();
             if (existing.state() == XaBranchState.PREPARED && existing.transactionalId().equals(id) && sameProducer) {
                 // a retry whose answer was lost: answered once the branch is replicated
                 return replication.awaitLogEnd(p.partition).thenApply(v -> prepared(existing));
@@ -125,7 +130,6 @@ final class XaBranches {
             return done(prepareError(Errors.INVALID_TXN_STATE, XaCodes.XAER_DUPID, "Xid " + xid
                     + " already names a branch of " + existing.transactionalId() + " (" + existing.state() + ")"));
         }
-        TransactionMetadata current = p.txns.get(id);
         if (current == null) {
             return done(prepareError(Errors.INVALID_TXN_STATE, XaCodes.XAER_PROTO, "transactional id " + id
                     + " has no transaction to prepare (InitProducerId was never sent for it)"));

@@ -73,6 +73,7 @@ class XaFailoverIntegrationTest {
         await(() -> leaderOf(coordinatorPartition) >= 0 && isrOf(coordinatorPartition).size() == 3,
                 coordinatorPartition + " led, with three in-sync replicas");
         int coordinator = leaderOf(coordinatorPartition);
+        int stoppedPort = address(coordinator).getPort();
         XaXid xid = XaIntegrationTest.xid("failover");
 
         try (XaClient client = new XaClient(cluster.bootstrap(), Duration.ofSeconds(60))) {
@@ -88,7 +89,7 @@ class XaFailoverIntegrationTest {
             assertThat(listed).singleElement().satisfies(l -> {
                 assertThat(l.branch().xid()).isEqualTo(xid);
                 assertThat(l.branch().state()).isEqualTo(XaRecover.BranchState.PREPARED);
-                assertThat(l.coordinator().getPort()).isNotEqualTo(address(coordinator).getPort());
+                assertThat(l.coordinator().getPort()).isNotEqualTo(stoppedPort);
             });
             assertThat(ReadCommitted.values(cluster.bootstrap(), TOPIC, 2)).isEmpty();
             XaComplete.Response committed = client.complete(xid, XaComplete.Action.COMMIT, false);
