@@ -7,13 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -96,7 +94,6 @@ import dev.millrace.protocol.ext.XaRecover;
 public final class TransactionCoordinator implements CoordinatorElection, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
-    private static final long MARKER_RETRY_MS = 1000;
 
     /**
      * Settings: the largest timeout a producer may ask for, how often timed-out transactions are aborted (and
@@ -127,13 +124,14 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private final Config config;
     private final TransactionStateTopic topic;
     private final ProducerIdSource producerIds;
-    private final TxnMarkerWriter markers;
     private final ReplicationAwaiter replication;
     private final Time time;
     private final Timer timer;
     private final ExecutorService executor;
     /** The partitions led here; a resignation takes effect there at once. */
     private final TxnPartitions partitions;
+    private final MarkerCompletion completion;
+    private final PrepareDecision prepareDecision = new PrepareDecision();
     private final XaBranches xa;
     private final AtomicBoolean scanStarted = new AtomicBoolean();
     private volatile boolean closed;
@@ -151,7 +149,6 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         this.topic = topic;
         this.partitions = new TxnPartitions(topic, time);
         this.producerIds = producerIds;
-        this.markers = markers;
         this.replication = replication;
         this.time = time;
         this.timer = timer;
@@ -160,8 +157,8 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             t.setDaemon(true);
             return t;
         });
-        this.xa = new XaBranches(topic, partitions, markers, replication, time, executor,
-                this::scheduleOnCoordinator);
+        this.completion = new MarkerCompletion(markers, replication, time, executor, this::scheduleOnCoordinator);
+        this.xa = new XaBranches(topic, partitions, completion, replication, time);
     }
 
     // ---- leadership
@@ -535,93 +532,56 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     /**
      * Once the Prepare state is on the in-sync replicas, writes the transaction's markers and then its Complete
-     * state. Completes with the Complete state, or with the Prepare state if the markers failed (they are retried
-     * every second); fails if the Prepare state did not reach the replicas (retried too while this broker still
-     * leads the partition; after a resignation the new leader finishes it).
+     * state ({@link MarkerCompletion}). Completes with the Complete state, or with the Prepare state if the markers
+     * failed (they are retried every second); fails if the Prepare state did not reach the replicas (retried too while
+     * this broker still leads the partition; after a resignation the new leader finishes it).
      */
     private CompletableFuture<TransactionMetadata> completeWithMarkers(TxnPartition p, TransactionMetadata prepared) {
-        CompletableFuture<TransactionMetadata> result = new CompletableFuture<>();
-        whenDone(replication.awaitLogEnd(p.partition), result, replicationError -> {
-            if (replicationError != null) {
-                result.completeExceptionally(replicationError);
-                retryMarkersLater(p, prepared);
-            } else {
-                writeMarkersThenComplete(p, prepared, result);
-            }
-        });
-        return result;
+        return completion.complete(p, prepared, prepareDecision);
     }
 
-    private void writeMarkersThenComplete(TxnPartition p, TransactionMetadata prepared,
-                                          CompletableFuture<TransactionMetadata> result) {
-        if (!partitions.isCurrent(p, prepared)) {
-            result.completeExceptionally(new NotCoordinatorException(p + " moved before the markers of "
-                    + prepared.transactionalId() + " were written"));
-            return;
+    /** How a transactional id's PrepareCommit/PrepareAbort is completed. */
+    private final class PrepareDecision implements MarkerCompletion.Decision<TransactionMetadata> {
+        @Override
+        public long producerId(TransactionMetadata decided) {
+            return decided.producerId();
         }
-        boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
-        CompletableFuture<Void> written;
-        try {
-            written = markers.writeMarkers(prepared.producerId(), prepared.producerEpoch(), p.leaderEpoch, commit,
-                    prepared.partitions());
-        } catch (RuntimeException e) {
-            written = CompletableFuture.failedFuture(e);
-        }
-        whenDone(written, result, markerError -> {
-            if (markerError != null) {
-                log.warn("Could not write the {} markers of {} (producer {}); retrying in {} ms: {}",
-                        commit ? "commit" : "abort", prepared.transactionalId(), prepared.producerId(),
-                        MARKER_RETRY_MS, unwrap(markerError).toString());
-                retryMarkersLater(p, prepared);
-                result.complete(prepared);
-                return;
-            }
-            if (!partitions.isCurrent(p, prepared)) {
-                result.complete(prepared); // resigned meanwhile: the new leader writes the markers again
-                return;
-            }
-            TransactionMetadata complete = prepared.with(commit ? TransactionState.COMPLETE_COMMIT
-                    : TransactionState.COMPLETE_ABORT, Set.of(), -1, time.milliseconds());
-            try {
-                partitions.append(p, complete);
-            } catch (RuntimeException e) {
-                log.warn("Could not write the {} state of {}: {}", complete.state(), complete.transactionalId(),
-                        e.toString());
-                retryMarkersLater(p, prepared);
-                result.complete(prepared);
-                return;
-            }
-            result.complete(complete);
-        });
-    }
 
-    /**
-     * Runs {@code next} with the failure of {@code future} (null on success) on the coordinator thread: at once when
-     * it is done already (the caller is on the coordinator thread), else when it completes.
-     */
-    private void whenDone(CompletableFuture<?> future, CompletableFuture<?> result, Consumer<Throwable> next) {
-        if (future.isDone()) {
-            next.accept(future.isCompletedExceptionally() ? failureOf(future) : null);
-        } else {
-            future.whenComplete((v, error) -> onCoordinator(result, () -> next.accept(error)));
+        @Override
+        public short producerEpoch(TransactionMetadata decided) {
+            return decided.producerEpoch();
         }
-    }
 
-    private static Throwable failureOf(CompletableFuture<?> future) {
-        try {
-            future.join();
-            return null;
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-            return e;
+        @Override
+        public boolean isCommit(TransactionMetadata decided) {
+            return decided.state() == TransactionState.PREPARE_COMMIT;
         }
-    }
 
-    private void retryMarkersLater(TxnPartition p, TransactionMetadata prepared) {
-        scheduleOnCoordinator(MARKER_RETRY_MS, () -> {
-            if (partitions.isCurrent(p, prepared)) {
-                completeWithMarkers(p, prepared);
-            }
-        });
+        @Override
+        public Collection<TopicPartition> partitions(TransactionMetadata decided) {
+            return decided.partitions();
+        }
+
+        @Override
+        public boolean isCurrent(TxnPartition p, TransactionMetadata decided) {
+            return partitions.isCurrent(p, decided);
+        }
+
+        @Override
+        public TransactionMetadata completed(TransactionMetadata decided, long nowMs) {
+            return decided.with(isCommit(decided) ? TransactionState.COMPLETE_COMMIT
+                    : TransactionState.COMPLETE_ABORT, Set.of(), -1, nowMs);
+        }
+
+        @Override
+        public void append(TxnPartition p, TransactionMetadata completed) {
+            partitions.append(p, completed);
+        }
+
+        @Override
+        public String describe(TransactionMetadata decided) {
+            return "the transaction of " + decided.transactionalId();
+        }
     }
 
     private void abortTimedOut() {
@@ -638,7 +598,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                                 + " ms, longer than its timeout of " + txn.timeoutMs() + " ms")
                                 .exceptionally(e -> {
                                     log.warn("Could not abort the timed-out transaction of {}: {}",
-                                            txn.transactionalId(), unwrap(e).toString());
+                                            txn.transactionalId(), MarkerCompletion.unwrap(e).toString());
                                     return null;
                                 });
                     } catch (RuntimeException e) {
@@ -742,7 +702,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     }
 
     private static Errors errorFor(Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = MarkerCompletion.unwrap(error);
         if (cause instanceof NotCoordinatorException || cause instanceof NotLeaderOrFollowerException) {
             return Errors.NOT_COORDINATOR;
         }
@@ -752,13 +712,6 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         return Errors.COORDINATOR_NOT_AVAILABLE;
     }
 
-    private static Throwable unwrap(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
 
     private static <T> CompletableFuture<T> done(T value) {
         return CompletableFuture.completedFuture(value);

@@ -1,15 +1,13 @@
 package dev.millrace.broker.txn;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.function.BiConsumer;
 
-import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,31 +80,21 @@ import dev.millrace.protocol.ext.XaXid;
 final class XaBranches {
 
     private static final Logger log = LoggerFactory.getLogger(XaBranches.class);
-    private static final long MARKER_RETRY_MS = 1000;
-
-    /** Runs a task on the coordinator thread after a delay. */
-    @FunctionalInterface
-    interface Scheduler {
-        void schedule(long delayMs, Runnable task);
-    }
 
     private final TransactionStateTopic topic;
     private final TxnPartitions partitions;
-    private final TxnMarkerWriter markers;
+    private final MarkerCompletion completion;
+    private final BranchDecision branchDecision = new BranchDecision();
     private final ReplicationAwaiter replication;
     private final Time time;
-    private final Executor coordinatorThread;
-    private final Scheduler scheduler;
 
-    XaBranches(TransactionStateTopic topic, TxnPartitions partitions, TxnMarkerWriter markers,
-               ReplicationAwaiter replication, Time time, Executor coordinatorThread, Scheduler scheduler) {
+    XaBranches(TransactionStateTopic topic, TxnPartitions partitions, MarkerCompletion completion,
+               ReplicationAwaiter replication, Time time) {
         this.topic = topic;
         this.partitions = partitions;
-        this.markers = markers;
+        this.completion = completion;
         this.replication = replication;
         this.time = time;
-        this.coordinatorThread = coordinatorThread;
-        this.scheduler = scheduler;
     }
 
     // ---- XaPrepare
@@ -235,85 +223,57 @@ final class XaBranches {
     }
 
     /**
-     * Once the decision is on the in-sync replicas, writes the branch's markers and then its completed state.
-     * Completes with the completed branch, or with {@code deciding} if the markers failed (retried every second);
-     * fails if the decision did not reach the replicas (retried too, while this broker leads the partition).
+     * Once the decision is on the in-sync replicas, writes the branch's markers and then its completed state
+     * ({@link MarkerCompletion}, as for EndTxn). Completes with the completed branch, or with {@code deciding} if the
+     * markers failed (retried every second); fails if the decision did not reach the replicas (retried too, while
+     * this broker leads the partition).
      */
     private CompletableFuture<XaBranch> completeWithMarkers(TxnPartition p, XaBranch deciding) {
-        CompletableFuture<XaBranch> result = new CompletableFuture<>();
-        onCoordinatorWhenDone(replication.awaitLogEnd(p.partition), result, (v, replicationError) -> {
-            if (replicationError != null) {
-                result.completeExceptionally(replicationError);
-                retryLater(p, deciding);
-                return;
-            }
-            if (!partitions.isCurrent(p, deciding)) {
-                result.completeExceptionally(new NotCoordinatorException(p + " moved before the markers of XA branch "
-                        + deciding.xid() + " were written"));
-                return;
-            }
-            boolean commit = deciding.state() == XaBranchState.COMMITTING;
-            CompletableFuture<Void> written;
-            try {
-                written = markers.writeMarkers(deciding.producerId(), deciding.producerEpoch(), p.leaderEpoch, commit,
-                        deciding.partitions());
-            } catch (RuntimeException e) {
-                written = CompletableFuture.failedFuture(e);
-            }
-            onCoordinatorWhenDone(written, result, (w, markerError) -> {
-                if (markerError != null) {
-                    log.warn("Could not write the {} markers of XA branch {} (producer {}); retrying in {} ms: {}",
-                            commit ? "commit" : "abort", deciding.xid(), deciding.producerId(), MARKER_RETRY_MS,
-                            unwrap(markerError).toString());
-                    retryLater(p, deciding);
-                    result.complete(deciding);
-                    return;
-                }
-                if (!partitions.isCurrent(p, deciding)) {
-                    result.complete(deciding); // resigned meanwhile: the new leader writes the markers again
-                    return;
-                }
-                XaBranch completed = deciding.with(commit ? XaBranchState.COMMITTED : XaBranchState.ROLLED_BACK,
-                        deciding.heuristic(), time.milliseconds());
-                try {
-                    partitions.appendBranch(p, completed, null);
-                } catch (RuntimeException e) {
-                    log.warn("Could not write the {} state of XA branch {}: {}", completed.state(), completed.xid(),
-                            e.toString());
-                    retryLater(p, deciding);
-                    result.complete(deciding);
-                    return;
-                }
-                result.complete(completed);
-            });
-        });
-        return result;
+        return completion.complete(p, deciding, branchDecision);
     }
 
-    private void retryLater(TxnPartition p, XaBranch deciding) {
-        scheduler.schedule(MARKER_RETRY_MS, () -> {
-            if (partitions.isCurrent(p, deciding)) {
-                completeWithMarkers(p, deciding);
-            }
-        });
-    }
+    /** How a branch's Committing/RollingBack is completed. */
+    private final class BranchDecision implements MarkerCompletion.Decision<XaBranch> {
+        @Override
+        public long producerId(XaBranch decided) {
+            return decided.producerId();
+        }
 
-    /** Runs {@code next} on the coordinator thread once {@code future} is done; fails {@code result} if it cannot. */
-    private <T> void onCoordinatorWhenDone(CompletableFuture<T> future, CompletableFuture<?> result,
-                                           BiConsumer<T, Throwable> next) {
-        future.whenComplete((value, error) -> {
-            try {
-                coordinatorThread.execute(() -> {
-                    try {
-                        next.accept(value, error);
-                    } catch (RuntimeException e) {
-                        result.completeExceptionally(e);
-                    }
-                });
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
+        @Override
+        public short producerEpoch(XaBranch decided) {
+            return decided.producerEpoch();
+        }
+
+        @Override
+        public boolean isCommit(XaBranch decided) {
+            return decided.state() == XaBranchState.COMMITTING;
+        }
+
+        @Override
+        public Collection<TopicPartition> partitions(XaBranch decided) {
+            return decided.partitions();
+        }
+
+        @Override
+        public boolean isCurrent(TxnPartition p, XaBranch decided) {
+            return partitions.isCurrent(p, decided);
+        }
+
+        @Override
+        public XaBranch completed(XaBranch decided, long nowMs) {
+            return decided.with(isCommit(decided) ? XaBranchState.COMMITTED : XaBranchState.ROLLED_BACK,
+                    decided.heuristic(), nowMs);
+        }
+
+        @Override
+        public void append(TxnPartition p, XaBranch completed) {
+            partitions.appendBranch(p, completed, null);
+        }
+
+        @Override
+        public String describe(XaBranch decided) {
+            return "XA branch " + decided.xid() + " of " + decided.transactionalId();
+        }
     }
 
     // ---- leadership, expiry, recover
@@ -385,13 +345,6 @@ final class XaBranches {
         };
     }
 
-    private static Throwable unwrap(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
 
     private static <T> CompletableFuture<T> done(T value) {
         return CompletableFuture.completedFuture(value);
