@@ -195,6 +195,8 @@ class XaIntegrationTest {
 
     @Test
     void shouldAnswerBadXaRequestsClearlyOnAConnectionThatStaysOpen() throws Exception {
+        assertThat(List.of(ExtensionApi.XA_PREPARE, ExtensionApi.XA_COMPLETE, ExtensionApi.XA_RECOVER))
+                .as("advertised in ApiVersions").allMatch(api -> KafkaApis.VERSIONS.supports(api, (short) 0));
         XaComplete.Response unknown = client.complete(address(), new XaComplete.Request("app-tx-4", xid("nobody"),
                 XaComplete.Action.COMMIT, false));
         assertThat(unknown.xaCode()).isEqualTo(XaCodes.XAER_NOTA);

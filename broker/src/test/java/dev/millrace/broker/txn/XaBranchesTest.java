@@ -1,20 +1,29 @@
 package dev.millrace.broker.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -338,5 +347,30 @@ class XaBranchesTest {
         prepare("other", XID2);
         assertThat(coordinator.xaRecover("app-").branches()).extracting(XaRecover.Branch::xid).containsExactly(XID);
         assertThat(coordinator.xaRecover("").branches()).hasSize(2);
+    }
+
+    @Test
+    void shouldRoundTripBranchRecordsAndNameACorruptOneAtLoad() throws Exception {
+        XaBranch branch = new XaBranch(XID, "tx", 1000, (short) 3, XaBranchState.ROLLING_BACK, true, Set.of(P1, P0),
+                5, 6, 7);
+        TxnLogRecordSerde.Key key = TxnLogRecordSerde.deserializeAnyKey(ByteBuffer.wrap(
+                TxnLogRecordSerde.serializeBranchKey(XID)));
+        assertThat(key).isEqualTo(new TxnLogRecordSerde.Key(null, XID));
+        assertThat(TxnLogRecordSerde.deserializeBranchValue(XID, ByteBuffer.wrap(
+                TxnLogRecordSerde.serializeBranchValue(branch)))).isEqualTo(branch);
+        assertThat(TxnLogRecordSerde.deserializeAnyKey(ByteBuffer.wrap(TxnLogRecordSerde.serializeKey("tx"))))
+                .isEqualTo(new TxnLogRecordSerde.Key("tx", null));
+
+        coordinator.close();
+        int partition = org.apache.kafka.common.utils.Utils.abs("x".hashCode()) % 2;
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(256), Compression.NONE,
+                TimestampType.CREATE_TIME, 0L);
+        byte[] value = TxnLogRecordSerde.serializeBranchValue(branch);
+        value[2 + 2 + 2 + 8 + 2] = 9; // the state
+        builder.append(0L, TxnLogRecordSerde.serializeBranchKey(XID), value);
+        logs.get(partition).appendAsLeader(builder.build(), 0);
+        assertThatThrownBy(this::startCoordinator).isInstanceOf(ExecutionException.class).cause()
+                .hasMessageContaining("offset 0 of " + TransactionStateTopic.NAME + "-" + partition)
+                .hasMessageContaining("Unknown XA branch state id 9 at byte 16");
     }
 }
