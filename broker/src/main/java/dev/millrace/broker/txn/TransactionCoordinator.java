@@ -369,24 +369,35 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     /**
      * TxnAddSharePartition: adds {@code tp} to the Ongoing transaction of {@code transactionalId}, whatever its
      * producer's id and epoch, and answers them (a share-partition leader holding records for the transaction must
-     * receive its markers; the client that consumed cannot name the producer's id). INVALID_TXN_STATE when the id has
-     * no transaction or it is not Ongoing (none begun, or completing: its markers are decided without {@code tp}).
+     * receive its markers; the client that consumed cannot name the producer's id). An id whose producer is idle
+     * (Empty, CompleteCommit, CompleteAbort) begins a transaction with {@code tp} as its first partition: an XA branch
+     * that only consumed from queues has queue acknowledgements to prepare and nothing else (its producer sent
+     * nothing, so it never began a transaction itself; a producer that sends later joins the same transaction).
+     * INVALID_TXN_STATE when the id has no producer, or its transaction is completing (its markers are decided
+     * without {@code tp}) or prepared as an XA branch.
      */
     public CompletableFuture<InitResult> addSharePartition(String transactionalId, TopicPartition tp) {
         return call(transactionalId, InitResult::error, p -> {
             TransactionMetadata current = p.txns.get(transactionalId);
-            if (current == null || current.state() != TransactionState.ONGOING) {
+            if (current == null || !(current.state() == TransactionState.ONGOING || isIdle(current.state()))) {
                 return done(InitResult.error(Errors.INVALID_TXN_STATE));
             }
             InitResult joined = new InitResult(Errors.NONE, current.producerId(), current.producerEpoch());
-            if (current.partitions().contains(tp)) {
+            boolean ongoing = current.state() == TransactionState.ONGOING;
+            if (ongoing && current.partitions().contains(tp)) {
                 return replication.awaitLogEnd(p.partition).thenApply(v -> joined);
             }
-            Set<TopicPartition> all = new HashSet<>(current.partitions());
+            Set<TopicPartition> all = new HashSet<>(ongoing ? current.partitions() : Set.of());
             all.add(tp);
-            return persist(p, current.with(TransactionState.ONGOING, all, current.txnStartMs(), time.milliseconds()))
+            long now = time.milliseconds();
+            return persist(p, current.with(TransactionState.ONGOING, all, ongoing ? current.txnStartMs() : now, now))
                     .thenApply(v -> joined);
         });
+    }
+
+    private static boolean isIdle(TransactionState state) {
+        return state == TransactionState.EMPTY || state == TransactionState.COMPLETE_COMMIT
+                || state == TransactionState.COMPLETE_ABORT;
     }
 
     /** EndTxn: commits or aborts the producer's open transaction; answers after the markers are written. */

@@ -81,7 +81,7 @@ class XaShareIntegrationTest {
         XaXid xid = XaIntegrationTest.xid("queue-commit");
         try (RawShareMember a = new RawShareMember(broker, GROUP, "member-a");
              RawShareMember b = new RawShareMember(broker, GROUP, "member-b")) {
-            consumeAndPrepare(a, "xa-share-tx-1", xid);
+            consumeAndPrepare(a, "xa-share-tx-1", xid, true);
             a.leave();
             b.join(QUEUE);
             assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500)))
@@ -98,7 +98,7 @@ class XaShareIntegrationTest {
         XaXid xid = XaIntegrationTest.xid("queue-rollback");
         try (RawShareMember a = new RawShareMember(broker, GROUP, "member-a");
              RawShareMember b = new RawShareMember(broker, GROUP, "member-b")) {
-            consumeAndPrepare(a, "xa-share-tx-2", xid);
+            consumeAndPrepare(a, "xa-share-tx-2", xid, true);
             b.join(QUEUE);
             assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).isEmpty();
 
@@ -113,11 +113,27 @@ class XaShareIntegrationTest {
         assertThat(ReadCommitted.values(TestBrokers.bootstrap(broker), "xa-topic", 2)).isEmpty();
     }
 
+    @Test
+    void shouldPrepareABranchThatOnlyConsumedAndAcceptItsRecordsAtCommit() throws Exception {
+        XaXid xid = XaIntegrationTest.xid("queue-only");
+        try (RawShareMember a = new RawShareMember(broker, GROUP, "member-a");
+             RawShareMember b = new RawShareMember(broker, GROUP, "member-b")) {
+            consumeAndPrepare(a, "xa-share-tx-3", xid, false);
+            a.leave();
+            b.join(QUEUE);
+            assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).isEmpty();
+            assertThat(client.complete(xid, XaComplete.Action.COMMIT, false).xaCode()).isEqualTo(XaCodes.XA_OK);
+            assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).as("accepted by the commit").isEmpty();
+        }
+    }
+
     /**
-     * Member {@code a} acquires both queue records; a transaction of {@code transactionalId} sends one record and
-     * takes the acceptance of both (TxnShareAcknowledge); it is prepared as {@code xid}.
+     * Member {@code a} acquires both queue records; a transaction of {@code transactionalId} (which sends one record
+     * if {@code send}, else nothing: the acknowledgement begins it) takes the acceptance of both
+     * (TxnShareAcknowledge); it is prepared as {@code xid}.
      */
-    private void consumeAndPrepare(RawShareMember a, String transactionalId, XaXid xid) throws Exception {
+    private void consumeAndPrepare(RawShareMember a, String transactionalId, XaXid xid, boolean send)
+            throws Exception {
         a.join(QUEUE);
         List<Long> acquired = new ArrayList<>();
         while (acquired.size() < 2) {
@@ -129,8 +145,10 @@ class XaShareIntegrationTest {
         try (KafkaProducer<String, String> producer = XaIntegrationTest.producer(TestBrokers.bootstrap(broker),
                 transactionalId)) {
             producer.initTransactions();
-            producer.beginTransaction();
-            producer.send(new ProducerRecord<>("xa-topic", 0, null, "out")).get();
+            if (send) {
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>("xa-topic", 0, null, "out")).get();
+            }
             TxnShareAcknowledge.Response held = TxnShareAcknowledge.Response.read(client.exchange(address,
                     ExtensionApi.TXN_SHARE_ACKNOWLEDGE, TxnShareAcknowledge.VERSION, new TxnShareAcknowledge.Request(
                             transactionalId, GROUP, a.memberId(), QUEUE, 0, acquired).toStruct()));

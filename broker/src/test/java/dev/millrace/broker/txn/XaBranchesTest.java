@@ -373,4 +373,20 @@ class XaBranchesTest {
                 .hasMessageContaining("offset 0 of " + TransactionStateTopic.NAME + "-" + partition)
                 .hasMessageContaining("Unknown XA branch state id 9 at byte 16");
     }
+
+    @Test
+    void shouldBeginATransactionForAShareAcknowledgementOfAnIdleProducerSoAConsumeOnlyBranchCanBePrepared()
+            throws Exception {
+        TopicPartition queue = new TopicPartition("queue", 0);
+        TransactionCoordinator.InitResult init = get(coordinator.initProducerId("tx", TIMEOUT_MS, -1, (short) -1));
+        assertThat(get(coordinator.addSharePartition("tx", queue))).isEqualTo(init);
+        assertThat(state("tx").state()).isEqualTo(TransactionState.ONGOING);
+        assertThat(state("tx").partitions()).containsExactly(queue);
+        assertThat(prepare("tx", XID).xaCode()).isEqualTo(XaCodes.XA_OK);
+        assertThat(get(coordinator.addSharePartition("tx", queue)).error()).as("prepared: the producer is done")
+                .isEqualTo(Errors.INVALID_TXN_STATE);
+        assertThat(get(coordinator.addSharePartition("unknown", queue)).error()).isEqualTo(Errors.INVALID_TXN_STATE);
+        assertThat(complete("tx", XID, XaComplete.Action.COMMIT).xaCode()).isEqualTo(XaCodes.XA_OK);
+        assertThat(written).containsExactly(new Markers(init.producerId(), (short) 0, true, List.of(queue)));
+    }
 }
