@@ -29,7 +29,9 @@ import dev.millrace.protocol.ext.XaXid;
  *   <li><b>A branch is a broker transaction.</b> A client runs an XA branch as an ordinary transaction of a
  *       transactional id: its records (Produce), queue acknowledgements (TxnShareAcknowledge) and durable
  *       subscription offsets (AddOffsetsToTxn + TxnOffsetCommit) all join it as for a local transaction. Instead of
- *       EndTxn it sends {@link XaPrepare} with the branch's Xid.</li>
+ *       EndTxn it sends {@link XaPrepare} with the branch's Xid. A branch that only consumed from queues has its
+ *       transaction begun by the coordinator at its first TxnShareAcknowledge (TxnAddSharePartition on an idle
+ *       producer, {@link TransactionCoordinator#addSharePartition}).</li>
  *   <li><b>Prepare moves the transaction to its own record.</b> The Ongoing transaction (producer id, epoch,
  *       partitions, start) becomes an {@link XaBranch} in state PREPARED, keyed by its Xid, in the
  *       {@code __transaction_state} partition of its transactional id; in the same batch the id moves to

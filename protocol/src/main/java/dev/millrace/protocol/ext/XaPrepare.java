@@ -19,7 +19,11 @@ import org.apache.kafka.common.protocol.types.Type;
  * connection. The producer that prepared it is done: the coordinator refuses its further requests (its producer id
  * now belongs to the branch), and the next InitProducerId of the transactional id starts a new producer id without
  * touching the branch, so the id can serve the session's next branch. (A kafka-clients producer must be closed after
- * XaPrepare; the abort its close sends is refused and harmless.)
+ * XaPrepare; the abort its close sends is refused and harmless.) A branch that only consumed from queues has its
+ * transaction begun by its first TxnShareAcknowledge (the id's producer must have been initialised); a branch that
+ * did nothing at all has nothing to prepare (the client answers XA_RDONLY itself; XaPrepare says XAER_PROTO).
+ *
+ * <p>Design, states and record layouts: {@code dev.millrace.broker.txn.XaBranches} in the broker.
  *
  * <h2>Request, version 0</h2>
  * <pre>
@@ -46,14 +50,15 @@ import org.apache.kafka.common.protocol.types.Type;
  *   <tr><th>error_code</th><th>xa_code</th><th>when</th></tr>
  *   <tr><td>NONE</td><td>XA_OK</td><td>prepared (also for a retry of the same prepare)</td></tr>
  *   <tr><td>INVALID_TXN_STATE</td><td>XA_RBROLLBACK</td><td>the id's transaction was aborted (its timeout, a
- *       new producer fenced it, an explicit abort) or it has none Ongoing</td></tr>
+ *       new producer fenced it, an explicit abort)</td></tr>
+ *   <tr><td>INVALID_TXN_STATE</td><td>XAER_PROTO</td><td>the id has no Ongoing transaction (none begun, the id
+ *       unknown, or it was ended by EndTxn)</td></tr>
  *   <tr><td>PRODUCER_FENCED, INVALID_PRODUCER_ID_MAPPING</td><td>XA_RBROLLBACK</td><td>the producer id and epoch
  *       are not the id's current ones</td></tr>
  *   <tr><td>INVALID_TXN_STATE</td><td>XAER_DUPID</td><td>the Xid already names another branch of this
  *       coordinator</td></tr>
- *   <tr><td>NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE,
- *       CONCURRENT_TRANSACTIONS</td><td>XAER_RMFAIL</td><td>not now or not here: look the coordinator up again and
- *       retry</td></tr>
+ *   <tr><td>NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE</td><td>XAER_RMFAIL</td>
+ *       <td>not now or not here: look the coordinator up again and retry</td></tr>
  *   <tr><td>INVALID_REQUEST</td><td>XAER_INVAL</td><td>a malformed body or Xid (the connection stays open)</td></tr>
  * </table>
  */
