@@ -22,7 +22,8 @@ import dev.millrace.broker.server.BrokerServer;
  * override them, and {@code --set name=value} any single setting. Invalid settings are reported
  * together, by name, and the process exits with status 2. SIGTERM (and Ctrl-C) stop the broker
  * cleanly. {@code millrace cluster} starts several such servers as child processes on loopback
- * ({@link ClusterCommand}).
+ * ({@link ClusterCommand}). {@code millrace xa} lists XA transaction branches and resolves in-doubt ones by hand
+ * ({@link XaCommand}).
  *
  * <p>The hidden server option {@code --exit-with-parent <pid>} makes the broker stop cleanly (as on
  * SIGTERM) and the process exit with status 0 once process {@code pid} has exited; {@code millrace cluster}
@@ -31,7 +32,7 @@ import dev.millrace.broker.server.BrokerServer;
  */
 @Command(name = "millrace", mixinStandardHelpOptions = true, version = "Millrace 0.1.0-SNAPSHOT",
         description = "Millrace: a JMS platform on a Kafka-compatible log broker.",
-        subcommands = {Millrace.Server.class, ClusterCommand.class})
+        subcommands = {Millrace.Server.class, ClusterCommand.class, XaCommand.class})
 public final class Millrace {
 
     public static void main(String[] args) {

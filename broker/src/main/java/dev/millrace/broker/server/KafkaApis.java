@@ -142,6 +142,9 @@ public final class KafkaApis implements RequestHandler {
             .addExtension(ExtensionApi.SHARE_STATE)
             .addExtension(ExtensionApi.SHARE_MEMBER)
             .addExtension(ExtensionApi.TXN_ADD_SHARE_PARTITION)
+            .addExtension(ExtensionApi.XA_PREPARE)
+            .addExtension(ExtensionApi.XA_COMPLETE)
+            .addExtension(ExtensionApi.XA_RECOVER)
             .build();
 
     private final MetadataHandler metadata;
@@ -200,6 +203,7 @@ public final class KafkaApis implements RequestHandler {
             case SHARE_MEMBER -> CompletableFuture.completedFuture(shareBroker.memberHandler().handle(body));
             case TXN_ADD_SHARE_PARTITION -> transactions.addSharePartition(TxnAddSharePartition.Request.read(body))
                     .thenApply(TxnAddSharePartition.Response::toStruct);
+            case XA_PREPARE, XA_COMPLETE, XA_RECOVER -> XaHandler.handle(api, body, transactions.coordinator());
         };
     }
 

@@ -76,6 +76,10 @@ final class TransactionHandler {
         this.exists = exists;
     }
 
+    TransactionCoordinator coordinator() {
+        return coordinator;
+    }
+
     /**
      * TxnAddSharePartition (broker to broker, {@link TxnAddSharePartition}): adds a share-partition to an Ongoing
      * transaction coordinated here; a partition the metadata does not know is refused (INVALID_REQUEST).

@@ -7,13 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -31,6 +29,10 @@ import dev.millrace.broker.coordinator.ReplicationAwaiter;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.ext.XaCodes;
+import dev.millrace.protocol.ext.XaComplete;
+import dev.millrace.protocol.ext.XaPrepare;
+import dev.millrace.protocol.ext.XaRecover;
 
 /**
  * The transaction coordinator: owns the {@link TransactionMetadata} of the transactional ids whose
@@ -53,6 +55,8 @@ import dev.millrace.delay.TimerTask;
  *   <li>A transaction open longer than its timeout is aborted by the coordinator, with a bumped
  *       epoch (the producer is fenced and must re-initialise), checked every
  *       {@code abortScanIntervalMs}.</li>
+ *   <li>XA (XaPrepare, XaComplete, XaRecover): a transaction can be prepared as an XA branch, then committed or
+ *       rolled back by Xid from any connection; the design is in {@link XaBranches}.</li>
  * </ul>
  *
  * <h2>Leadership</h2>
@@ -90,10 +94,21 @@ import dev.millrace.delay.TimerTask;
 public final class TransactionCoordinator implements CoordinatorElection, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TransactionCoordinator.class);
-    private static final long MARKER_RETRY_MS = 1000;
 
-    /** Settings: the largest timeout a producer may ask for, and how often timed-out transactions are aborted. */
-    public record Config(int maxTimeoutMs, long abortScanIntervalMs) {
+    /**
+     * Settings: the largest timeout a producer may ask for, how often timed-out transactions are aborted (and
+     * completed XA branches past their retention removed), and how long an XA branch its transaction manager
+     * completed is remembered ({@link XaBranches}).
+     */
+    public record Config(int maxTimeoutMs, long abortScanIntervalMs, long xaCompletedRetentionMs) {
+
+        /** A day: a transaction manager retries a commit or rollback well within that. */
+        public static final long DEFAULT_XA_COMPLETED_RETENTION_MS = 24 * 60 * 60 * 1000L;
+
+        public Config(int maxTimeoutMs, long abortScanIntervalMs) {
+            this(maxTimeoutMs, abortScanIntervalMs, DEFAULT_XA_COMPLETED_RETENTION_MS);
+        }
+
         public static Config defaults() {
             return new Config(900_000, 10_000);
         }
@@ -109,13 +124,15 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private final Config config;
     private final TransactionStateTopic topic;
     private final ProducerIdSource producerIds;
-    private final TxnMarkerWriter markers;
     private final ReplicationAwaiter replication;
     private final Time time;
     private final Timer timer;
     private final ExecutorService executor;
     /** The partitions led here; a resignation takes effect there at once. */
     private final TxnPartitions partitions;
+    private final MarkerCompletion completion;
+    private final PrepareDecision prepareDecision = new PrepareDecision();
+    private final XaBranches xa;
     private final AtomicBoolean scanStarted = new AtomicBoolean();
     private volatile boolean closed;
 
@@ -132,7 +149,6 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         this.topic = topic;
         this.partitions = new TxnPartitions(topic, time);
         this.producerIds = producerIds;
-        this.markers = markers;
         this.replication = replication;
         this.time = time;
         this.timer = timer;
@@ -141,6 +157,8 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             t.setDaemon(true);
             return t;
         });
+        this.completion = new MarkerCompletion(markers, replication, time, executor, this::scheduleOnCoordinator);
+        this.xa = new XaBranches(topic, partitions, completion, replication, time);
     }
 
     // ---- leadership
@@ -195,7 +213,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         long start = time.hiResClockMs();
         long records;
         try {
-            records = TxnLogLoader.replay(topic.log(p.partition), p.partition, p.txns);
+            records = TxnLogLoader.replay(topic.log(p.partition), p.partition, p.txns, p.branches);
         } catch (RuntimeException e) {
             log.error("Cannot load the transactions of {}", p, e);
             p.loaded.completeExceptionally(e);
@@ -211,6 +229,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                 completeWithMarkers(p, txn);
             }
         }
+        xa.resume(p);
     }
 
     @Override
@@ -239,7 +258,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         }
         return call(transactionalId, InitResult::error, p -> {
             TransactionMetadata current = p.txns.get(transactionalId);
-            if (current != null && current.producerEpoch() < Short.MAX_VALUE - 2) {
+            if (canBumpEpoch(current)) {
                 return bumpEpoch(p, current, timeoutMs, expectedProducerId, expectedEpoch);
             }
             return producerIds.nextProducerId().thenComposeAsync(id -> onOwned(p,
@@ -250,7 +269,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     private CompletableFuture<InitResult> initWithNewProducerId(TxnPartition p, String transactionalId,
                                                                 int timeoutMs, long producerId) {
         TransactionMetadata current = p.txns.get(transactionalId);
-        if (current != null && current.producerEpoch() < Short.MAX_VALUE - 2) {
+        if (canBumpEpoch(current)) {
             // another InitProducerId for the same id created it meanwhile
             return bumpEpoch(p, current, timeoutMs, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
         }
@@ -268,6 +287,16 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             log.info("Transactional id {} now has producer id {} epoch 0", transactionalId, producerId);
             return new InitResult(Errors.NONE, producerId, (short) 0);
         });
+    }
+
+    /**
+     * Whether InitProducerId keeps the id's producer id and bumps its epoch; otherwise it takes a new producer id:
+     * for a new id, an exhausted epoch, or an id whose producer id belongs to a prepared XA branch now (PREPARED_XA,
+     * see {@link XaBranches}: the branch is kept, not aborted).
+     */
+    private static boolean canBumpEpoch(TransactionMetadata current) {
+        return current != null && current.producerEpoch() < Short.MAX_VALUE - 2
+                && current.state() != TransactionState.PREPARED_XA;
     }
 
     private CompletableFuture<InitResult> bumpEpoch(TxnPartition p, TransactionMetadata current, int timeoutMs,
@@ -320,6 +349,10 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             if (current.state().isPrepare()) {
                 return done(Errors.CONCURRENT_TRANSACTIONS);
             }
+            if (current.state() == TransactionState.PREPARED_XA) {
+                // its producer id belongs to a prepared XA branch: this producer is done
+                return done(Errors.INVALID_TXN_STATE);
+            }
             boolean ongoing = current.state() == TransactionState.ONGOING;
             if (ongoing && current.partitions().containsAll(partitions)) {
                 // already in the log; answered once that is replicated (a retry after an answer that got lost)
@@ -336,24 +369,35 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     /**
      * TxnAddSharePartition: adds {@code tp} to the Ongoing transaction of {@code transactionalId}, whatever its
      * producer's id and epoch, and answers them (a share-partition leader holding records for the transaction must
-     * receive its markers; the client that consumed cannot name the producer's id). INVALID_TXN_STATE when the id has
-     * no transaction or it is not Ongoing (none begun, or completing: its markers are decided without {@code tp}).
+     * receive its markers; the client that consumed cannot name the producer's id). An id whose producer is idle
+     * (Empty, CompleteCommit, CompleteAbort) begins a transaction with {@code tp} as its first partition: an XA branch
+     * that only consumed from queues has queue acknowledgements to prepare and nothing else (its producer sent
+     * nothing, so it never began a transaction itself; a producer that sends later joins the same transaction).
+     * INVALID_TXN_STATE when the id has no producer, or its transaction is completing (its markers are decided
+     * without {@code tp}) or prepared as an XA branch.
      */
     public CompletableFuture<InitResult> addSharePartition(String transactionalId, TopicPartition tp) {
         return call(transactionalId, InitResult::error, p -> {
             TransactionMetadata current = p.txns.get(transactionalId);
-            if (current == null || current.state() != TransactionState.ONGOING) {
+            if (current == null || !(current.state() == TransactionState.ONGOING || isIdle(current.state()))) {
                 return done(InitResult.error(Errors.INVALID_TXN_STATE));
             }
             InitResult joined = new InitResult(Errors.NONE, current.producerId(), current.producerEpoch());
-            if (current.partitions().contains(tp)) {
+            boolean ongoing = current.state() == TransactionState.ONGOING;
+            if (ongoing && current.partitions().contains(tp)) {
                 return replication.awaitLogEnd(p.partition).thenApply(v -> joined);
             }
-            Set<TopicPartition> all = new HashSet<>(current.partitions());
+            Set<TopicPartition> all = new HashSet<>(ongoing ? current.partitions() : Set.of());
             all.add(tp);
-            return persist(p, current.with(TransactionState.ONGOING, all, current.txnStartMs(), time.milliseconds()))
+            long now = time.milliseconds();
+            return persist(p, current.with(TransactionState.ONGOING, all, ongoing ? current.txnStartMs() : now, now))
                     .thenApply(v -> joined);
         });
+    }
+
+    private static boolean isIdle(TransactionState state) {
+        return state == TransactionState.EMPTY || state == TransactionState.COMPLETE_COMMIT
+                || state == TransactionState.COMPLETE_ABORT;
     }
 
     /** EndTxn: commits or aborts the producer's open transaction; answers after the markers are written. */
@@ -378,6 +422,30 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             log.debug("EndTxn({}) of {} refused in state {}", commit ? "commit" : "abort", transactionalId, state);
             return done(Errors.INVALID_TXN_STATE);
         });
+    }
+
+    /**
+     * XaPrepare ({@link XaPrepare}, {@link XaBranches}): makes the Ongoing transaction of the request's
+     * transactional id a prepared XA branch; answers once it is on the in-sync replicas.
+     */
+    public CompletableFuture<XaPrepare.Response> xaPrepare(XaPrepare.Request request) {
+        return call(request.transactionalId(), e -> XaBranches.prepareError(e, XaCodes.XAER_RMFAIL, e.message()),
+                p -> xa.prepare(p, request));
+    }
+
+    /** XaComplete ({@link XaComplete}, {@link XaBranches}): commits, rolls back or forgets a branch by Xid. */
+    public CompletableFuture<XaComplete.Response> xaComplete(XaComplete.Request request) {
+        return call(request.transactionalId(), e -> XaBranches.completeAnswer(e, XaCodes.XAER_RMFAIL, e.message()),
+                p -> xa.complete(p, request));
+    }
+
+    /**
+     * XaRecover ({@link XaRecover}): the XA branches of the partitions led and loaded here whose transactional id
+     * starts with {@code transactionalIdPrefix} (null: all).
+     */
+    public XaRecover.Response xaRecover(String transactionalIdPrefix) {
+        return xa.recover(transactionalIdPrefix == null || transactionalIdPrefix.isEmpty() ? null
+                : transactionalIdPrefix);
     }
 
     /**
@@ -475,93 +543,56 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
 
     /**
      * Once the Prepare state is on the in-sync replicas, writes the transaction's markers and then its Complete
-     * state. Completes with the Complete state, or with the Prepare state if the markers failed (they are retried
-     * every second); fails if the Prepare state did not reach the replicas (retried too while this broker still
-     * leads the partition; after a resignation the new leader finishes it).
+     * state ({@link MarkerCompletion}). Completes with the Complete state, or with the Prepare state if the markers
+     * failed (they are retried every second); fails if the Prepare state did not reach the replicas (retried too while
+     * this broker still leads the partition; after a resignation the new leader finishes it).
      */
     private CompletableFuture<TransactionMetadata> completeWithMarkers(TxnPartition p, TransactionMetadata prepared) {
-        CompletableFuture<TransactionMetadata> result = new CompletableFuture<>();
-        whenDone(replication.awaitLogEnd(p.partition), result, replicationError -> {
-            if (replicationError != null) {
-                result.completeExceptionally(replicationError);
-                retryMarkersLater(p, prepared);
-            } else {
-                writeMarkersThenComplete(p, prepared, result);
-            }
-        });
-        return result;
+        return completion.complete(p, prepared, prepareDecision);
     }
 
-    private void writeMarkersThenComplete(TxnPartition p, TransactionMetadata prepared,
-                                          CompletableFuture<TransactionMetadata> result) {
-        if (!partitions.isCurrent(p, prepared)) {
-            result.completeExceptionally(new NotCoordinatorException(p + " moved before the markers of "
-                    + prepared.transactionalId() + " were written"));
-            return;
+    /** How a transactional id's PrepareCommit/PrepareAbort is completed. */
+    private final class PrepareDecision implements MarkerCompletion.Decision<TransactionMetadata> {
+        @Override
+        public long producerId(TransactionMetadata decided) {
+            return decided.producerId();
         }
-        boolean commit = prepared.state() == TransactionState.PREPARE_COMMIT;
-        CompletableFuture<Void> written;
-        try {
-            written = markers.writeMarkers(prepared.producerId(), prepared.producerEpoch(), p.leaderEpoch, commit,
-                    prepared.partitions());
-        } catch (RuntimeException e) {
-            written = CompletableFuture.failedFuture(e);
-        }
-        whenDone(written, result, markerError -> {
-            if (markerError != null) {
-                log.warn("Could not write the {} markers of {} (producer {}); retrying in {} ms: {}",
-                        commit ? "commit" : "abort", prepared.transactionalId(), prepared.producerId(),
-                        MARKER_RETRY_MS, unwrap(markerError).toString());
-                retryMarkersLater(p, prepared);
-                result.complete(prepared);
-                return;
-            }
-            if (!partitions.isCurrent(p, prepared)) {
-                result.complete(prepared); // resigned meanwhile: the new leader writes the markers again
-                return;
-            }
-            TransactionMetadata complete = prepared.with(commit ? TransactionState.COMPLETE_COMMIT
-                    : TransactionState.COMPLETE_ABORT, Set.of(), -1, time.milliseconds());
-            try {
-                partitions.append(p, complete);
-            } catch (RuntimeException e) {
-                log.warn("Could not write the {} state of {}: {}", complete.state(), complete.transactionalId(),
-                        e.toString());
-                retryMarkersLater(p, prepared);
-                result.complete(prepared);
-                return;
-            }
-            result.complete(complete);
-        });
-    }
 
-    /**
-     * Runs {@code next} with the failure of {@code future} (null on success) on the coordinator thread: at once when
-     * it is done already (the caller is on the coordinator thread), else when it completes.
-     */
-    private void whenDone(CompletableFuture<?> future, CompletableFuture<?> result, Consumer<Throwable> next) {
-        if (future.isDone()) {
-            next.accept(future.isCompletedExceptionally() ? failureOf(future) : null);
-        } else {
-            future.whenComplete((v, error) -> onCoordinator(result, () -> next.accept(error)));
+        @Override
+        public short producerEpoch(TransactionMetadata decided) {
+            return decided.producerEpoch();
         }
-    }
 
-    private static Throwable failureOf(CompletableFuture<?> future) {
-        try {
-            future.join();
-            return null;
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-            return e;
+        @Override
+        public boolean isCommit(TransactionMetadata decided) {
+            return decided.state() == TransactionState.PREPARE_COMMIT;
         }
-    }
 
-    private void retryMarkersLater(TxnPartition p, TransactionMetadata prepared) {
-        scheduleOnCoordinator(MARKER_RETRY_MS, () -> {
-            if (partitions.isCurrent(p, prepared)) {
-                completeWithMarkers(p, prepared);
-            }
-        });
+        @Override
+        public Collection<TopicPartition> partitions(TransactionMetadata decided) {
+            return decided.partitions();
+        }
+
+        @Override
+        public boolean isCurrent(TxnPartition p, TransactionMetadata decided) {
+            return partitions.isCurrent(p, decided);
+        }
+
+        @Override
+        public TransactionMetadata completed(TransactionMetadata decided, long nowMs) {
+            return decided.with(isCommit(decided) ? TransactionState.COMPLETE_COMMIT
+                    : TransactionState.COMPLETE_ABORT, Set.of(), -1, nowMs);
+        }
+
+        @Override
+        public void append(TxnPartition p, TransactionMetadata completed) {
+            partitions.append(p, completed);
+        }
+
+        @Override
+        public String describe(TransactionMetadata decided) {
+            return "the transaction of " + decided.transactionalId();
+        }
     }
 
     private void abortTimedOut() {
@@ -570,6 +601,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             if (partitions.refusal(p) != Errors.NONE) {
                 continue;
             }
+            xa.expireCompleted(p, config.xaCompletedRetentionMs());
             for (TransactionMetadata txn : List.copyOf(p.txns.values())) {
                 if (txn.state() == TransactionState.ONGOING && now - txn.txnStartMs() > txn.timeoutMs()) {
                     try {
@@ -577,7 +609,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                                 + " ms, longer than its timeout of " + txn.timeoutMs() + " ms")
                                 .exceptionally(e -> {
                                     log.warn("Could not abort the timed-out transaction of {}: {}",
-                                            txn.transactionalId(), unwrap(e).toString());
+                                            txn.transactionalId(), MarkerCompletion.unwrap(e).toString());
                                     return null;
                                 });
                     } catch (RuntimeException e) {
@@ -681,7 +713,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     }
 
     private static Errors errorFor(Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = MarkerCompletion.unwrap(error);
         if (cause instanceof NotCoordinatorException || cause instanceof NotLeaderOrFollowerException) {
             return Errors.NOT_COORDINATOR;
         }
@@ -691,13 +723,6 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         return Errors.COORDINATOR_NOT_AVAILABLE;
     }
 
-    private static Throwable unwrap(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
 
     private static <T> CompletableFuture<T> done(T value) {
         return CompletableFuture.completedFuture(value);

@@ -19,6 +19,15 @@ package dev.millrace.broker.txn;
  * A PREPARE state is durable before any marker is written, so a coordinator that restarts finds
  * it and finishes writing the markers; an ONGOING transaction found at restart stays open until
  * its timeout aborts it (its producer may still be alive).
+ *
+ * <p>XA (see {@link XaBranches}): XaPrepare moves an ONGOING transaction out of its transactional id into an
+ * {@link XaBranch} of its own, keyed by its Xid, and leaves the id in PREPARED_XA: its producer id now belongs to the
+ * branch, so the id's producer can do nothing more (AddPartitions, EndTxn and its batches are refused), and the id's
+ * next InitProducerId gives it a new producer id with epoch 0 (EMPTY), without touching the branch:
+ *
+ * <pre>
+ *   ONGOING --XaPrepare--> PREPARED_XA --InitProducerId (new producer id)--> EMPTY
+ * </pre>
  */
 public enum TransactionState {
     EMPTY(0),
@@ -26,7 +35,8 @@ public enum TransactionState {
     PREPARE_COMMIT(2),
     PREPARE_ABORT(3),
     COMPLETE_COMMIT(4),
-    COMPLETE_ABORT(5);
+    COMPLETE_ABORT(5),
+    PREPARED_XA(6);
 
     private final byte id;
 
@@ -60,6 +70,7 @@ public enum TransactionState {
             case PREPARE_ABORT -> "PrepareAbort";
             case COMPLETE_COMMIT -> "CompleteCommit";
             case COMPLETE_ABORT -> "CompleteAbort";
+            case PREPARED_XA -> "PreparedXa";
         };
     }
 }

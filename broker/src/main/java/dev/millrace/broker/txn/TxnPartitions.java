@@ -18,6 +18,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 
 import dev.millrace.delay.Time;
+import dev.millrace.protocol.ext.XaXid;
 
 /**
  * The {@code __transaction_state} partitions the coordinator serves (those this broker leads), each a
@@ -142,6 +143,43 @@ final class TxnPartitions {
      * @throws NotCoordinatorException if {@code p} is no longer served here in that epoch
      */
     void append(TxnPartition p, TransactionMetadata txn) {
+        appendRecords(p, List.<byte[][]>of(new byte[][] {TxnLogRecordSerde.serializeKey(txn.transactionalId()),
+                TxnLogRecordSerde.serializeValue(txn)}));
+        p.txns.put(txn.transactionalId(), txn);
+    }
+
+    /**
+     * Appends the new state of an XA branch and, if {@code txn} is not null, of its transactional id, in one batch
+     * (both or neither), fenced as {@link #append}, and makes them current. Coordinator thread.
+     */
+    void appendBranch(TxnPartition p, XaBranch branch, TransactionMetadata txn) {
+        List<byte[][]> records = new ArrayList<>();
+        records.add(new byte[][] {TxnLogRecordSerde.serializeBranchKey(branch.xid()),
+                TxnLogRecordSerde.serializeBranchValue(branch)});
+        if (txn != null) {
+            records.add(new byte[][] {TxnLogRecordSerde.serializeKey(txn.transactionalId()),
+                    TxnLogRecordSerde.serializeValue(txn)});
+        }
+        appendRecords(p, records);
+        p.branches.put(branch.xid(), branch);
+        if (txn != null) {
+            p.txns.put(txn.transactionalId(), txn);
+        }
+    }
+
+    /** Appends a tombstone for the XA branch {@code xid}, fenced as {@link #append}, and forgets it. */
+    void removeBranch(TxnPartition p, XaXid xid) {
+        appendRecords(p, List.<byte[][]>of(new byte[][] {TxnLogRecordSerde.serializeBranchKey(xid), null}));
+        p.branches.remove(xid);
+    }
+
+    /** Whether {@code p} is still served here and {@code branch} is still its Xid's state. */
+    boolean isCurrent(TxnPartition p, XaBranch branch) {
+        return isServed(p) && branch.equals(p.branches.get(branch.xid()));
+    }
+
+    /** Appends {key, value (null: tombstone)} pairs as one batch, fenced by the epoch {@code p} was loaded in. */
+    private void appendRecords(TxnPartition p, List<byte[][]> records) {
         int currentEpoch;
         try {
             currentEpoch = topic.leaderEpoch(p.partition);
@@ -152,12 +190,16 @@ final class TxnPartitions {
             throw new NotCoordinatorException(p + " is no longer served here (its leader epoch is now "
                     + currentEpoch + ")");
         }
-        byte[] key = TxnLogRecordSerde.serializeKey(txn.transactionalId());
-        byte[] value = TxnLogRecordSerde.serializeValue(txn);
-        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(key.length + value.length + 128),
-                Compression.NONE, TimestampType.CREATE_TIME, 0L);
-        builder.append(time.milliseconds(), key, value);
+        int size = 128;
+        for (byte[][] r : records) {
+            size += r[0].length + (r[1] == null ? 0 : r[1].length) + 32;
+        }
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(size), Compression.NONE,
+                TimestampType.CREATE_TIME, 0L);
+        long now = time.milliseconds();
+        for (byte[][] r : records) {
+            builder.append(now, r[0], r[1]);
+        }
         topic.log(p.partition).appendAsLeader(builder.build(), p.leaderEpoch);
-        p.txns.put(txn.transactionalId(), txn);
     }
 }

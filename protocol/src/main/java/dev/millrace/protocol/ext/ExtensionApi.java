@@ -22,7 +22,14 @@ import java.util.Optional;
  *   <tr><td>30007</td><td>TxnAddSharePartition</td><td>0</td><td>broker to broker: a share-partition leader asks a
  *       transaction's coordinator to add the partition to the Ongoing transaction, for TxnShareAcknowledge
  *       ({@link TxnAddSharePartition})</td></tr>
+ *   <tr><td>30020</td><td>XaPrepare</td><td>0</td><td>XA phase one: make a transactional id's Ongoing transaction a
+ *       durable prepared branch named by its Xid ({@link XaPrepare})</td></tr>
+ *   <tr><td>30021</td><td>XaComplete</td><td>0</td><td>XA phase two: commit, roll back or forget a branch by Xid,
+ *       from any connection; by hand for administrators ({@link XaComplete})</td></tr>
+ *   <tr><td>30022</td><td>XaRecover</td><td>0</td><td>list the XA branches (in doubt, completing, heuristically
+ *       completed) of a broker's transaction coordinators, with their age ({@link XaRecover})</td></tr>
  * </table>
+ * Keys 30020..30029 are XA's.
  */
 public enum ExtensionApi {
 
@@ -31,7 +38,10 @@ public enum ExtensionApi {
     SHARE_SETTLE((short) 30002, "ShareSettle", (short) 0, (short) 0),
     SHARE_STATE((short) 30005, "ShareState", (short) 0, (short) 0),
     SHARE_MEMBER((short) 30006, "ShareMember", (short) 0, (short) 0),
-    TXN_ADD_SHARE_PARTITION((short) 30007, "TxnAddSharePartition", (short) 0, (short) 0);
+    TXN_ADD_SHARE_PARTITION((short) 30007, "TxnAddSharePartition", (short) 0, (short) 0),
+    XA_PREPARE((short) 30020, "XaPrepare", (short) 0, (short) 0),
+    XA_COMPLETE((short) 30021, "XaComplete", (short) 0, (short) 0),
+    XA_RECOVER((short) 30022, "XaRecover", (short) 0, (short) 0);
 
     public static final int FIRST_KEY = 30000;
     public static final int LAST_KEY = 30099;

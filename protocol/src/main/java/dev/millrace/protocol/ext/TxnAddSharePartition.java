@@ -29,7 +29,9 @@ import org.apache.kafka.common.protocol.types.Type;
  * <h2>Response, version 0</h2>
  * <pre>
  * int16  error_code      NONE (the partition is in the transaction, written and replicated in the transaction
- *                        log); INVALID_TXN_STATE (the id has no Ongoing transaction: none, or it is completing);
+ *                        log; an id whose producer is idle begins a transaction with it, for an XA branch that
+ *                        only consumed); INVALID_TXN_STATE (the id has no producer, or its transaction is
+ *                        completing or prepared as an XA branch);
  *                        NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE (ask again,
  *                        after looking the coordinator up again); INVALID_REQUEST (a bad field or a malformed body)
  * string error_message   nullable

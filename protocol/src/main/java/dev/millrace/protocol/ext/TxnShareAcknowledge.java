@@ -18,8 +18,9 @@ import org.apache.kafka.common.protocol.types.Type;
  *
  * <h2>Request, version 1</h2>
  * <pre>
- * string transactional_id   the producer whose transaction takes the acceptance; it must be Ongoing (the producer
- *                           has added a partition or offsets to it)
+ * string transactional_id   the producer whose transaction takes the acceptance: its Ongoing transaction, or, if
+ *                           its producer is idle (initialised, no transaction open), a new one that begins with
+ *                           this share-partition (an XA branch that only consumed, see XaPrepare)
  * string group_id           the share group
  * string member_id          the share consumer holding the records (its ShareGroupHeartbeat member id)
  * string topic
@@ -31,7 +32,8 @@ import org.apache.kafka.common.protocol.types.Type;
  *
  * <h2>Response, version 1</h2>
  * <pre>
- * int16  error_code     NONE; INVALID_TXN_STATE (no Ongoing transaction for the id); INVALID_RECORD_STATE (an offset
+ * int16  error_code     NONE; INVALID_TXN_STATE (no producer for the id, or its transaction is completing or
+ *                       prepared); INVALID_RECORD_STATE (an offset
  *                       is not acquired by that member: its lock expired, or the member is unknown here);
  *                       NOT_LEADER_OR_FOLLOWER (the receiver does not lead the partition: look the leader up again);
  *                       COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS (the transaction's
