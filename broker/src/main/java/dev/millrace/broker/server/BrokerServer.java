@@ -308,8 +308,9 @@ public final class BrokerServer implements AutoCloseable {
                 new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, transactionHandler, findCoordinatorHandler());
+        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory, endpoints,
-                config.nodeId());
+                config.nodeId(), shareRequests);
         // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected
         shareStates = new ShareStateCoordinator(shareTopics, new LogShareStateStore(shareTopics,
                 controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size(),
@@ -338,7 +339,6 @@ public final class BrokerServer implements AutoCloseable {
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(),
                 ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME), config.nodeId()));
         kafkaApis.setShareBroker(shares);
-        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
         shares.transactions().setTransactions(new TxnShareJoin(config.nodeId(), ClusterCoordinatorLocators.forTopic(
                 controller, TransactionStateTopic.NAME), txnStateTopic, transactionHandler::addSharePartition,
                 shareRequests));

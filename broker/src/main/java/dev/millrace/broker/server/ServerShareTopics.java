@@ -3,13 +3,19 @@ package dev.millrace.broker.server;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
@@ -38,14 +44,61 @@ final class ServerShareTopics implements ShareTopics {
     private final FetchPurgatory purgatory;
     private final BrokerEndpoints endpoints;
     private final int nodeId;
+    private final BrokerRequestSender remote;
+
+    /** How long the leader of a dead-letter partition may take to have a copy on its in-sync replicas. */
+    static final int REMOTE_APPEND_TIMEOUT_MS = 15_000;
+    /** Produce v12: the newest this broker serves that names topics (v13 carries topic ids). */
+    private static final short PRODUCE_VERSION = 12;
 
     ServerShareTopics(Controller controller, PartitionManager partitions, FetchPurgatory purgatory,
-                      BrokerEndpoints endpoints, int nodeId) {
+                      BrokerEndpoints endpoints, int nodeId, BrokerRequestSender remote) {
         this.controller = controller;
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.endpoints = endpoints;
         this.nodeId = nodeId;
+        this.remote = remote;
+    }
+
+    /**
+     * Here when this broker leads {@code tp}; else a Produce with {@code acks=all} to the leader the metadata names
+     * (the dead-letter partition of a record is often led by another broker than its source partition, and the copy
+     * used to be dropped then).
+     */
+    @Override
+    public CompletableFuture<Void> appendToLeader(TopicPartition tp, MemoryRecords records) {
+        if (partitions.partition(tp).map(Partition::isLeader).orElse(false)) {
+            try {
+                append(tp, records);
+                return CompletableFuture.completedFuture(null);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        Optional<Leader> leader = currentLeader(tp);
+        if (leader.isEmpty()) {
+            return CompletableFuture.failedFuture(new NotLeaderOrFollowerException("No leader of " + tp
+                    + " is known to broker " + nodeId));
+        }
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) -1)
+                .setTimeoutMs(REMOTE_APPEND_TIMEOUT_MS);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName(tp.topic())
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(tp.partition())
+                        .setRecords(records))));
+        int leaderId = leader.get().id();
+        return remote.<ProduceResponse>send(leaderId, new ProduceRequest.Builder(PRODUCE_VERSION, PRODUCE_VERSION,
+                data), PRODUCE_VERSION).thenAccept(response -> {
+                    for (ProduceResponseData.TopicProduceResponse t : response.data().responses()) {
+                        for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
+                            Errors error = Errors.forCode(p.errorCode());
+                            if (error != Errors.NONE) {
+                                throw error.exception("Produce to " + tp + " at broker " + leaderId + " failed: "
+                                        + error.name() + (p.errorMessage() == null ? "" : " " + p.errorMessage()));
+                            }
+                        }
+                    }
+                });
     }
 
     @Override

@@ -29,12 +29,16 @@ import dev.millrace.delay.Time;
  * {@code millrace.share.dlq.topic} names it (unset: nothing is copied). The copy keeps the
  * original key, value and headers and adds the {@link ShareDeadLetterHeaders}; it goes to
  * partition {@code original partition % dead-letter partitions}, stamped with the time of
- * dead-lettering. The dead-letter topic must exist and be hosted by this broker; otherwise the
- * copy is dropped with a warning (the record stays archived either way).
+ * dead-lettering. It is appended where that partition is led: here, or with a Produce ({@code acks=all}) to the
+ * broker that leads it ({@link ShareTopics#appendToLeader}; on a cluster the dead-letter partition is often led
+ * elsewhere than the source partition, and such copies used to be dropped). An append that fails for want of a
+ * leader or a connection is tried again every {@value #RETRY_BACKOFF_MS} ms, up to {@value #ATTEMPTS} times (a
+ * failover takes a few seconds); a dead-letter topic that does not exist, or an append that keeps failing, drops
+ * the copy with a warning (the record stays archived either way).
  *
  * <p>Copies are made in the order records were archived, on the given executor (one thread keeps
- * that order). Delivery to the dead-letter topic is at most once across a broker crash: the copy
- * is not made transactionally with the archive.
+ * that order; it waits for each copy, retries included). Delivery to the dead-letter topic is at most once across a
+ * crash of this broker: the copy is not made transactionally with the archive.
  *
  * <p>Thread-safe.
  */
@@ -42,6 +46,8 @@ public final class DeadLetterPublisher {
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterPublisher.class);
     private static final int MAX_READ_BYTES = 16 * 1024 * 1024;
+    static final int ATTEMPTS = 40;
+    static final long RETRY_BACKOFF_MS = 250;
 
     private final ShareTopics topics;
     private final Time time;
@@ -85,7 +91,23 @@ public final class DeadLetterPublisher {
             return;
         }
         TopicPartition destination = new TopicPartition(target.get(), source.partition() % partitions);
-        topics.append(destination, copyOf(original.get(), deadLetter));
+        MemoryRecords copy = copyOf(original.get(), deadLetter);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                topics.appendToLeader(destination, MemoryRecords.readableRecords(copy.buffer().duplicate())).join();
+                return;
+            } catch (java.util.concurrent.CompletionException | org.apache.kafka.common.errors.RetriableException e) {
+                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                        ? e.getCause() : e;
+                boolean retriable = cause instanceof org.apache.kafka.common.errors.RetriableException
+                        || cause instanceof java.io.IOException;
+                if (!retriable || attempt >= ATTEMPTS) {
+                    throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause.toString(), cause);
+                }
+                // a failover of the dead-letter partition: its new leader is known within a few seconds
+                java.util.concurrent.locks.LockSupport.parkNanos(RETRY_BACKOFF_MS * 1_000_000L);
+            }
+        }
     }
 
     private static Optional<Record> find(ShareLog log, long offset) {

@@ -52,4 +52,19 @@ public interface ShareTopics {
      * @throws RuntimeException (a Kafka {@code ApiException}) when the append fails
      */
     void append(TopicPartition tp, MemoryRecords records);
+
+    /**
+     * Appends {@code records} to {@code tp} wherever it is led: here as leader ({@link #append}), else with a Produce
+     * ({@code acks=all}) to its leader. Completes once written (here: appended; at another leader: on its in-sync
+     * replicas); fails with the reason (NOT_LEADER_OR_FOLLOWER while no leader is known, a connection failure, the
+     * leader's error). This default appends here only.
+     */
+    default java.util.concurrent.CompletableFuture<Void> appendToLeader(TopicPartition tp, MemoryRecords records) {
+        try {
+            append(tp, records);
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
 }

@@ -66,8 +66,8 @@ import dev.millrace.broker.share.ShareDeadLetterHeaders;
  * coordinator. The controller places the internal topics' partitions alike, so that node is also the group's
  * membership coordinator, which moves too (the members rejoin at the new one), and it leads a queue partition too:
  * that test moves everything at once. The dead-letter topic is placed as the queue, so that each of its partitions'
- * leader, before and after the stop, is the leader of the queue partition whose records it takes (a broker copies
- * dead letters only to partitions it leads).
+ * leader, before and after the stop, is the leader of the queue partition whose records it takes; one test places a
+ * dead-letter partition's leader elsewhere (the copy then goes there as a Produce).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ShareFailoverIntegrationTest {
@@ -329,6 +329,69 @@ class ShareFailoverIntegrationTest {
     }
 
     private record Coordinators(String groupId, int membership, int state) {
+    }
+
+    /**
+     * A rejected record of a queue partition whose dead-letter partition another broker leads: the copy goes to that
+     * leader (a Produce from the queue partition's leader), not dropped because this broker does not lead it.
+     */
+    @Test
+    void shouldCopyARejectedRecordToADeadLetterPartitionLedByAnotherBroker() throws Exception {
+        Coordinators group = pickGroup();
+        List<Integer> leaders = createQueue();
+        int queueLeader = leaders.get(0);
+        TopicPartition dlq0 = new TopicPartition(DLQ, 0);
+        List<Integer> replicas = new ArrayList<>(admin.describeTopics(List.of(DLQ)).allTopicNames()
+                .get(30, TimeUnit.SECONDS).get(DLQ).partitions().get(0).replicas().stream().map(n -> n.id()).toList());
+        int other = replicas.stream().filter(id -> id != queueLeader).findFirst().orElseThrow();
+        replicas.remove(Integer.valueOf(other));
+        replicas.add(0, other);
+        admin.alterPartitionReassignments(Map.of(dlq0, Optional.of(
+                new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas)))).all().get(30, TimeUnit.SECONDS);
+        // (not in awaitCondition: it holds the lock the nodes' metadata listeners notify, and an election needs them)
+        long electDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (leaderOf(DLQ, 0) != other) {
+            assertThat(System.nanoTime() - electDeadline).as("node %d leads %s", other, dlq0).isNegative();
+            try {
+                admin.electLeaders(org.apache.kafka.common.ElectionType.PREFERRED, Set.of(dlq0)).all()
+                        .get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // not yet eligible, or already elected: look again
+            }
+        }
+        assertThat(leaderOf(QUEUE, 0)).isEqualTo(queueLeader);
+
+        Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(),
+                ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>(QUEUE, 0, null, "poison")).get(30, TimeUnit.SECONDS);
+        }
+        KafkaShareConsumer<String, String> consumer = shareConsumer(group.groupId());
+        KafkaConsumer<String, String> dlq = dlqReader();
+        boolean rejected = false;
+        ConsumerRecord<String, String> copy = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (copy == null) {
+            assertThat(System.nanoTime() - deadline).as("the dead-letter copy on %s (led by node %d; the queue "
+                    + "partition by node %d), rejected: %s", dlq0, other, queueLeader, rejected).isNegative();
+            if (!rejected) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    consumer.acknowledge(r, AcknowledgeType.REJECT);
+                    rejected = true;
+                }
+                if (rejected) {
+                    consumer.commitSync();
+                }
+            }
+            for (ConsumerRecord<String, String> r : dlq.poll(Duration.ofMillis(200))) {
+                copy = r;
+            }
+        }
+        assertThat(copy.value()).isEqualTo("poison");
+        assertThat(copy.partition()).isZero();
+        assertThat(header(copy, ShareDeadLetterHeaders.REASON))
+                .isEqualTo(dev.millrace.broker.share.DeadLetter.REASON_REJECTED);
     }
 
     private int leaderOf(String topic, int partition) throws Exception {
