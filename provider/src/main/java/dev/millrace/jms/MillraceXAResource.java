@@ -163,13 +163,12 @@ final class MillraceXAResource implements XAResource {
         try {
             complete(x, branch, XaComplete.Action.ROLLBACK);
         } catch (XAException e) {
-            if (branch == null || branch.phase() != XaBranch.Phase.PREPARE_UNKNOWN
-                    || e.errorCode != XAException.XAER_NOTA) {
+            // a prepare whose answer was lost and that the broker never received: rolled back all the same
+            boolean neverPrepared = branch != null && branch.phase() == XaBranch.Phase.PREPARE_UNKNOWN
+                    && e.errorCode == XAException.XAER_NOTA;
+            if (!neverPrepared) {
                 throw e;
             }
-        }
-        if (branch != null && branch.phase() == XaBranch.Phase.PREPARE_UNKNOWN) {
-            branch.rollback(); // the broker never prepared it (or now rolled it back): end it here too
         }
     }
 
@@ -218,8 +217,8 @@ final class MillraceXAResource implements XAResource {
     }
 
     private static void forgetHere(XaResourceManager rm, XaXid x, XaBranch branch, int xaCode) {
-        if (branch != null && branch.phase() == XaBranch.Phase.PREPARED) {
-            rm.forget(branch);
+        if (branch != null && branch.phase() != XaBranch.Phase.OPEN) {
+            branch.completedOnBroker();
         }
         if (xaCode != XaCodes.XA_HEURCOM && xaCode != XaCodes.XA_HEURRB) {
             rm.forgetListed(x);

@@ -305,6 +305,18 @@ final class XaBranch {
         endLocally();
     }
 
+    /**
+     * The broker completed the branch (after prepare, or after a prepare whose answer was lost): nothing is left of
+     * it here but a producer that may still hold the lost prepare's transaction, which is discarded.
+     */
+    synchronized void completedOnBroker() {
+        if (began) {
+            discardProducer();
+        }
+        consumed.clear();
+        endLocally();
+    }
+
     synchronized boolean isIdle() {
         return associated.isEmpty() && suspended.isEmpty();
     }

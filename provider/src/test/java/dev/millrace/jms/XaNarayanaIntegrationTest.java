@@ -73,6 +73,8 @@ class XaNarayanaIntegrationTest {
     /** Consumes one message from {@code in}, sends "out-" + its text to {@code out}, inserts a row: one transaction. */
     private static String transfer(XASession xs, MessageConsumer consumer, Queue out, XAConnection db,
                                    XAResource extra) throws Exception {
+        // the JDBC handle first: H2 resets auto-commit when a handle is opened, enlisting (start) turns it off
+        java.sql.Connection jdbc = db.getConnection();
         tm.begin();
         Transaction tx = tm.getTransaction();
         tx.enlistResource(xs.getXAResource());
@@ -84,7 +86,7 @@ class XaNarayanaIntegrationTest {
         assertThat(m).as("a message to transfer").isNotNull();
         String text = ((TextMessage) m).getText();
         xs.createProducer(out).send(xs.createTextMessage("out-" + text));
-        try (Statement s = db.getConnection().createStatement()) {
+        try (Statement s = jdbc.createStatement()) {
             s.executeUpdate("INSERT INTO transfers VALUES ('" + text + "')");
         }
         tx.delistResource(xs.getXAResource(), XAResource.TMSUCCESS);
