@@ -206,19 +206,25 @@ final class MillraceXAResource implements XAResource {
             throw xa(XAException.XAER_RMFAIL, action.name().toLowerCase() + " of branch " + x + ": " + e.getMessage(),
                     e);
         }
-        if (r.xaCode() != XaCodes.XA_OK && r.xaCode() != XaCodes.XA_RETRY) {
+        if (r.xaCode() != XaCodes.XA_RETRY) {
             // decided by the broker (or unknown to it): this JVM no longer needs the branch
-            forgetHere(rm, x, branch, r.xaCode());
+            forgetHere(rm, x, branch, action, r.xaCode());
         }
         if (r.xaCode() != XaCodes.XA_OK) {
             throw xa(r.xaCode(), action.name().toLowerCase() + " of branch " + x + ": " + r.errorMessage());
         }
-        forgetHere(rm, x, branch, r.xaCode());
     }
 
-    private static void forgetHere(XaResourceManager rm, XaXid x, XaBranch branch, int xaCode) {
+    private static void forgetHere(XaResourceManager rm, XaXid x, XaBranch branch, XaComplete.Action action,
+                                   int xaCode) {
         if (branch != null && branch.phase() != XaBranch.Phase.OPEN) {
-            branch.completedOnBroker();
+            Boolean committed = switch (xaCode) {
+                case XaCodes.XA_OK -> action == XaComplete.Action.FORGET ? null : action == XaComplete.Action.COMMIT;
+                case XaCodes.XA_HEURCOM -> true;
+                case XaCodes.XA_HEURRB, XaCodes.XA_RBROLLBACK, XaCodes.XA_RBTIMEOUT -> false;
+                default -> null;
+            };
+            branch.completedOnBroker(committed);
         }
         if (xaCode != XaCodes.XA_HEURCOM && xaCode != XaCodes.XA_HEURRB) {
             rm.forgetListed(x);

@@ -243,10 +243,9 @@ final class XaBranch {
         discardProducer();
         connection.producers().giveBack(lease);
         lease = null;
-        for (MillraceMessageConsumer c : topicConsumers) {
-            committedQuietly(c);
-        }
-        consumed.clear();
+        // the queue messages are the broker's now (its markers accept or release them); topic messages stay here
+        // until the outcome is known: committed, or delivered again (completedOnBroker)
+        consumed.keySet().retainAll(topicConsumers);
         return XAResource.XA_OK;
     }
 
@@ -306,12 +305,26 @@ final class XaBranch {
     }
 
     /**
-     * The broker completed the branch (after prepare, or after a prepare whose answer was lost): nothing is left of
-     * it here but a producer that may still hold the lost prepare's transaction, which is discarded.
+     * The broker completed the branch (after prepare, or after a prepare whose answer was lost): the topic messages
+     * it consumed are committed ({@code committed} true) or delivered again (false; null: the outcome is not known
+     * here, they are left as they are); a producer that may still hold the lost prepare's transaction is discarded.
      */
-    synchronized void completedOnBroker() {
+    synchronized void completedOnBroker(Boolean committed) {
         if (began) {
             discardProducer();
+        }
+        if (committed != null) {
+            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+                try {
+                    if (committed) {
+                        e.getKey().committedInTransaction(e.getValue());
+                    } else {
+                        e.getKey().redeliver(e.getValue());
+                    }
+                } catch (JMSException ignored) {
+                    // the consumer is gone
+                }
+            }
         }
         consumed.clear();
         endLocally();

@@ -15,6 +15,9 @@ import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,6 +31,8 @@ import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.TransactionInProgressException;
+import jakarta.jms.TransactionInProgressRuntimeException;
+import jakarta.jms.XAJMSContext;
 import jakarta.jms.XAConnection;
 import jakarta.jms.XASession;
 
@@ -49,7 +54,8 @@ class XaResourceIntegrationTest {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(dataDir, Map.of("group.share.record.lock.duration.ms", "30000"));
+        broker = TestBroker.start(dataDir, Map.of("group.share.record.lock.duration.ms", "30000",
+                "transaction.abort.timed.out.transaction.cleanup.interval.ms", "200"));
         factory = new MillraceXAConnectionFactory(broker.bootstrap());
         factory.setRequestTimeoutMs(10_000);
     }
@@ -420,6 +426,101 @@ class XaResourceIntegrationTest {
                     .isEqualTo(XAException.XAER_INVAL);
             r.setTransactionTimeout(0);
             assertThat(r.getTransactionTimeout()).isEqualTo(60);
+        }
+    }
+
+    @Test
+    void shouldRollBackABranchTheBrokerTimedOutBeforePrepare() throws Exception {
+        try (XAConnection xc = factory.createXAConnection(); Connection c = broker.factory().createConnection();
+             Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrap()))) {
+            XASession xs = xc.createXASession();
+            XAResource r = xs.getXAResource();
+            Queue q = xs.createQueue("xa.timeout");
+            r.setTransactionTimeout(1);
+            Xid xid = TestXid.next();
+            r.start(xid, XAResource.TMNOFLAGS);
+            send(xs, q, "timed-out");
+            r.end(xid, XAResource.TMSUCCESS);
+            // wait until the broker has aborted it: no XA transaction is Ongoing any more
+            while (ongoingXa(admin)) {
+                Thread.onSpinWait();
+            }
+            assertThatThrownBy(() -> r.prepare(xid)).isInstanceOf(XAException.class)
+                    .extracting(XaResourceIntegrationTest::code).matches(
+                            code -> code >= XAException.XA_RBBASE && code <= XAException.XA_RBEND, "an XA_RB* code");
+            assertThatThrownBy(() -> r.commit(xid, false)).as("gone after its rollback")
+                    .extracting(XaResourceIntegrationTest::code).isEqualTo(XAException.XAER_NOTA);
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer reader = plain.createConsumer(q);
+            c.start();
+            assertThat(reader.receive(1500)).isNull();
+        }
+    }
+
+    private static boolean ongoingXa(Admin admin) throws Exception {
+        for (TransactionListing t : admin.listTransactions().all().get()) {
+            if (t.state() == TransactionState.ONGOING && t.transactionalId().startsWith("millrace-xa-")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void shouldCommitADurableSubscriptionsOffsetsWithTheBranch() throws Exception {
+        MillraceXAConnectionFactory f = new MillraceXAConnectionFactory(broker.bootstrap());
+        f.setClientId("xa-durable");
+        try (XAConnection xc = f.createXAConnection(); Connection c = broker.factory().createConnection();
+             Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrap()))) {
+            XASession xs = xc.createXASession();
+            XAResource r = xs.getXAResource();
+            jakarta.jms.Topic topic = xs.createTopic("xa.durable");
+            MessageConsumer subscriber = xs.createDurableConsumer(topic, "sub");
+            Queue out = xs.createQueue("xa.durable.out");
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            plain.createProducer(topic).send(plain.createTextMessage("t1"));
+            xc.start();
+
+            Xid rolledBack = TestXid.next();
+            r.start(rolledBack, XAResource.TMNOFLAGS);
+            assertThat(((TextMessage) subscriber.receive(10_000)).getText()).isEqualTo("t1");
+            r.end(rolledBack, XAResource.TMSUCCESS);
+            assertThat(r.prepare(rolledBack)).as("the offsets are work on the broker").isEqualTo(XAResource.XA_OK);
+            r.rollback(rolledBack);
+            Xid committed = TestXid.next();
+            r.start(committed, XAResource.TMNOFLAGS);
+            Message again = subscriber.receive(10_000);
+            assertThat(((TextMessage) again).getText()).isEqualTo("t1");
+            send(xs, out, "from-t1");
+            r.end(committed, XAResource.TMSUCCESS);
+            assertThat(r.prepare(committed)).isEqualTo(XAResource.XA_OK);
+            r.commit(committed, false);
+
+            var offsets = admin.listConsumerGroupOffsets("millrace.sub.xa-durable.sub")
+                    .partitionsToOffsetAndMetadata().get();
+            assertThat(offsets.values()).extracting(o -> o.offset()).containsExactly(1L);
+        }
+    }
+
+    @Test
+    void shouldRunAnXaContextsWorkInItsBranch() throws Exception {
+        try (XAJMSContext context = factory.createXAContext(); Connection c = broker.factory().createConnection()) {
+            assertThat(context.getContext()).isSameAs(context);
+            assertThat(context.getTransacted()).isTrue();
+            assertThatThrownBy(context::commit).isInstanceOf(TransactionInProgressRuntimeException.class);
+            Queue q = context.createQueue("xa.context");
+            XAResource r = context.getXAResource();
+            Xid xid = TestXid.next();
+            r.start(xid, XAResource.TMNOFLAGS);
+            context.createProducer().send(q, "in-context");
+            r.end(xid, XAResource.TMSUCCESS);
+            assertThat(r.prepare(xid)).isEqualTo(XAResource.XA_OK);
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer reader = plain.createConsumer(q);
+            c.start();
+            assertThat(reader.receive(1000)).as("nothing before commit").isNull();
+            r.commit(xid, false);
+            assertThat(drain(reader)).containsExactly("in-context");
         }
     }
 }
