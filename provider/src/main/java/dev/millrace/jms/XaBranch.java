@@ -95,6 +95,8 @@ final class XaBranch {
     private boolean rollbackOnly;
     private XaProducers.Lease lease;
     private boolean began;
+    /** Queue messages were held for the broker transaction (which that began it, if nothing else had). */
+    private boolean held;
     /** The transactional id the broker holds the branch under, once XaPrepare was sent. */
     private String preparedId;
 
@@ -291,8 +293,13 @@ final class XaBranch {
             } catch (KafkaException e) {
                 discardProducer(); // fenced or failed: the broker aborts it (or did)
             }
+        } else if (held) {
+            // holds began the broker transaction without the producer knowing: a new producer's InitProducerId
+            // for the id aborts it
+            discardProducer();
         }
         began = false;
+        held = false;
         for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
             try {
                 e.getKey().redeliver(e.getValue());
@@ -369,6 +376,9 @@ final class XaBranch {
                 send.get(waitMs, TimeUnit.MILLISECONDS);
             }
             for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+                if (e.getKey().isQueueConsumer()) {
+                    held = true;
+                }
                 if (e.getKey().acceptInTransaction(connection.extensions(), lease.transactionalId(), e.getValue())) {
                     continue;
                 }

@@ -128,6 +128,14 @@ class XaResourceIntegrationTest {
             assertThat(reader.receive(500)).as("nothing before prepare").isNull();
             assertThat(r.prepare(xid)).isEqualTo(XAResource.XA_OK);
             assertThat(reader.receive(1000)).as("nothing while prepared").isNull();
+            Xid otherBranch = new TestXid(xid.getFormatId(), xid.getGlobalTransactionId(), new byte[] {9});
+            assertThatThrownBy(() -> r.commit(otherBranch, false)).as("same gtrid, another branch qualifier")
+                    .extracting(XaResourceIntegrationTest::code).isEqualTo(XAException.XAER_NOTA);
+            Xid otherFormat = new TestXid(7, xid.getGlobalTransactionId(), xid.getBranchQualifier());
+            assertThatThrownBy(() -> r.rollback(otherFormat)).as("another format id")
+                    .extracting(XaResourceIntegrationTest::code).isEqualTo(XAException.XAER_NOTA);
+            assertThatThrownBy(() -> r.commit(xid, true)).as("one-phase commit of a prepared branch")
+                    .extracting(XaResourceIntegrationTest::code).isEqualTo(XAException.XAER_PROTO);
             r.commit(xid, false);
             assertThat(drain(reader)).containsExactly("a", "b");
             r.commit(xid, false); // a repeated commit (a lost answer) is answered XA_OK by the broker
