@@ -531,4 +531,45 @@ class XaResourceIntegrationTest {
             assertThat(drain(reader)).containsExactly("in-context");
         }
     }
+
+    @Test
+    void shouldReportAnAdministratorsHeuristicCommitAndForgetIt() throws Exception {
+        try (XAConnection xc = factory.createXAConnection(); Connection c = broker.factory().createConnection();
+             dev.millrace.broker.cli.XaClient admin = new dev.millrace.broker.cli.XaClient(broker.bootstrap(),
+                     java.time.Duration.ofSeconds(10))) {
+            XASession xs = xc.createXASession();
+            XAResource r = xs.getXAResource();
+            Queue q = xs.createQueue("xa.heuristic");
+            Xid xid = TestXid.next();
+            r.start(xid, XAResource.TMNOFLAGS);
+            send(xs, q, "resolved-by-hand");
+            r.end(xid, XAResource.TMSUCCESS);
+            assertThat(r.prepare(xid)).isEqualTo(XAResource.XA_OK);
+            assertThatThrownBy(() -> r.forget(xid)).as("forget of a prepared branch")
+                    .extracting(XaResourceIntegrationTest::code).isEqualTo(XAException.XAER_PROTO);
+
+            var xaXid = new dev.millrace.protocol.ext.XaXid(xid.getFormatId(), xid.getGlobalTransactionId(),
+                    xid.getBranchQualifier());
+            assertThat(admin.complete(xaXid, dev.millrace.protocol.ext.XaComplete.Action.COMMIT, true).xaCode())
+                    .isEqualTo(dev.millrace.protocol.ext.XaCodes.XA_OK);
+            assertThatThrownBy(() -> r.commit(xid, false)).as("the transaction manager learns of it")
+                    .extracting(XaResourceIntegrationTest::code).isEqualTo(XAException.XA_HEURCOM);
+            assertThat(Arrays.stream(r.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN))
+                    .map(XaResourceIntegrationTest::gtrid)).as("listed until forgotten").contains(gtrid(xid));
+            r.forget(xid);
+            assertThat(Arrays.stream(r.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN))
+                    .map(XaResourceIntegrationTest::gtrid)).doesNotContain(gtrid(xid));
+            assertThatThrownBy(() -> r.forget(xid)).extracting(XaResourceIntegrationTest::code)
+                    .isEqualTo(XAException.XAER_NOTA);
+
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer reader = plain.createConsumer(q);
+            c.start();
+            assertThat(drain(reader)).containsExactly("resolved-by-hand");
+        }
+    }
+
+    private static String gtrid(Xid xid) {
+        return new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII);
+    }
 }
