@@ -44,6 +44,10 @@ import jakarta.jms.JMSException;
  * </pre>
  * ASSOCIATED and SUSPENDED are counted per XAResource ({@link #associated}, {@link #suspended}): the branch is IDLE
  * when no resource has it associated or suspended. prepare and commit need it IDLE (else XAER_PROTO).
+ An XaPrepare that got no answer (the broker unreachable for the failover window) leaves the branch
+ * PREPARE_UNKNOWN ({@link Phase}): prepare throws XAER_RMFAIL, and the transaction manager's rollback then sends
+ * XaComplete ROLLBACK (XAER_NOTA from the broker means it was never prepared) and ends the branch here. A PREPARED
+ * branch keeps the topic deliveries it consumed until XaComplete's answer: committed, or delivered again on rollback.
  *
  * <h2>What goes to the broker when</h2>
  * <ul>
