@@ -97,7 +97,8 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     private final java.util.concurrent.atomic.AtomicBoolean sweepScheduled = new java.util.concurrent.atomic.AtomicBoolean();
     private long checksSinceSweep;
 
-    private MillraceConnection(ConnectionSettings settings) {
+    /** Opens nothing yet: {@link #open} checks the cluster and starts the liveness checks. */
+    MillraceConnection(ConnectionSettings settings) {
         this.settings = settings;
         this.outage = new Outage(settings.failoverTimeoutMs(), System::nanoTime);
         UUID uuid = UUID.randomUUID();
@@ -113,12 +114,20 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     }
 
     static MillraceConnection open(ConnectionSettings settings) throws JMSException {
-        MillraceConnection c;
+        return open(settings, MillraceConnection::new);
+    }
+
+    /** Opens a connection made by {@code create} (a subclass, e.g. an XA connection). */
+    static <C extends MillraceConnection> C open(ConnectionSettings settings,
+                                                 java.util.function.Function<ConnectionSettings, C> create)
+            throws JMSException {
+        C made;
         try {
-            c = new MillraceConnection(settings);
+            made = create.apply(settings);
         } catch (RuntimeException e) {
             throw JmsExceptions.fromClient("cannot create a connection to " + settings.brokers(), e);
         }
+        MillraceConnection c = made;
         try {
             c.shared.checkAliveForOpen(settings.connectionCheckIntervalMs());
             if (settings.clientId() != null) {
@@ -131,7 +140,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         }
         c.monitorTask = c.monitor.scheduleWithFixedDelay(c::checkAlive, settings.connectionCheckIntervalMs(),
                 settings.connectionCheckIntervalMs(), TimeUnit.MILLISECONDS);
-        return c;
+        return made;
     }
 
     private void checkBroker() throws JMSException {
@@ -399,6 +408,14 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
             throw new JMSException("unknown session mode " + sessionMode);
         }
         MillraceSession session = new MillraceSession(this, sessionMode, domain);
+        sessions.add(session);
+        return session;
+    }
+
+    /** Registers a session a subclass made (an XA session), after the checks {@link #createSession} makes. */
+    <S extends MillraceSession> S addSession(S session) throws JMSException {
+        checkClosed();
+        used = true;
         sessions.add(session);
         return session;
     }

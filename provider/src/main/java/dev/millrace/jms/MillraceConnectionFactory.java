@@ -95,15 +95,18 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
 
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        ConnectionSettings settings;
+        return MillraceConnection.open(settings(userName, password));
+    }
+
+    /** The options, checked, for a connection of {@code userName}. */
+    ConnectionSettings settings(String userName, String password) throws JMSException {
         try {
-            settings = new ConnectionSettings(this, userName, password);
+            return new ConnectionSettings(this, userName, password);
         } catch (IllegalArgumentException e) {
             JMSException jmse = new JMSException("invalid connection factory options: " + e.getMessage());
             jmse.initCause(e);
             throw jmse;
         }
-        return MillraceConnection.open(settings);
     }
 
     @Override
@@ -499,8 +502,12 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
 
     @Override
     public Reference getReference() throws NamingException {
-        Reference reference = new Reference(MillraceConnectionFactory.class.getName(),
-                ConnectionFactoryObjectFactory.class.getName(), null);
+        return reference(MillraceConnectionFactory.class.getName());
+    }
+
+    /** A JNDI reference to a factory of {@code className} with these options. */
+    Reference reference(String className) {
+        Reference reference = new Reference(className, ConnectionFactoryObjectFactory.class.getName(), null);
         getProperties().forEach((name, value) -> reference.add(new StringRefAddr(name, value)));
         return reference;
     }

@@ -10,6 +10,7 @@ import jakarta.jms.ExceptionListener;
 import jakarta.jms.IllegalStateRuntimeException;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.MapMessage;
@@ -46,6 +47,12 @@ public class MillraceJMSContext implements JMSContext {
         this.connection = connection;
         this.connectionUsers = connectionUsers;
         this.sessionMode = sessionMode;
+    }
+
+    /** A context over a session made already (an XA context's XA session); it owns {@code connection}. */
+    MillraceJMSContext(MillraceConnection connection, MillraceSession session) throws JMSException {
+        this(connection, new AtomicInteger(1), session.getAcknowledgeMode());
+        this.session = session;
     }
 
     static JMSContext create(MillraceConnection connection, int sessionMode, boolean owner) {

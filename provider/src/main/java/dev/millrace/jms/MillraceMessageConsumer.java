@@ -492,6 +492,11 @@ public class MillraceMessageConsumer implements MessageConsumer, QueueReceiver, 
         return null;
     }
 
+    /** Whether this consumer reads a queue (a share group), whose acceptances can join a broker transaction. */
+    boolean isQueueConsumer() {
+        return fetcher instanceof ShareFetcher;
+    }
+
     /** A transaction committed the offsets of {@link #transactionOffsets}: bookkeeping only. */
     void committedInTransaction(List<Delivery> deliveries) throws JMSException {
         if (fetcher instanceof TopicFetcher topic) {

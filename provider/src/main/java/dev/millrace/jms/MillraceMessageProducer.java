@@ -313,11 +313,10 @@ public class MillraceMessageProducer implements MessageProducer, QueueSender, To
         if (delay > 0) {
             record = DelayedRecords.schedule(record, now + delay, producer);
         }
-        SessionTransaction transaction = session.transaction();
-        if (listener == null && transaction != null) {
+        if (listener == null && session.sendsInTransaction()) {
             // in a transaction the outcome counts at commit: a failed send fails the commit
             try {
-                transaction.sent(producer.send(record));
+                session.sentInTransaction(producer.send(record));
             } catch (RuntimeException e) {
                 throw JmsExceptions.fromClient("send to " + target, e);
             }

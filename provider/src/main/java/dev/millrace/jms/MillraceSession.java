@@ -321,6 +321,24 @@ public class MillraceSession implements Session, QueueSession, TopicSession {
         return transaction;
     }
 
+    /**
+     * Whether a send now belongs to a transaction whose commit checks its outcome ({@link #sentInTransaction}),
+     * instead of being waited for at once. An XA session answers for its current branch.
+     */
+    boolean sendsInTransaction() {
+        return transaction != null;
+    }
+
+    /** A send made in the transaction of {@link #sendsInTransaction}; its outcome is checked at commit. */
+    void sentInTransaction(java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send) {
+        transaction.sent(send);
+    }
+
+    /** Takes what this session consumed and has not yet acknowledged, by consumer (for a transaction's commit). */
+    Map<MillraceMessageConsumer, List<Delivery>> takeConsumed() {
+        return byConsumer(takeUnacknowledged());
+    }
+
     @Override
     public int getAcknowledgeMode() throws JMSException {
         checkClosed();

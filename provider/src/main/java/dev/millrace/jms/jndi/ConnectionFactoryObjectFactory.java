@@ -12,6 +12,7 @@ import javax.naming.Reference;
 import javax.naming.spi.ObjectFactory;
 
 import dev.millrace.jms.MillraceConnectionFactory;
+import dev.millrace.jms.MillraceXAConnectionFactory;
 
 /**
  * Rebuilds a {@link MillraceConnectionFactory} from the JNDI {@link Reference} it bound itself as: every string
@@ -22,8 +23,11 @@ public class ConnectionFactoryObjectFactory implements ObjectFactory {
 
     @Override
     public Object getObjectInstance(Object obj, Name name, Context nameCtx, Hashtable<?, ?> environment) {
-        if (!(obj instanceof Reference)
-                || !MillraceConnectionFactory.class.getName().equals(((Reference) obj).getClassName())) {
+        if (!(obj instanceof Reference reference)) {
+            return null;
+        }
+        boolean xa = MillraceXAConnectionFactory.class.getName().equals(reference.getClassName());
+        if (!xa && !MillraceConnectionFactory.class.getName().equals(reference.getClassName())) {
             return null;
         }
         Map<String, String> options = new HashMap<>();
@@ -32,7 +36,7 @@ public class ConnectionFactoryObjectFactory implements ObjectFactory {
             RefAddr address = addresses.nextElement();
             options.put(address.getType(), (String) address.getContent());
         }
-        MillraceConnectionFactory factory = new MillraceConnectionFactory();
+        MillraceConnectionFactory factory = xa ? new MillraceXAConnectionFactory() : new MillraceConnectionFactory();
         factory.setProperties(options);
         return factory;
     }

@@ -10,6 +10,7 @@ import javax.naming.NamingException;
 import javax.naming.spi.InitialContextFactory;
 
 import dev.millrace.jms.MillraceConnectionFactory;
+import dev.millrace.jms.MillraceXAConnectionFactory;
 import dev.millrace.jms.MillraceQueue;
 import dev.millrace.jms.MillraceTopic;
 
@@ -20,6 +21,7 @@ import dev.millrace.jms.MillraceTopic;
  * <pre>
  * java.naming.factory.initial = dev.millrace.jms.jndi.MillraceInitialContextFactory
  * connectionFactory.&lt;name&gt;    = host:port[,host:port...][?option=value&amp;option=value]
+ * xaConnectionFactory.&lt;name&gt;  = the same, bound as a {@link MillraceXAConnectionFactory}
  * queue.&lt;jndiName&gt;            = &lt;queue name&gt;
  * topic.&lt;jndiName&gt;            = &lt;topic name&gt;
  * </pre>
@@ -33,6 +35,7 @@ import dev.millrace.jms.MillraceTopic;
 public class MillraceInitialContextFactory implements InitialContextFactory {
 
     public static final String CONNECTION_FACTORY_PREFIX = "connectionFactory.";
+    public static final String XA_CONNECTION_FACTORY_PREFIX = "xaConnectionFactory.";
     public static final String QUEUE_PREFIX = "queue.";
     public static final String TOPIC_PREFIX = "topic.";
 
@@ -45,6 +48,9 @@ public class MillraceInitialContextFactory implements InitialContextFactory {
             try {
                 if (key.startsWith(CONNECTION_FACTORY_PREFIX)) {
                     bindings.put(key.substring(CONNECTION_FACTORY_PREFIX.length()), connectionFactory(value));
+                } else if (key.startsWith(XA_CONNECTION_FACTORY_PREFIX)) {
+                    bindings.put(key.substring(XA_CONNECTION_FACTORY_PREFIX.length()),
+                            configure(new MillraceXAConnectionFactory(), value));
                 } else if (key.startsWith(QUEUE_PREFIX)) {
                     bindings.put(key.substring(QUEUE_PREFIX.length()), new MillraceQueue(value));
                 } else if (key.startsWith(TOPIC_PREFIX)) {
@@ -56,7 +62,8 @@ public class MillraceInitialContextFactory implements InitialContextFactory {
                 throw ne;
             }
         }
-        if (bindings.values().stream().noneMatch(b -> b instanceof MillraceConnectionFactory)) {
+        if (bindings.values().stream().noneMatch(b -> b instanceof MillraceConnectionFactory
+                && !(b instanceof MillraceXAConnectionFactory))) {
             Object url = environment.get(Context.PROVIDER_URL);
             bindings.put("ConnectionFactory", url == null ? new MillraceConnectionFactory()
                     : connectionFactory(String.valueOf(url)));
@@ -65,8 +72,13 @@ public class MillraceInitialContextFactory implements InitialContextFactory {
     }
 
     static MillraceConnectionFactory connectionFactory(String value) {
+        return configure(new MillraceConnectionFactory(), value);
+    }
+
+    /** Sets {@code factory}'s brokers and options from {@code host:port[,...][?option=value&...]}. */
+    private static <F extends MillraceConnectionFactory> F configure(F factory, String value) {
         int q = value.indexOf('?');
-        MillraceConnectionFactory factory = new MillraceConnectionFactory(q < 0 ? value : value.substring(0, q));
+        factory.setBrokers(q < 0 ? value : value.substring(0, q));
         if (q >= 0) {
             Map<String, String> options = new HashMap<>();
             for (String pair : value.substring(q + 1).split("&")) {

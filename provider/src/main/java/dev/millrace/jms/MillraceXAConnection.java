@@ -1,0 +1,85 @@
+package dev.millrace.jms;
+
+import dev.millrace.jms.wire.ExtensionClient;
+import dev.millrace.jms.wire.XaRequests;
+import jakarta.jms.JMSException;
+import jakarta.jms.XAConnection;
+import jakarta.jms.XAQueueConnection;
+import jakarta.jms.XAQueueSession;
+import jakarta.jms.XASession;
+import jakarta.jms.XATopicConnection;
+import jakarta.jms.XATopicSession;
+
+/**
+ * A connection whose {@link #createXASession XA sessions} take part in XA transactions; its plain sessions work as
+ * those of a {@link MillraceConnection}. Besides a connection's resources it has the transactional ids (and
+ * producers) of its branches ({@link XaProducers}) and a connection for the XA extension requests
+ * ({@link XaRequests}), both closed with it: an XAResource of a closed connection answers XAER_RMFAIL (a transaction
+ * manager recovering uses a new connection).
+ *
+ * <p>Thread-safe.
+ */
+public class MillraceXAConnection extends MillraceConnection implements XAConnection, XAQueueConnection,
+        XATopicConnection {
+
+    private final XaProducers producers;
+    private ExtensionClient xaClient;
+    private XaRequests requests;
+    private XaResourceManager manager;
+
+    MillraceXAConnection(ConnectionSettings settings) {
+        super(settings);
+        this.producers = new XaProducers(settings, connectionId());
+    }
+
+    @Override
+    public XASession createXASession() throws JMSException {
+        return addSession(new MillraceXASession(this, SessionDomain.ANY));
+    }
+
+    @Override
+    public XAQueueSession createXAQueueSession() throws JMSException {
+        return addSession(new MillraceXASession(this, SessionDomain.QUEUE));
+    }
+
+    @Override
+    public XATopicSession createXATopicSession() throws JMSException {
+        return addSession(new MillraceXASession(this, SessionDomain.TOPIC));
+    }
+
+    XaProducers producers() {
+        return producers;
+    }
+
+    /** The XA extension requests; opened on first use. */
+    synchronized XaRequests xaRequests() throws JMSException {
+        checkClosed();
+        if (requests == null) {
+            xaClient = new ExtensionClient("millrace-" + connectionId() + "-xa", settings().requestTimeoutMs());
+            requests = new XaRequests(admin(), xaClient, settings());
+        }
+        return requests;
+    }
+
+    /** This cluster as an XA resource manager (its id is asked for once). */
+    synchronized XaResourceManager resourceManager() throws JMSException {
+        if (manager == null) {
+            manager = XaResourceManager.forCluster(xaRequests().clusterId());
+        }
+        return manager;
+    }
+
+    @Override
+    public void close() throws JMSException {
+        try {
+            super.close();
+        } finally {
+            producers.close();
+            synchronized (this) {
+                if (xaClient != null) {
+                    xaClient.close();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,467 @@
+package dev.millrace.jms;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+
+import dev.millrace.jms.wire.Delivery;
+import dev.millrace.jms.wire.XaRequests;
+import dev.millrace.protocol.ext.XaCodes;
+import dev.millrace.protocol.ext.XaPrepare;
+import dev.millrace.protocol.ext.XaXid;
+import jakarta.jms.JMSException;
+
+/**
+ * The client side of one XA transaction branch: the work of the sessions associated with it, until it is prepared
+ * or completed. Registered in its {@link XaResourceManager} by Xid, so that the sessions of several XAResources of
+ * one cluster can join it ({@code TMJOIN}).
+ *
+ * <h2>States (client side)</h2>
+ * <pre>
+ *          start(TMNOFLAGS)                 end(TMSUCCESS)
+ *  (none) -----------------> ASSOCIATED ------------------------> IDLE --prepare--> PREPARED --commit/rollback--> (none)
+ *                             |   ^  ^ start(TMJOIN)          |    |                (XaPrepare   (XaComplete to the
+ *              end(TMSUSPEND) |   |  +-----------------------+    |                 XA_OK)       coordinator)
+ *                             v   | start(TMRESUME)                |--prepare, nothing done: XA_RDONLY --> (none)
+ *                           SUSPENDED                              |--commit(onePhase): EndTxn commit --> (none)
+ *                                                                  |--rollback: EndTxn abort, redeliver --> (none)
+ *   end(TMFAIL) from ASSOCIATED or SUSPENDED: ROLLBACK_ONLY; prepare or commit then roll back and throw XA_RBROLLBACK
+ * </pre>
+ * ASSOCIATED and SUSPENDED are counted per XAResource ({@link #associated}, {@link #suspended}): the branch is IDLE
+ * when no resource has it associated or suspended. prepare and commit need it IDLE (else XAER_PROTO).
+ An XaPrepare that got no answer (the broker unreachable for the failover window) leaves the branch
+ * PREPARE_UNKNOWN ({@link Phase}): prepare throws XAER_RMFAIL, and the transaction manager's rollback then sends
+ * XaComplete ROLLBACK (XAER_NOTA from the broker means it was never prepared) and ends the branch here. A PREPARED
+ * branch keeps the topic deliveries it consumed until XaComplete's answer: committed, or delivered again on rollback.
+ *
+ * <h2>What goes to the broker when</h2>
+ * <ul>
+ *   <li>The branch runs as a broker transaction of a transactional id leased from its connection's
+ *       {@link XaProducers} (one id per branch, reused for later branches), on that id's own KafkaProducer. The
+ *       first send initialises the producer (InitProducerId) and begins the transaction; sends are checked at
+ *       prepare or commit.</li>
+ *   <li>Messages consumed by an associated session are handed to the branch when the association ends (end with
+ *       any flag). At prepare (or one-phase commit) queue messages are held for the transaction on their
+ *       share-partition leaders (TxnShareAcknowledge: the commit marker accepts them, the abort releases them) and
+ *       durable-subscription offsets are added to it (AddOffsetsToTxn + TxnOffsetCommit), as a transacted session
+ *       does at commit.</li>
+ *   <li>prepare: flush, check the sends, holds and offsets, then {@link XaPrepare} (producer id -1: kafka-clients
+ *       does not expose it) to the id's coordinator; on XA_OK the producer is closed (its id now belongs to the
+ *       branch on the broker) and the transactional id goes back to the pool. A branch that did nothing on the
+ *       broker answers XA_RDONLY without a request.</li>
+ *   <li>commit(onePhase): the same steps, then EndTxn commit (kafka-clients commitTransaction); a branch that only
+ *       consumed acknowledges its messages as a transacted session's commit does. The producer goes back to the
+ *       pool for the next branch.</li>
+ *   <li>rollback before prepare: EndTxn abort (kafka-clients abortTransaction) and the consumed messages are
+ *       delivered again. After prepare, commit and rollback are {@code XaComplete} requests
+ *       ({@link MillraceXAResource}).</li>
+ * </ul>
+ *
+ * <p>Thread-safe: every method synchronizes on the branch (a transaction manager may prepare on another thread than
+ * the application's).
+ */
+final class XaBranch {
+
+    /** Where the branch is in its life on the client. */
+    enum Phase {
+        /** Work may still join it. */
+        OPEN,
+        /** XaPrepare was sent and its answer was lost: the broker may hold it prepared. */
+        PREPARE_UNKNOWN,
+        /** The broker holds it prepared under {@link #transactionalId}. */
+        PREPARED
+    }
+
+    private final XaXid xid;
+    private final XaResourceManager manager;
+    private final MillraceXAConnection connection;
+    private final int timeoutMs;
+    private final Set<MillraceXAResource> associated = new HashSet<>();
+    private final Set<MillraceXAResource> suspended = new HashSet<>();
+    private final Map<MillraceMessageConsumer, List<Delivery>> consumed = new LinkedHashMap<>();
+    private final List<Future<RecordMetadata>> sends = new ArrayList<>();
+    private Phase phase = Phase.OPEN;
+    private boolean rollbackOnly;
+    private XaProducers.Lease lease;
+    private boolean began;
+    /** Queue messages were held for the broker transaction (which that began it, if nothing else had). */
+    private boolean held;
+    /** The transactional id the broker holds the branch under, once XaPrepare was sent. */
+    private String preparedId;
+
+    XaBranch(XaXid xid, XaResourceManager manager, MillraceXAConnection connection, int timeoutMs) {
+        this.xid = xid;
+        this.manager = manager;
+        this.connection = connection;
+        this.timeoutMs = timeoutMs;
+    }
+
+    XaXid xid() {
+        return xid;
+    }
+
+    synchronized Phase phase() {
+        return phase;
+    }
+
+    /** The transactional id of a prepared branch (or one whose prepare got no answer); null before. */
+    synchronized String transactionalId() {
+        return preparedId;
+    }
+
+    // ---- associations (start / end)
+
+    synchronized void associate(MillraceXAResource resource, int flags) throws XAException {
+        if (phase != Phase.OPEN) {
+            throw MillraceXAResource.xa(XAException.XAER_PROTO, "branch " + xid + " is " + phase
+                    + ": no work can join it");
+        }
+        if (flags == XAResource.TMRESUME) {
+            if (!suspended.remove(resource)) {
+                throw MillraceXAResource.xa(XAException.XAER_PROTO, "branch " + xid
+                        + " is not suspended by this XAResource: TMRESUME resumes a branch it suspended");
+            }
+        } else if (flags == XAResource.TMJOIN) {
+            if (rollbackOnly) {
+                throw MillraceXAResource.xa(XAException.XA_RBROLLBACK, "branch " + xid
+                        + " was marked rollback-only (end with TMFAIL)");
+            }
+            if (associated.contains(resource) || suspended.contains(resource)) {
+                throw MillraceXAResource.xa(XAException.XAER_PROTO, "this XAResource already works on branch "
+                        + xid + (suspended.contains(resource) ? " (suspended: resume it with TMRESUME)" : ""));
+            }
+        }
+        associated.add(resource);
+    }
+
+    /** Ends {@code resource}'s association ({@code flags}: TMSUCCESS, TMFAIL or TMSUSPEND), taking its consumed work. */
+    synchronized void dissociate(MillraceXAResource resource, int flags,
+                                 Map<MillraceMessageConsumer, List<Delivery>> work) throws XAException {
+        boolean wasAssociated = associated.remove(resource);
+        if (!wasAssociated && (flags == XAResource.TMSUSPEND || !suspended.remove(resource))) {
+            throw MillraceXAResource.xa(XAException.XAER_PROTO, "this XAResource is not "
+                    + (flags == XAResource.TMSUSPEND ? "associated with" : "associated with nor suspended on")
+                    + " branch " + xid);
+        }
+        work.forEach((consumer, deliveries) -> consumed.computeIfAbsent(consumer, c -> new ArrayList<>())
+                .addAll(deliveries));
+        if (flags == XAResource.TMSUSPEND) {
+            suspended.add(resource);
+        } else if (flags == XAResource.TMFAIL) {
+            rollbackOnly = true;
+        }
+    }
+
+    synchronized boolean isAssociatedWith(MillraceXAResource resource) {
+        return associated.contains(resource);
+    }
+
+    // ---- work
+
+    /** The producer for a send in this branch; the broker transaction begins here if it has not yet. */
+    synchronized KafkaProducer<byte[], byte[]> producerForSend() throws JMSException {
+        if (phase != Phase.OPEN) {
+            throw new jakarta.jms.IllegalStateException("XA branch " + xid + " is " + phase + ": no more sends");
+        }
+        try {
+            beginIfNeeded();
+        } catch (KafkaException e) {
+            discardProducer();
+            throw JmsExceptions.fromClient("begin the transaction of XA branch " + xid, e);
+        }
+        return lease.producer();
+    }
+
+    synchronized void sent(Future<RecordMetadata> send) {
+        sends.add(send);
+    }
+
+    private void initIfNeeded() {
+        if (lease == null) {
+            lease = connection.producers().take(timeoutMs);
+        } else if (lease.producer() == null) {
+            lease = connection.producers().withProducer(lease);
+        }
+    }
+
+    private void beginIfNeeded() {
+        initIfNeeded();
+        if (!began) {
+            lease.producer().beginTransaction();
+            began = true;
+        }
+    }
+
+    // ---- completion
+
+    /** XA prepare: see the class comment. Returns XA_OK or XA_RDONLY. */
+    synchronized int prepare(XaRequests requests) throws XAException {
+        checkIdle("prepare");
+        if (rollbackOnly) {
+            rollback();
+            throw MillraceXAResource.xa(XAException.XA_RBROLLBACK, "branch " + xid
+                    + " was marked rollback-only (end with TMFAIL): rolled back");
+        }
+        if (!began && !hasBrokerWork()) {
+            finishConsumedOutsideBroker();
+            endLocally();
+            return XAResource.XA_RDONLY;
+        }
+        List<MillraceMessageConsumer> topicConsumers = addWorkToTransaction();
+        XaPrepare.Response r;
+        phase = Phase.PREPARE_UNKNOWN;
+        preparedId = lease.transactionalId();
+        try {
+            r = requests.prepare(new XaPrepare.Request(lease.transactionalId(), -1, (short) -1, xid));
+        } catch (JMSException e) {
+            throw MillraceXAResource.xa(XAException.XAER_RMFAIL, "prepare of branch " + xid
+                    + " got no answer; its outcome is unknown until it is rolled back: " + e.getMessage(), e);
+        }
+        if (r.xaCode() != XaCodes.XA_OK) {
+            boolean rolledBack = r.xaCode() >= XAException.XA_RBBASE && r.xaCode() <= XAException.XA_RBEND;
+            phase = Phase.OPEN;
+            preparedId = null;
+            if (rolledBack) {
+                rollback();
+            }
+            throw MillraceXAResource.xa(r.xaCode(), "prepare of branch " + xid + ": " + XaCodes.name(r.xaCode())
+                    + " " + r.errorMessage());
+        }
+        phase = Phase.PREPARED;
+        // the producer id now belongs to the branch: this producer is done (the abort its close sends is refused);
+        // the transactional id can serve the next branch at once (its next InitProducerId leaves this one alone)
+        began = false;
+        discardProducer();
+        connection.producers().giveBack(lease);
+        lease = null;
+        // the queue messages are the broker's now (its markers accept or release them); topic messages stay here
+        // until the outcome is known: committed, or delivered again (completedOnBroker)
+        consumed.keySet().retainAll(topicConsumers);
+        return XAResource.XA_OK;
+    }
+
+    /** XA commit with onePhase: see the class comment. */
+    synchronized void commitOnePhase() throws XAException {
+        checkIdle("commit (one phase)");
+        if (rollbackOnly) {
+            rollback();
+            throw MillraceXAResource.xa(XAException.XA_RBROLLBACK, "branch " + xid
+                    + " was marked rollback-only (end with TMFAIL): rolled back");
+        }
+        if (!began) {
+            acknowledgeConsumed();
+            endLocally();
+            return;
+        }
+        List<MillraceMessageConsumer> topicConsumers = addWorkToTransaction();
+        try {
+            lease.producer().commitTransaction();
+        } catch (KafkaException e) {
+            if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
+                discardProducer();
+                throw MillraceXAResource.xa(XAException.XAER_RMFAIL, "the commit of branch " + xid
+                        + " got no answer: the broker commits or aborts all of it", e);
+            }
+            rollback();
+            throw MillraceXAResource.xa(XAException.XA_RBROLLBACK, "branch " + xid + " was rolled back instead of"
+                    + " committed: " + e, e);
+        }
+        began = false;
+        for (MillraceMessageConsumer c : topicConsumers) {
+            committedQuietly(c);
+        }
+        consumed.clear();
+        endLocally();
+    }
+
+    /** Rolls back a branch that was not prepared: the broker transaction aborts, consumed messages come again. */
+    synchronized void rollback() {
+        if (lease != null && lease.producer() != null && began) {
+            try {
+                lease.producer().abortTransaction();
+            } catch (KafkaException e) {
+                discardProducer(); // fenced or failed: the broker aborts it (or did)
+            }
+        } else if (held) {
+            // holds began the broker transaction without the producer knowing: a new producer's InitProducerId
+            // for the id aborts it
+            discardProducer();
+        }
+        began = false;
+        held = false;
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+            try {
+                e.getKey().redeliver(e.getValue());
+            } catch (JMSException ignored) {
+                // the consumer is gone: its messages come back when their locks expire
+            }
+        }
+        consumed.clear();
+        endLocally();
+    }
+
+    /**
+     * The broker completed the branch (after prepare, or after a prepare whose answer was lost): the topic messages
+     * it consumed are committed ({@code committed} true) or delivered again (false; null: the outcome is not known
+     * here, they are left as they are); a producer that may still hold the lost prepare's transaction is discarded.
+     */
+    synchronized void completedOnBroker(Boolean committed) {
+        if (began) {
+            discardProducer();
+        }
+        if (committed != null) {
+            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+                try {
+                    if (committed) {
+                        e.getKey().committedInTransaction(e.getValue());
+                    } else {
+                        e.getKey().redeliver(e.getValue());
+                    }
+                } catch (JMSException ignored) {
+                    // the consumer is gone
+                }
+            }
+        }
+        consumed.clear();
+        endLocally();
+    }
+
+    synchronized boolean isIdle() {
+        return associated.isEmpty() && suspended.isEmpty();
+    }
+
+    private void checkIdle(String what) throws XAException {
+        if (phase != Phase.OPEN) {
+            throw MillraceXAResource.xa(XAException.XAER_PROTO, what + " of branch " + xid + ", which is " + phase);
+        }
+        if (!isIdle()) {
+            throw MillraceXAResource.xa(XAException.XAER_PROTO, what + " of branch " + xid + " while "
+                    + (associated.isEmpty() ? "suspended" : "associated") + ": end it first");
+        }
+    }
+
+    /** Whether the consumed messages need the broker transaction (queues, durable subscriptions). */
+    private boolean hasBrokerWork() {
+        for (MillraceMessageConsumer c : consumed.keySet()) {
+            if (c.isQueueConsumer() || c.transactionOffsets(consumed.get(c)) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Flushes and checks the sends, holds the queue messages for the transaction and adds the durable offsets;
+     * returns the topic consumers to tell after the commit. A failure rolls the branch back and throws XA_RBROLLBACK.
+     */
+    private List<MillraceMessageConsumer> addWorkToTransaction() throws XAException {
+        List<MillraceMessageConsumer> topicConsumers = new ArrayList<>();
+        try {
+            initIfNeeded();
+            KafkaProducer<byte[], byte[]> producer = lease.producer();
+            producer.flush();
+            long waitMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
+            for (Future<RecordMetadata> send : sends) {
+                send.get(waitMs, TimeUnit.MILLISECONDS);
+            }
+            for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+                if (e.getKey().isQueueConsumer()) {
+                    held = true;
+                }
+                if (e.getKey().acceptInTransaction(connection.extensions(), lease.transactionalId(), e.getValue())) {
+                    continue;
+                }
+                var offsets = e.getKey().transactionOffsets(e.getValue());
+                if (offsets != null && !offsets.getValue().isEmpty()) {
+                    beginIfNeeded();
+                    producer.sendOffsetsToTransaction(offsets.getValue(), new ConsumerGroupMetadata(offsets.getKey()));
+                }
+                topicConsumers.add(e.getKey());
+            }
+            return topicConsumers;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            rollback();
+            throw MillraceXAResource.xa(XAException.XA_RBROLLBACK, "branch " + xid + " was rolled back: its work"
+                    + " could not be added to its broker transaction: " + cause, cause);
+        } finally {
+            sends.clear();
+        }
+    }
+
+    /** Non-durable topic messages only: nothing on the broker, acknowledged now. */
+    private void finishConsumedOutsideBroker() {
+        for (MillraceMessageConsumer c : consumed.keySet()) {
+            committedQuietly(c);
+        }
+        consumed.clear();
+    }
+
+    private void acknowledgeConsumed() throws XAException {
+        for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
+            try {
+                e.getKey().acknowledge(e.getValue(), true);
+            } catch (JMSException failure) {
+                rollback();
+                throw MillraceXAResource.xa(XAException.XA_RBROLLBACK, "branch " + xid + " was rolled back: the"
+                        + " messages it consumed could not be acknowledged: " + failure.getMessage(), failure);
+            }
+        }
+        consumed.clear();
+    }
+
+    private void committedQuietly(MillraceMessageConsumer c) {
+        try {
+            c.committedInTransaction(consumed.getOrDefault(c, List.of()));
+        } catch (JMSException ignored) {
+            // bookkeeping of a consumer that is gone
+        }
+    }
+
+    /** The branch is over on this client: its transactional id (and producer, if reusable) go back to the pool. */
+    private void endLocally() {
+        if (lease != null) {
+            if (began) {
+                discardProducer();
+            }
+            connection.producers().giveBack(lease);
+            lease = null;
+        }
+        manager.forget(this);
+    }
+
+    private void discardProducer() {
+        if (lease != null && lease.producer() != null) {
+            try {
+                lease.producer().close(Duration.ZERO);
+            } catch (KafkaException ignored) {
+                // closing anyway
+            }
+            lease = lease.withoutProducer();
+        }
+        began = false;
+    }
+
+    @Override
+    public String toString() {
+        return "XaBranch[" + xid + "]";
+    }
+}
