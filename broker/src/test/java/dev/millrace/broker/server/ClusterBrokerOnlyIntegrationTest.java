@@ -155,8 +155,6 @@ class ClusterBrokerOnlyIntegrationTest {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return TestBrokers.freePort();
     }
 }

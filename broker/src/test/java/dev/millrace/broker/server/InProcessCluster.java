@@ -208,16 +208,7 @@ final class InProcessCluster implements AutoCloseable {
         }
     }
 
-    /** Ports handed out in this JVM: the kernel may offer a just-closed port again, and two nodes must never share one. */
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
     private static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket socket = new ServerSocket(0)) {
-                if (HANDED_OUT.add(socket.getLocalPort())) {
-                    return socket.getLocalPort();
-                }
-            }
-        }
+        return TestBrokers.freePort();
     }
 }

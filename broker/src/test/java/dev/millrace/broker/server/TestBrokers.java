@@ -36,9 +36,26 @@ final class TestBrokers {
         return "127.0.0.1:" + broker.boundAddress().getPort();
     }
 
+    /**
+     * A port for a test node to listen on: chosen at random below the kernel's ephemeral range (32768 and up here),
+     * where outgoing connections of this and the other test JVM take their local ports and could take it between
+     * this choice and the bind, checked bindable on 127.0.0.1, and never handed out twice in this JVM.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        while (true) {
+            int port = 15_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(17_000);
+            if (!HANDED_OUT.add(port)) {
+                continue;
+            }
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+                return port;
+            } catch (IOException taken) {
+                // in use: try another
+            }
         }
     }
+
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 }
