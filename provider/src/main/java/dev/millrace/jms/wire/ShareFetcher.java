@@ -821,8 +821,10 @@ public final class ShareFetcher implements Fetcher {
         if (!fetchTopic.partitions().isEmpty()) {
             data.topics().add(fetchTopic);
         }
-        LOG.trace("{} {}: ShareFetch to node {}, epoch {}, partitions {}, room {}", memberId, topic,
-                l.broker.nodeId(), l.sessionEpoch, l.partitions, room);
+        if (LOG.isTraceEnabled()) { // every fetch: no argument array or boxing unless traced
+            LOG.trace("{} {}: ShareFetch to node {}, epoch {}, partitions {}, room {}", memberId, topic,
+                    l.broker.nodeId(), l.sessionEpoch, l.partitions, room);
+        }
         l.sessionEpoch = ShareRequestMetadata.nextEpoch(l.sessionEpoch);
         l.fetchInFlight = true;
         l.riding = riding;
@@ -840,7 +842,6 @@ public final class ShareFetcher implements Fetcher {
                         leaderLost(l);
                         return;
                     }
-                    LOG.trace("{} {}: ShareFetch at node {} answered", memberId, topic, l.broker.nodeId());
                     onFetched(l, response.data());
                 });
     }
