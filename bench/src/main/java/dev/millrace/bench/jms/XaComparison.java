@@ -1,0 +1,182 @@
+package dev.millrace.bench.jms;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.apache.activemq.artemis.jms.client.ActiveMQXAConnectionFactory;
+import org.h2.jdbcx.JdbcDataSource;
+
+import com.arjuna.ats.arjuna.common.arjPropertyManager;
+
+import dev.millrace.bench.e2e.BrokerNode;
+import dev.millrace.bench.e2e.Cleanup;
+import dev.millrace.jms.MillraceXAConnectionFactory;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.XAConnectionFactory;
+import jakarta.transaction.TransactionManager;
+
+/**
+ * The XA comparison of issue 24: consume-one, send-one, insert-one-row global transactions per second
+ * ({@link XaTransfers}) with Millrace and with Apache ActiveMQ Artemis 2.40 (embedded in a JVM of its own, its
+ * {@code ActiveMQXAConnectionFactory}), the same transaction manager (Narayana JTA, standalone, in this JVM, its
+ * object store under the work directory) and the same database (H2, file-based under the work directory, one table per
+ * broker), at 1 and 4 threads, in one run. Brokers are started as {@link JmsBrokers} starts them, one at a time
+ * (Millrace first unless {@code --artemis-first}), each stopped before the next starts.
+ *
+ * <pre>
+ *   mvn -B -q package -DskipTests
+ *   java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp bench/target/millrace-bench.jar dev.millrace.bench.jms.XaComparison
+ *       [--threads 1,4] [--transactions N] [--warmup N] [--artemis-first] [--only millrace|artemis]
+ *       [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
+ * </pre>
+ *
+ * <p>{@code --transactions} is the measured count per thread count (split over the threads), {@code --warmup} the
+ * unmeasured count per thread before it. After the runs it checks that every transaction left one row and one output
+ * message. Prints a Markdown table with Millrace/Artemis ratios and the target (Millrace &ge; 1.5x Artemis). Exits 0
+ * when every run produced figures and the checks held, 1 otherwise, 2 on bad arguments.
+ */
+public final class XaComparison {
+
+    private static final String USAGE = "usage: XaComparison [--threads 1,4] [--transactions N] [--warmup N] "
+            + "[--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]";
+
+    private XaComparison() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean artemisFirst = false;
+        boolean keep = false;
+        String only = null;
+        List<Integer> threadCounts = List.of(1, 4);
+        int transactions = 4_000;
+        int warmup = 500;
+        List<String> millraceSettings = new ArrayList<>(List.of("group.share.auto.offset.reset=earliest"));
+        Path home = Path.of("").toAbsolutePath();
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--artemis-first" -> artemisFirst = true;
+                    case "--keep" -> keep = true;
+                    case "--only" -> only = args[++i];
+                    case "--home" -> home = Path.of(args[++i]).toAbsolutePath();
+                    case "--millrace-set" -> millraceSettings.add(args[++i]);
+                    case "--threads" -> threadCounts = java.util.Arrays.stream(args[++i].split(","))
+                            .map(Integer::parseInt).toList();
+                    case "--transactions" -> transactions = Integer.parseInt(args[++i]);
+                    case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+                }
+            }
+        } catch (RuntimeException e) {
+            System.err.println(e.getMessage() + "; " + USAGE);
+            System.exit(2);
+        }
+        Path workDir = Files.createTempDirectory("millrace-xa-");
+        Cleanup cleanup = new Cleanup(workDir, keep);
+        Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "xa-cleanup"));
+        System.out.println("XA comparison (issue 24) " + LocalDateTime.now() + ", work directory " + workDir
+                + ", threads " + threadCounts + ", " + transactions + " measured and " + warmup
+                + " warm-up transactions per thread count");
+        arjPropertyManager.getObjectStoreEnvironmentBean().setObjectStoreDir(workDir.resolve("narayana").toString());
+        arjPropertyManager.getCoreEnvironmentBean().setNodeIdentifier("millrace-xa-bench");
+        TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
+        JdbcDataSource database = new JdbcDataSource();
+        database.setURL("jdbc:h2:" + workDir.resolve("h2").resolve("bench") + ";DB_CLOSE_DELAY=-1");
+
+        JmsBrokers.Options options = new JmsBrokers.Options(artemisFirst, keep, only, millraceSettings, home);
+        Map<String, Map<Integer, XaTransfers.Result>> results = new LinkedHashMap<>();
+        boolean failed = false;
+        try {
+            for (String name : options.order()) {
+                BrokerNode node = JmsBrokers.startNode(name, options, workDir.resolve(name), cleanup);
+                try {
+                    results.put(node.name(), runBroker(node, tm, database, threadCounts, transactions, warmup));
+                } catch (Exception e) {
+                    failed = true;
+                    System.out.println("  " + node.name() + " failed: " + e);
+                    e.printStackTrace(System.out);
+                    node.printLogTail(30);
+                } finally {
+                    node.stop();
+                }
+            }
+        } finally {
+            cleanup.run();
+        }
+        System.out.println();
+        System.out.print(table(results, threadCounts));
+        System.exit(failed || results.size() != options.order().size() ? 1 : 0);
+    }
+
+    private static Map<Integer, XaTransfers.Result> runBroker(BrokerNode node, TransactionManager tm,
+                                                              JdbcDataSource database, List<Integer> threadCounts,
+                                                              int transactions, int warmup) throws Exception {
+        System.out.println(node.name() + ":");
+        ConnectionFactory plain = JmsBrokers.factory(node.name(), node.bootstrap());
+        XAConnectionFactory xa = switch (node.name()) {
+            case "Millrace" -> new MillraceXAConnectionFactory(node.bootstrap());
+            // consumerWindowSize=0: the input is filled before the run, and with its default 1 MiB window the
+            // first of several XA consumers would buffer all of it and leave the others starving
+            case "Artemis" -> new ActiveMQXAConnectionFactory("tcp://" + node.bootstrap() + "?consumerWindowSize=0");
+            default -> throw new IllegalArgumentException(node.name());
+        };
+        String prefix = "xa" + node.name().toLowerCase(Locale.ROOT);
+        XaTransfers transfers = new XaTransfers(plain, xa, tm, database, prefix, 256);
+        // each thread count's runs get their input in one fill; the table is shared with the other broker's runs,
+        // its ids prefixed by the broker's name
+        long total = 0;
+        for (int threads : threadCounts) {
+            total += (long) threads * warmup + perThread(transactions, threads) * (long) threads;
+        }
+        long rowsBefore = transfers.rows();
+        transfers.fill(Math.toIntExact(total));
+        System.out.println("  filled " + prefix + ".in with " + total + " messages");
+        Map<Integer, XaTransfers.Result> byThreads = new LinkedHashMap<>();
+        for (int threads : threadCounts) {
+            byThreads.put(threads, transfers.run(threads, warmup, perThread(transactions, threads),
+                    line -> System.out.println("  " + line)));
+        }
+        long rows = transfers.rows() - rowsBefore;
+        long outputs = transfers.drainOutput();
+        System.out.println("  check: " + total + " transactions, " + rows + " rows, " + outputs + " output messages");
+        if (rows != total || outputs != total) {
+            throw new IllegalStateException(node.name() + ": " + total + " committed transactions left " + rows
+                    + " rows and " + outputs + " output messages");
+        }
+        return byThreads;
+    }
+
+    private static int perThread(int transactions, int threads) {
+        return Math.max(1, transactions / threads);
+    }
+
+    static String table(Map<String, Map<Integer, XaTransfers.Result>> results, List<Integer> threadCounts) {
+        StringBuilder out = new StringBuilder(
+                "| threads | Millrace tx/s | Artemis tx/s | ratio (target >= 1.5) | Millrace p50 / p99 ms "
+                        + "| Artemis p50 / p99 ms |\n|---:|---:|---:|---:|---|---|\n");
+        Map<Integer, XaTransfers.Result> m = results.getOrDefault("Millrace", Map.of());
+        Map<Integer, XaTransfers.Result> a = results.getOrDefault("Artemis", Map.of());
+        for (int threads : threadCounts) {
+            XaTransfers.Result mr = m.get(threads);
+            XaTransfers.Result ar = a.get(threads);
+            out.append("| ").append(threads)
+                    .append(" | ").append(mr == null ? "-" : String.format(Locale.ROOT, "%,.0f", mr.perSecond()))
+                    .append(" | ").append(ar == null ? "-" : String.format(Locale.ROOT, "%,.0f", ar.perSecond()))
+                    .append(" | ").append(mr == null || ar == null ? "-"
+                            : String.format(Locale.ROOT, "%.2f", mr.perSecond() / ar.perSecond()))
+                    .append(" | ").append(latency(mr)).append(" | ").append(latency(ar)).append(" |\n");
+        }
+        return out.toString();
+    }
+
+    private static String latency(XaTransfers.Result r) {
+        return r == null ? "-" : String.format(Locale.ROOT, "%.2f / %.2f", r.latency().getValueAtPercentile(50) / 1e6,
+                r.latency().getValueAtPercentile(99) / 1e6);
+    }
+}
