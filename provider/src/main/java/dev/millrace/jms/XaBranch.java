@@ -246,8 +246,7 @@ final class XaBranch {
         // the producer id now belongs to the branch: this producer is done (the abort its close sends is refused);
         // the transactional id can serve the next branch at once (its next InitProducerId leaves this one alone)
         began = false;
-        discardProducer();
-        connection.producers().giveBack(lease);
+        connection.producers().retire(lease); // closes this producer, makes the id's next one in the background
         lease = null;
         // the queue messages are the broker's now (its markers accept or release them); topic messages stay here
         // until the outcome is known: committed, or delivered again (completedOnBroker)

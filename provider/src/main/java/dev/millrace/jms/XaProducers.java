@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
@@ -15,8 +19,15 @@ import dev.millrace.jms.wire.KafkaClients;
  * id>-<n>}. A branch leases one for its life on the client and gives it back when it is prepared (the id can serve
  * the next branch at once: its next InitProducerId gets a new producer id and leaves the prepared branch alone) or
  * completed. A producer that ended its transaction with commit or abort is kept with its id for the next branch;
- * after a prepare the producer is closed (its producer id belongs to the branch) and the next lease makes a new
- * one. So the ids in use stay as many as the branches open at once.
+ * after a prepare the producer is closed (its producer id belongs to the branch) and a new one is made for the id
+ * in the background ({@link #retire}), so that the next branch finds it initialised: a new KafkaProducer costs
+ * several round trips (bootstrap, FindCoordinator, a connection to the coordinator, InitProducerId, metadata) that
+ * would otherwise sit inside the next transaction. So the ids in use stay as many as the branches open at once.
+ *
+ * <p>The background work runs on one thread per connection, started on the first prepare and ended after 30 s
+ * without work. XA producers retry after {@value #RETRY_BACKOFF_MS} ms rather than kafka-clients' 100 ms (growing
+ * to its 1 s maximum when retries repeat): a new producer's first request to the coordinator it just found waits
+ * one back-off for the connection, which would otherwise be 100 ms in every new producer's start.
  *
  * <p>Thread-safe.
  */
@@ -30,15 +41,27 @@ final class XaProducers implements AutoCloseable {
         }
     }
 
+    /** retry.backoff.ms of XA producers (see the class comment). */
+    static final int RETRY_BACKOFF_MS = 10;
+
     private final ConnectionSettings settings;
     private final String prefix;
     private final Deque<Lease> free = new ArrayDeque<>();
+    /** Ids whose new producer is being made in the background, oldest first; never completed exceptionally. */
+    private final Deque<CompletableFuture<Lease>> warming = new ArrayDeque<>();
+    private final ThreadPoolExecutor warmer;
     private int next;
     private boolean closed;
 
     XaProducers(ConnectionSettings settings, String connectionId) {
         this.settings = settings;
         this.prefix = "millrace-xa-" + connectionId + "-";
+        this.warmer = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "millrace-xa-producers-" + connectionId);
+            t.setDaemon(true);
+            return t;
+        });
+        warmer.allowCoreThreadTimeOut(true);
     }
 
     /**
@@ -48,14 +71,21 @@ final class XaProducers implements AutoCloseable {
      */
     Lease take(int timeoutMs) {
         Lease lease;
+        CompletableFuture<Lease> warmed = null;
         synchronized (this) {
             if (closed) {
                 throw new KafkaException("the XA connection is closed");
             }
             lease = free.pollFirst();
             if (lease == null) {
+                warmed = warming.pollFirst();
+            }
+            if (lease == null && warmed == null) {
                 lease = new Lease(prefix + (++next), null, timeoutMs);
             }
+        }
+        if (warmed != null) {
+            lease = warmed.join();
         }
         if (lease.producer() != null && lease.timeoutMs() != timeoutMs) {
             close(lease.producer());
@@ -66,18 +96,54 @@ final class XaProducers implements AutoCloseable {
 
     /** {@code lease} with a new initialised producer (its last one was discarded). */
     Lease withProducer(Lease lease) {
-        KafkaProducer<byte[], byte[]> producer = KafkaClients.transactionalProducer(settings, lease.transactionalId(),
-                lease.transactionalId(), lease.timeoutMs());
         try {
-            producer.initTransactions();
+            return initialised(lease);
         } catch (KafkaException e) {
-            close(producer);
             synchronized (this) {
                 free.addLast(lease.withoutProducer());
             }
             throw e;
         }
+    }
+
+    private Lease initialised(Lease lease) {
+        KafkaProducer<byte[], byte[]> producer = KafkaClients.transactionalProducer(settings, lease.transactionalId(),
+                lease.transactionalId(), lease.timeoutMs(), RETRY_BACKOFF_MS);
+        try {
+            producer.initTransactions();
+        } catch (KafkaException e) {
+            close(producer);
+            throw e;
+        }
         return new Lease(lease.transactionalId(), producer, lease.timeoutMs());
+    }
+
+    /**
+     * Takes back the lease of a prepared branch: its producer is closed (its producer id belongs to the branch) and
+     * a new one is initialised for the transactional id in the background, for the next {@link #take}. A failed
+     * initialisation leaves the id without a producer: the taker initialises it (and sees the failure).
+     */
+    void retire(Lease lease) {
+        Lease bare = lease.withoutProducer();
+        KafkaProducer<byte[], byte[]> old = lease.producer();
+        synchronized (this) {
+            if (!closed) {
+                warming.addLast(CompletableFuture.supplyAsync(() -> {
+                    if (old != null) {
+                        close(old);
+                    }
+                    try {
+                        return initialised(bare);
+                    } catch (KafkaException e) {
+                        return bare;
+                    }
+                }, warmer));
+                return;
+            }
+        }
+        if (old != null) {
+            close(old);
+        }
     }
 
     /** Gives {@code lease} back; its producer, if any, must have no open transaction. */
@@ -109,7 +175,16 @@ final class XaProducers implements AutoCloseable {
             closed = true;
             toClose = new ArrayDeque<>(free);
             free.clear();
+            for (CompletableFuture<Lease> w : warming) {
+                w.thenAccept(l -> {
+                    if (l.producer() != null) {
+                        close(l.producer());
+                    }
+                });
+            }
+            warming.clear();
         }
+        warmer.shutdown();
         for (Iterator<Lease> it = toClose.iterator(); it.hasNext(); ) {
             Lease l = it.next();
             if (l.producer() != null) {

@@ -60,7 +60,21 @@ public final class KafkaClients {
     public static KafkaProducer<byte[], byte[]> transactionalProducer(ConnectionSettings s, String clientId,
                                                                       String transactionalId,
                                                                       int transactionTimeoutMs) {
+        return transactionalProducer(s, clientId, transactionalId, transactionTimeoutMs, -1);
+    }
+
+    /**
+     * A transactional producer as above whose retries start after {@code retryBackoffMs} (kafka-clients' default of
+     * 100 ms when negative), growing to kafka-clients' maximum of 1 s.
+     */
+    public static KafkaProducer<byte[], byte[]> transactionalProducer(ConnectionSettings s, String clientId,
+                                                                      String transactionalId,
+                                                                      int transactionTimeoutMs,
+                                                                      int retryBackoffMs) {
         Map<String, Object> c = common(s, clientId);
+        if (retryBackoffMs >= 0) {
+            c.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, retryBackoffMs);
+        }
         c.put(ProducerConfig.ACKS_CONFIG, "all");
         c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);

@@ -53,6 +53,12 @@ public final class XaRequests {
     private final ExtensionClient client;
     private final ConnectionSettings settings;
     private final RetryWindow window;
+    /**
+     * The coordinator that last answered a prepare for a transactional id: a connection's ids serve branch after
+     * branch, and looking the coordinator up (DescribeTransactions and the metadata) would cost three round trips a
+     * prepare. Dropped when a call to it fails or is answered with a retriable error.
+     */
+    private final Map<String, Node> coordinators = new java.util.concurrent.ConcurrentHashMap<>();
 
     public XaRequests(Admin admin, ExtensionClient client, ConnectionSettings settings) {
         this.admin = admin;
@@ -64,26 +70,46 @@ public final class XaRequests {
     /** XaPrepare to the coordinator of the request's transactional id; the answer as the broker gave it. */
     public XaPrepare.Response prepare(XaPrepare.Request request) throws JMSException {
         return window.call("prepare XA branch " + request.xid(), () -> {
-            Node to = coordinator(request.transactionalId());
-            XaPrepare.Response r = XaPrepare.Response.read(call(to, ExtensionApi.XA_PREPARE, XaPrepare.VERSION,
-                    request.toStruct()));
-            maybeRetry(r.errorCode(), "XaPrepare");
+            String id = request.transactionalId();
+            Node to = coordinators.get(id);
+            if (to == null) {
+                to = coordinator(id);
+            }
+            XaPrepare.Response r;
+            try {
+                r = XaPrepare.Response.read(call(to, ExtensionApi.XA_PREPARE, XaPrepare.VERSION, request.toStruct()));
+                maybeRetry(r.errorCode(), "XaPrepare");
+            } catch (IOException | JMSException e) {
+                coordinators.remove(id); // moved, or gone: the retry looks it up
+                throw e;
+            }
+            coordinators.put(id, to);
             return r;
         });
     }
 
     /**
      * XaComplete to {@code coordinator}, or, when it is null or no longer the coordinator, to the coordinator of
-     * the request's transactional id.
+     * the request's transactional id (the one that answered its last prepare here, else looked up).
      */
     public XaComplete.Response complete(XaComplete.Request request, Node coordinator) throws JMSException {
         Node[] target = {coordinator};
         return window.call(request.action().name().toLowerCase() + " XA branch " + request.xid(), () -> {
-            Node to = target[0] != null ? target[0] : coordinator(request.transactionalId());
+            String id = request.transactionalId();
+            Node to = target[0] != null ? target[0] : coordinators.get(id);
+            if (to == null) {
+                to = coordinator(id);
+            }
             target[0] = null; // a retry looks the coordinator up
-            XaComplete.Response r = XaComplete.Response.read(call(to, ExtensionApi.XA_COMPLETE, XaComplete.VERSION,
-                    request.toStruct()));
-            maybeRetry(r.errorCode(), "XaComplete");
+            XaComplete.Response r;
+            try {
+                r = XaComplete.Response.read(call(to, ExtensionApi.XA_COMPLETE, XaComplete.VERSION,
+                        request.toStruct()));
+                maybeRetry(r.errorCode(), "XaComplete");
+            } catch (IOException | JMSException e) {
+                coordinators.remove(id);
+                throw e;
+            }
             return r;
         });
     }
