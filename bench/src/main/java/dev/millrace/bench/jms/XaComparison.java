@@ -120,9 +120,10 @@ public final class XaComparison {
         System.out.println(node.name() + ":");
         ConnectionFactory plain = JmsBrokers.factory(node.name(), node.bootstrap());
         XAConnectionFactory xa = switch (node.name()) {
-            case "Millrace" -> new MillraceXAConnectionFactory(node.bootstrap());
-            // consumerWindowSize=0: the input is filled before the run, and with its default 1 MiB window the
-            // first of several XA consumers would buffer all of it and leave the others starving
+            // no read-ahead on either side (Millrace prefetch=1, Artemis consumerWindowSize=0): the input is filled
+            // before the run, and with their defaults (1,000 messages, 1 MiB) the first XA consumers would take all
+            // of it ahead and leave the other threads waiting until they have worked through it
+            case "Millrace" -> millrace(node.bootstrap());
             case "Artemis" -> new ActiveMQXAConnectionFactory("tcp://" + node.bootstrap() + "?consumerWindowSize=0");
             default -> throw new IllegalArgumentException(node.name());
         };
@@ -150,6 +151,12 @@ public final class XaComparison {
                     + " rows and " + outputs + " output messages");
         }
         return byThreads;
+    }
+
+    private static MillraceXAConnectionFactory millrace(String bootstrap) {
+        MillraceXAConnectionFactory f = new MillraceXAConnectionFactory(bootstrap);
+        f.setPrefetch(1);
+        return f;
     }
 
     private static int perThread(int transactions, int threads) {

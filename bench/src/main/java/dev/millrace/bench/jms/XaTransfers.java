@@ -177,8 +177,16 @@ final class XaTransfers {
             for (int i = 0; i < measured; i++) {
                 long t0 = System.nanoTime();
                 transfer(xs, consumer, producer, db.getXAResource(), insert, name + "-m" + i);
-                latency.recordValue(System.nanoTime() - t0);
+                long took = System.nanoTime() - t0;
+                latency.recordValue(took);
+                if (took > 1_000_000_000L) {
+                    System.out.printf("  slow: %s-m%d took %,d ms (ended %s)%n", name, i, took / 1_000_000,
+                            java.time.LocalTime.now());
+                }
             }
+            // messages this consumer fetched ahead go back to the queue now, not when the last thread is done:
+            // the input holds exactly what the threads need, so another thread may be waiting for them
+            consumer.close();
             barrier.await(60, TimeUnit.MINUTES);
             return latency;
         } catch (Exception e) {
