@@ -82,11 +82,13 @@ class HostileInputFuzzIntegrationTest {
 
     private void fuzz() throws Exception {
         BrokerServer broker = TestBrokers.start(dataDir, Map.of("auto.create.topics.enable", "false",
-                "socket.request.max.bytes", String.valueOf(MAX_REQUEST_BYTES), "num.partitions", "3"));
+                "socket.request.max.bytes", String.valueOf(MAX_REQUEST_BYTES), "log.maintenance.interval.ms", "5000"));
         try {
             String bootstrap = TestBrokers.bootstrap(broker);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-                admin.createTopics(List.of(new NewTopic(FrameFuzzer.TOPIC, 3, (short) 1),
+                // retention keeps a long run's disk use bounded: fuzzed produce requests append for real
+                admin.createTopics(List.of(new NewTopic(FrameFuzzer.TOPIC, 3, (short) 1).configs(Map.of(
+                                "segment.bytes", String.valueOf(1 << 20), "retention.bytes", String.valueOf(8 << 20))),
                         new NewTopic("well-behaved", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
             }
             NetworkStats stats = broker.networkStats();
