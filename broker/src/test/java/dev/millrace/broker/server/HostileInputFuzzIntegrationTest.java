@@ -57,7 +57,7 @@ import dev.millrace.broker.network.NetworkStats;
 class HostileInputFuzzIntegrationTest {
 
     private static final int READ_TIMEOUT_MS = 30_000;
-    private static final int HEAP_MARGIN_MB = 96;
+    private static final int HEAP_MARGIN_MB = 64;
     private static final int MAX_REQUEST_BYTES = 1024 * 1024;
     private static final int CLIENT_THREADS = 2;
 
