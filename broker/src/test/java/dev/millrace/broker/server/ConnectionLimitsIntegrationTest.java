@@ -115,7 +115,8 @@ class ConnectionLimitsIntegrationTest {
         broker = TestBrokers.start(dataDir, Map.of("connections.max.idle.ms", "1500"));
         InetSocketAddress address = broker.boundAddress();
         NetworkStats stats = broker.networkStats();
-        try (WellBehavedClient client = new WellBehavedClient(TestBrokers.bootstrap(broker), "well-behaved")) {
+        try (LogCapture logs = new LogCapture();
+             WellBehavedClient client = new WellBehavedClient(TestBrokers.bootstrap(broker), "well-behaved")) {
             client.roundTrip(3);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                     TestBrokers.bootstrap(broker)))) {
@@ -147,6 +148,10 @@ class ConnectionLimitsIntegrationTest {
                 assertThat(connection.awaitClosedByBroker()).as("closed as idle").isTrue();
             }
             assertThat(stats.closed(CloseReason.IDLE)).isGreaterThanOrEqualTo(idle);
+            for (RawConnection connection : List.of(raw.get(0), raw.get(1), raw.get(2), raw.get(idle - 1))) {
+                assertThat(logs.linesWith("Closing connection from " + connection.localAddress() + " (IDLE)",
+                        "no bytes in or out for 1500 ms")).hasSize(1);
+            }
             assertThat(stats.closed(CloseReason.TRUNCATED_FRAME)).as("closed by the broker, not the client").isZero();
             assertThat(client.awaitMoreRounds(3, 30_000)).as("served; %s", client.failure()).isTrue();
             assertThat(client.failure()).isNull();

@@ -236,6 +236,7 @@ class HostileInputIntegrationTest {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                 }
             }
+            System.out.printf("slow reader: sent %d bytes; the broker held at most %d%n", sent, maxBuffered);
             assertThat(sent).as("the broker stopped reading").isLessThan(limit);
             assertThat(maxBuffered).as("bytes the broker held after %d bytes were sent", sent).isLessThan(bound);
             client.roundTrip(5);
