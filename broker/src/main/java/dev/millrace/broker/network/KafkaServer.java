@@ -50,12 +50,11 @@ import org.slf4j.LoggerFactory;
 public final class KafkaServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(KafkaServer.class);
-
-    private final String host;
-    private final int port;
     static final int WRITE_LOW_WATER_MARK_BYTES = 256 * 1024;
     static final int WRITE_HIGH_WATER_MARK_BYTES = 1024 * 1024;
 
+    private final String host;
+    private final int port;
     private final ConnectionLimits limits;
     private final NetworkStats stats = new NetworkStats();
     private final ConnectionCloser closer = new ConnectionCloser(stats);
