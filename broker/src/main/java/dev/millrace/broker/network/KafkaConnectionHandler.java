@@ -330,7 +330,11 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(response).addListener(done -> {
             writing = false;
             if (done.isSuccess()) {
-                maybeProcessNext(ctx);
+                try {
+                    maybeProcessNext(ctx);
+                } catch (RuntimeException | Error e) {
+                    closer.closeUnexpected(ctx.channel(), e); // Netty would only log it, leaving the slot stuck
+                }
             } else {
                 log.debug("Could not write a response to {}: {}", ctx.channel().remoteAddress(), done.cause().toString());
                 ctx.close();
