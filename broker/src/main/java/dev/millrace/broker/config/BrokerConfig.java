@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.millrace.broker.log.LogConfig;
+import dev.millrace.broker.network.ConnectionLimits;
 import dev.millrace.broker.share.ShareGroupConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -239,9 +240,30 @@ public final class BrokerConfig {
     @Min(0)
     int messageMaxBytes = 1024 * 1024 + 12 + 49;
 
-    @Setting(name = "socket.request.max.bytes", doc = "Largest request frame; a larger one closes the connection.")
+    @Setting(name = "socket.request.max.bytes", doc = "Largest request a client may send, in bytes (the frame's size "
+            + "prefix); a larger or negative size prefix closes the connection as soon as it is read, with a log line "
+            + "naming the client. Kafka's default, 100 MiB.")
     @Min(1024)
     int socketRequestMaxBytes = 100 * 1024 * 1024;
+
+    @Setting(name = "max.connections", doc = "Most client connections open at once on the listener; a connection "
+            + "beyond it is closed as soon as it is accepted, with a log line naming the client (Kafka blocks "
+            + "accepting instead). Default: no limit (2147483647), as Kafka.")
+    @Min(1)
+    int maxConnections = Integer.MAX_VALUE;
+
+    @Setting(name = "max.connections.per.ip", doc = "Most connections open at once from one client IP address; "
+            + "one beyond it is closed as soon as it is accepted, with a log line naming the client, as Kafka does. "
+            + "Default: no limit (2147483647), as Kafka.")
+    @Min(1)
+    int maxConnectionsPerIp = Integer.MAX_VALUE;
+
+    @Setting(name = "connections.max.idle.ms", doc = "A connection that sends nothing and is sent nothing for this "
+            + "long, while none of its requests is being handled, is closed (a client that stopped reading its "
+            + "responses included). Kafka's default, 10 minutes; kafka-clients close their own idle connections "
+            + "after 9.")
+    @Min(1)
+    long connectionsMaxIdleMs = 600_000;
 
     @Setting(name = "num.io.threads", doc = "Threads that handle requests.")
     @Min(1)
@@ -431,6 +453,11 @@ public final class BrokerConfig {
 
     public int socketRequestMaxBytes() {
         return socketRequestMaxBytes;
+    }
+
+    /** The listener's connection limits: socket.request.max.bytes, max.connections(.per.ip), connections.max.idle.ms. */
+    public ConnectionLimits connectionLimits() {
+        return new ConnectionLimits(socketRequestMaxBytes, maxConnections, maxConnectionsPerIp, connectionsMaxIdleMs);
     }
 
     public int numIoThreads() {

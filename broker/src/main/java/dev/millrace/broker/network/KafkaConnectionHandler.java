@@ -6,17 +6,21 @@ import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleStateEvent;
 import org.apache.kafka.common.errors.ApiException;
-import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.types.SchemaException;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -29,18 +33,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.millrace.protocol.ext.ExtensionApi;
+import dev.millrace.protocol.ext.ExtensionFormatException;
 import dev.millrace.protocol.ext.ExtensionHeader;
 
 /**
  * One client connection: turns frames into requests, hands them to the {@link RequestHandler} one at
  * a time, and writes each response before the next request starts, so responses leave in request
- * order (as Kafka guarantees). Frames that arrive meanwhile wait in a queue; past
- * {@link #MAX_QUEUED_FRAMES} the channel stops reading until the queue drains.
+ * order (as Kafka guarantees). Frames that arrive meanwhile wait in a queue.
+ *
+ * <p>Backpressure, so that a client that sends requests but never reads its responses holds a bounded amount of
+ * memory: the channel stops reading while the queue holds {@link #MAX_QUEUED_FRAMES} frames or
+ * {@link #MAX_QUEUED_BYTES} bytes, or while the channel is not writable (its outbound buffer passed the write
+ * buffer's high-water mark, see {@link KafkaServer}); it reads again once the queue is half drained and the
+ * channel writable. Since the next request starts only once the previous response is written to the socket, at
+ * most one response waits in the outbound buffer.
  *
  * <p>Bad input: a frame whose header or body cannot be parsed, an unknown API key, or a version
  * this broker does not serve (other than ApiVersions, which is answered with UNSUPPORTED_VERSION and
- * the served versions, as Kafka does) closes this connection with one log line naming the problem;
- * an oversized frame too, as soon as its size is read. Other connections are unaffected.
+ * the served versions, as Kafka does) closes this connection with one log line naming the client and the problem
+ * ({@link ConnectionCloser}); bad size prefixes and truncated frames are the {@link KafkaFrameDecoder}'s. A
+ * connection idle for {@code connections.max.idle.ms} (no bytes read or written) is closed unless a request of it
+ * is being handled (a long-poll fetch, a join waiting for a rebalance). Other connections are unaffected.
+ *
+ * <p>No exception leaves this class: handler failures are answered with the request's error response; a response
+ * that cannot be built or written closes the connection; anything else that reaches {@link #exceptionCaught} or
+ * escapes one of the tasks it runs on the event loop is a bug, counted in {@link NetworkStats#unexpectedErrors()},
+ * logged with its stack, and closes only this connection.
  *
  * <p>Threading: all state is touched on the channel's event loop only; handler futures complete on
  * request threads and hop back to the event loop.
@@ -49,23 +67,42 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(KafkaConnectionHandler.class);
     static final int MAX_QUEUED_FRAMES = 64;
+    static final int MAX_QUEUED_BYTES = 4 * 1024 * 1024;
     private static final ListenerName LISTENER = ListenerName.normalised("PLAINTEXT");
 
     private final RequestHandler handler;
     private final ApiVersionTable versions;
     private final Executor requestExecutor;
+    private final ConnectionCloser closer;
+    private final long idleTimeoutMs;
     private final ArrayDeque<ByteBuffer> queued = new ArrayDeque<>();
-    private boolean inFlight;
+    /** Bytes in {@link #queued}; volatile for {@link #queuedBytes()}, written on the event loop only. */
+    private volatile long queuedBytes;
+    /** A request is with the handler (its response not yet built). */
+    private boolean handling;
+    /** A response is being written to the socket. */
+    private boolean writing;
     private boolean closing;
 
-    KafkaConnectionHandler(RequestHandler handler, ApiVersionTable versions, Executor requestExecutor) {
+    KafkaConnectionHandler(RequestHandler handler, ApiVersionTable versions, Executor requestExecutor,
+                           ConnectionCloser closer, long idleTimeoutMs) {
         this.handler = handler;
         this.versions = versions;
         this.requestExecutor = requestExecutor;
+        this.closer = closer;
+        this.idleTimeoutMs = idleTimeoutMs;
+    }
+
+    /** Bytes of requests queued behind the one in flight; any thread. */
+    long queuedBytes() {
+        return queuedBytes;
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        closing = true;
+        queued.clear();
+        queuedBytes = 0;
         try {
             handler.onConnectionClosed(ctx.channel().id().asShortText());
         } catch (RuntimeException e) {
@@ -79,6 +116,9 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         ByteBuf frame = (ByteBuf) msg;
         ByteBuffer copy;
         try {
+            if (closing) {
+                return;
+            }
             copy = ByteBuffer.allocate(frame.readableBytes());
             frame.readBytes(copy);
             copy.flip();
@@ -86,20 +126,49 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             frame.release();
         }
         queued.add(copy);
-        if (queued.size() >= MAX_QUEUED_FRAMES) {
-            ctx.channel().config().setAutoRead(false);
-        }
+        queuedBytes += copy.remaining();
+        updateReading(ctx);
         maybeProcessNext(ctx);
     }
 
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        updateReading(ctx);
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            if (!handling && !closing) {
+                closer.close(ctx.channel(), CloseReason.IDLE, "no bytes in or out for " + idleTimeoutMs + " ms"
+                        + (writing ? " (a response is waiting for the client to read)" : ""));
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    /** Stops reading while the queue is full or the channel not writable; reads again when both cleared. */
+    private void updateReading(ChannelHandlerContext ctx) {
+        ChannelConfig config = ctx.channel().config();
+        boolean writable = ctx.channel().isWritable();
+        if (config.isAutoRead()) {
+            if (!writable || queued.size() >= MAX_QUEUED_FRAMES || queuedBytes >= MAX_QUEUED_BYTES) {
+                config.setAutoRead(false);
+            }
+        } else if (writable && queued.size() <= MAX_QUEUED_FRAMES / 2 && queuedBytes <= MAX_QUEUED_BYTES / 2) {
+            config.setAutoRead(true);
+        }
+    }
+
     private void maybeProcessNext(ChannelHandlerContext ctx) {
-        if (inFlight || closing || queued.isEmpty()) {
+        if (handling || writing || closing || queued.isEmpty()) {
             return;
         }
         ByteBuffer frame = queued.poll();
-        if (queued.size() < MAX_QUEUED_FRAMES / 2 && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
-        }
+        queuedBytes -= frame.remaining();
+        updateReading(ctx);
         if (frame.remaining() >= 2 && ExtensionApi.isReserved(frame.getShort(frame.position()))) {
             processExtension(ctx, frame);
             return;
@@ -108,25 +177,58 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         RequestContext context;
         AbstractRequest request;
         try {
-            header = RequestHeader.parse(frame);
-            if (header.apiKey() != ApiKeys.API_VERSIONS && !versions.supports(header.apiKey(), header.apiVersion())) {
-                throw new InvalidRequestException("unsupported version " + header.apiVersion() + " of "
-                        + header.apiKey() + "; this broker serves " + versions.describe(header.apiKey()));
+            if (frame.remaining() >= 4) {
+                short key = frame.getShort(frame.position());
+                short version = frame.getShort(frame.position() + 2);
+                if (!ApiKeys.hasId(key)) {
+                    closeForBadInput(ctx, CloseReason.UNKNOWN_API_KEY, "unknown API key " + key);
+                    return;
+                }
+                ApiKeys api = ApiKeys.forId(key);
+                if (api != ApiKeys.API_VERSIONS && !versions.supports(api, version)) {
+                    closeForBadInput(ctx, CloseReason.UNSUPPORTED_VERSION, "unsupported version " + version + " of "
+                            + api + "; this broker serves " + versions.describe(api));
+                    return;
+                }
             }
+            header = RequestHeader.parse(frame);
             context = context(ctx, header);
             RequestAndSize parsed = context.parseRequest(frame);
             request = parsed.request;
         } catch (RuntimeException e) {
-            closeForBadInput(ctx, e);
+            closeForBadInput(ctx, CloseReason.MALFORMED_REQUEST, String.valueOf(e.getMessage()));
             return;
         }
-        inFlight = true;
         RequestContext requestContext = context;
         AbstractRequest parsedRequest = request;
-        CompletableFuture.supplyAsync(() -> handler.handle(requestContext, parsedRequest), requestExecutor)
-                .thenCompose(f -> f)
-                .whenComplete((response, error) -> ctx.executor().execute(
-                        () -> respond(ctx, requestContext, parsedRequest, response, error)));
+        dispatch(ctx, () -> handler.handle(requestContext, parsedRequest),
+                (response, error) -> respond(ctx, requestContext, parsedRequest, response, error));
+    }
+
+    /**
+     * Runs {@code handle} on a request thread and then {@code then} back on the event loop, guarded: a failure of
+     * {@code then} closes the connection and counts as an unexpected error.
+     */
+    private <T> void dispatch(ChannelHandlerContext ctx, Supplier<CompletableFuture<T>> handle,
+                              BiConsumer<T, Throwable> then) {
+        handling = true;
+        closer.stats().onRequest();
+        CompletableFuture<T> future;
+        try {
+            future = CompletableFuture.supplyAsync(handle, requestExecutor).thenCompose(f -> f);
+        } catch (RejectedExecutionException e) {
+            handling = false;
+            closeForBadInput(ctx, CloseReason.RESPONSE_FAILED, "the broker is shutting down");
+            return;
+        }
+        future.whenComplete((result, error) -> ctx.executor().execute(() -> {
+            handling = false;
+            try {
+                then.accept(result, error);
+            } catch (RuntimeException | Error e) {
+                closer.closeUnexpected(ctx.channel(), e);
+            }
+        }));
     }
 
     /**
@@ -138,38 +240,52 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
         ExtensionHeader header;
         try {
             header = ExtensionHeader.read(frame);
-            ExtensionApi api = ExtensionApi.forKey(header.apiKey()).orElseThrow(() -> new InvalidRequestException(
-                    "unknown extension API key " + header.apiKey()));
-            if (!versions.supports(api, header.apiVersion())) {
-                throw new InvalidRequestException("unsupported version " + header.apiVersion() + " of "
-                        + api.displayName() + "; this broker serves " + api.minVersion() + ".." + api.maxVersion());
+            Optional<ExtensionApi> api = ExtensionApi.forKey(header.apiKey());
+            if (api.isEmpty()) {
+                closeForBadInput(ctx, CloseReason.UNKNOWN_API_KEY, "unknown extension API key " + header.apiKey());
+                return;
+            }
+            if (!versions.supports(api.get(), header.apiVersion())) {
+                closeForBadInput(ctx, CloseReason.UNSUPPORTED_VERSION, "unsupported version " + header.apiVersion()
+                        + " of " + api.get().displayName() + "; this broker serves " + api.get().minVersion() + ".."
+                        + api.get().maxVersion());
+                return;
             }
         } catch (RuntimeException e) {
-            closeForBadInput(ctx, e);
+            closeForBadInput(ctx, CloseReason.MALFORMED_REQUEST, String.valueOf(e.getMessage()));
             return;
         }
-        inFlight = true;
         ExtensionHeader parsed = header;
-        CompletableFuture.supplyAsync(() -> handler.handleExtension(parsed, frame), requestExecutor)
-                .thenCompose(f -> f)
-                .whenComplete((body, error) -> ctx.executor().execute(() -> respondExtension(ctx, parsed, body,
-                        error)));
+        dispatch(ctx, () -> handler.handleExtension(parsed, frame), (body, error) -> respondExtension(ctx, parsed,
+                body, error));
     }
 
     private void respondExtension(ChannelHandlerContext ctx, ExtensionHeader header, Struct body, Throwable error) {
         if (error != null) {
-            log.warn("Extension request {} failed; closing the connection", header.apiKey(), unwrap(error));
-            closeForBadInput(ctx, unwrap(error));
+            Throwable cause = unwrap(error);
+            if (isBadInput(cause)) {
+                // the extension codecs parse the body on the request thread: bad input, not a bug
+                closeForBadInput(ctx, CloseReason.MALFORMED_REQUEST, "extension request " + header.apiKey() + " v"
+                        + header.apiVersion() + " does not parse: " + cause);
+            } else {
+                closer.stats().onHandlerFailure();
+                log.warn("Extension request {} v{} from {} failed unexpectedly", header.apiKey(), header.apiVersion(),
+                        ctx.channel().remoteAddress(), cause);
+                closeForBadInput(ctx, CloseReason.RESPONSE_FAILED, "extension request " + header.apiKey() + " v"
+                        + header.apiVersion() + " failed: " + cause);
+            }
             return;
         }
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(header.responseFrame(body))).addListener(done -> {
-            inFlight = false;
-            if (done.isSuccess()) {
-                maybeProcessNext(ctx);
-            } else {
-                ctx.close();
-            }
-        });
+        ByteBuffer response;
+        try {
+            response = header.responseFrame(body);
+        } catch (RuntimeException e) {
+            closer.stats().onHandlerFailure();
+            closeForBadInput(ctx, CloseReason.RESPONSE_FAILED, "the response to extension request "
+                    + header.apiKey() + " cannot be written: " + e);
+            return;
+        }
+        write(ctx, Unpooled.wrappedBuffer(response));
     }
 
     /**
@@ -179,32 +295,58 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private void respond(ChannelHandlerContext ctx, RequestContext context, AbstractRequest request,
                          AbstractResponse response, Throwable error) {
         RequestHeader header = context.header;
-        AbstractResponse toSend = response;
-        if (error != null) {
-            Throwable cause = unwrap(error);
-            if (cause instanceof ApiException) {
-                log.debug("Request {} failed", header, cause);
-            } else {
-                // answered UNKNOWN_SERVER_ERROR: a bug or an unexpected state, worth the operator's eye
-                log.warn("Request {} failed unexpectedly; answered UNKNOWN_SERVER_ERROR", header, cause);
+        SendRegion region;
+        try {
+            AbstractResponse toSend = response;
+            if (error != null) {
+                Throwable cause = unwrap(error);
+                if (cause instanceof ApiException) {
+                    log.debug("Request {} failed", header, cause);
+                } else {
+                    // answered UNKNOWN_SERVER_ERROR: a bug or an unexpected state, worth the operator's eye
+                    closer.stats().onHandlerFailure();
+                    log.warn("Request {} from {} failed unexpectedly; answered UNKNOWN_SERVER_ERROR", header,
+                            ctx.channel().remoteAddress(), cause);
+                }
+                toSend = request.getErrorResponse(cause);
             }
-            toSend = request.getErrorResponse(cause);
-        }
-        if (toSend == null) {
-            inFlight = false;
-            maybeProcessNext(ctx);
+            if (toSend == null) {
+                maybeProcessNext(ctx);
+                return;
+            }
+            region = new SendRegion(toSend.toSend(header.toResponseHeader(), context.apiVersion()));
+        } catch (RuntimeException e) {
+            closer.stats().onHandlerFailure();
+            log.warn("The response to {} from {} cannot be built", header, ctx.channel().remoteAddress(), e);
+            closeForBadInput(ctx, CloseReason.RESPONSE_FAILED, "the response to " + header.apiKey() + " v"
+                    + header.apiVersion() + " cannot be built: " + e);
             return;
         }
-        SendRegion region = new SendRegion(toSend.toSend(header.toResponseHeader(), context.apiVersion()));
-        ctx.writeAndFlush(region).addListener(done -> {
-            inFlight = false;
+        write(ctx, region);
+    }
+
+    private void write(ChannelHandlerContext ctx, Object response) {
+        writing = true;
+        ctx.writeAndFlush(response).addListener(done -> {
+            writing = false;
             if (done.isSuccess()) {
-                maybeProcessNext(ctx);
+                try {
+                    maybeProcessNext(ctx);
+                } catch (RuntimeException | Error e) {
+                    closer.closeUnexpected(ctx.channel(), e); // Netty would only log it, leaving the slot stuck
+                }
             } else {
                 log.debug("Could not write a response to {}: {}", ctx.channel().remoteAddress(), done.cause().toString());
                 ctx.close();
             }
         });
+    }
+
+    /** Whether an extension handler's failure says its request did not parse (or was refused as invalid). */
+    private static boolean isBadInput(Throwable cause) {
+        return cause instanceof SchemaException || cause instanceof ExtensionFormatException
+                || cause instanceof ApiException
+                || cause instanceof java.nio.BufferUnderflowException || cause instanceof IllegalArgumentException;
     }
 
     /** The failure a handler future completed with, without the CompletionException around it. */
@@ -220,23 +362,23 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                 ClientInformation.EMPTY, false);
     }
 
-    private void closeForBadInput(ChannelHandlerContext ctx, Throwable e) {
+    private void closeForBadInput(ChannelHandlerContext ctx, CloseReason reason, String detail) {
         closing = true;
         queued.clear();
-        log.warn("Closing connection from {}: {}", ctx.channel().remoteAddress(), e.getMessage());
-        ctx.close();
+        queuedBytes = 0;
+        closer.close(ctx.channel(), reason, detail);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof TooLongFrameException) {
-            closeForBadInput(ctx, cause);
-        } else if (cause instanceof java.io.IOException) {
+        if (cause instanceof java.io.IOException) {
             log.debug("Connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         } else {
-            log.warn("Closing connection from {} after an unexpected error", ctx.channel().remoteAddress(), cause);
-            ctx.close();
+            closing = true;
+            queued.clear();
+            queuedBytes = 0;
+            closer.closeUnexpected(ctx.channel(), cause);
         }
     }
 }

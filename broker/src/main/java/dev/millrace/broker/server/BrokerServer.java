@@ -54,6 +54,7 @@ import dev.millrace.broker.txn.TransactionStateTopic;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.network.KafkaServer;
+import dev.millrace.broker.network.NetworkStats;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
@@ -211,7 +212,7 @@ public final class BrokerServer implements AutoCloseable {
                         : target.handleExtension(header, body);
             }
         };
-        network = new KafkaServer(config.host(), config.port(), config.socketRequestMaxBytes(), handler,
+        network = new KafkaServer(config.host(), config.port(), config.connectionLimits(), handler,
                 KafkaApis.VERSIONS, requestExecutor);
         boundAddress = network.start();
         int advertisedPort = config.advertisedPort(boundAddress.getPort());
@@ -383,6 +384,11 @@ public final class BrokerServer implements AutoCloseable {
     /** The listener's address (with the actual port when port 0 was configured). */
     public synchronized InetSocketAddress boundAddress() {
         return boundAddress;
+    }
+
+    /** The listener's connection counters (closes by reason, unexpected errors, buffered bytes); after start. */
+    public synchronized NetworkStats networkStats() {
+        return network.stats();
     }
 
     public synchronized Controller controller() {

@@ -24,6 +24,9 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  */
 final class ListOffsetsHandler {
 
+    /** The first version whose response carries the leader epoch. */
+    static final short LEADER_EPOCH_VERSION = 4;
+
     private final PartitionManager partitions;
 
     ListOffsetsHandler(PartitionManager partitions) {
@@ -39,7 +42,7 @@ final class ListOffsetsHandler {
                     new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
             for (ListOffsetsRequestData.ListOffsetsPartition p : topic.partitions()) {
                 topicResponse.partitions().add(lookup(new TopicPartition(topic.name(), p.partitionIndex()),
-                        p.timestamp(), readCommitted, p.currentLeaderEpoch()));
+                        p.timestamp(), readCommitted, p.currentLeaderEpoch(), request.version()));
             }
             response.topics().add(topicResponse);
         }
@@ -48,7 +51,7 @@ final class ListOffsetsHandler {
 
     private ListOffsetsResponseData.ListOffsetsPartitionResponse lookup(TopicPartition tp, long timestamp,
                                                                        boolean readCommitted,
-                                                                       int currentLeaderEpoch) {
+                                                                       int currentLeaderEpoch, short version) {
         ListOffsetsResponseData.ListOffsetsPartitionResponse out = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                 .setPartitionIndex(tp.partition()).setTimestamp(-1).setOffset(-1);
         try {
@@ -56,7 +59,9 @@ final class ListOffsetsHandler {
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
             partition.checkLeaderEpoch(currentLeaderEpoch);
             partition.checkLeader();
-            out.setLeaderEpoch(partition.leaderEpoch());
+            if (version >= LEADER_EPOCH_VERSION) {
+                out.setLeaderEpoch(partition.leaderEpoch()); // not in v1..3 responses, which could not be written
+            }
             if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
                 out.setOffset(partition.log().logStartOffset());
             } else if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.millrace.broker.network.ConnectionLimits;
+
 @Timeout(10)
 class BrokerConfigLoaderTest {
 
@@ -55,5 +57,26 @@ class BrokerConfigLoaderTest {
     void shouldNameAMissingConfigFile() {
         assertThatThrownBy(() -> BrokerConfigLoader.load(tmp.resolve("nope.properties").toFile(), Map.of()))
                 .isInstanceOf(ConfigurationException.class).hasMessageContaining("nope.properties");
+    }
+
+    @Test
+    void shouldReadTheConnectionLimitsWithKafkasDefaults() {
+        assertThat(BrokerConfigLoader.load(null, Map.of()).connectionLimits())
+                .isEqualTo(new ConnectionLimits(104_857_600, Integer.MAX_VALUE, Integer.MAX_VALUE, 600_000));
+        BrokerConfig config = BrokerConfigLoader.fromMap(Map.of("socket.request.max.bytes", "65536",
+                "max.connections", "100", "max.connections.per.ip", "10", "connections.max.idle.ms", "5000"));
+        assertThat(config.connectionLimits()).isEqualTo(new ConnectionLimits(65_536, 100, 10, 5000));
+    }
+
+    @Test
+    void shouldRefuseBadConnectionLimitsBySettingName() {
+        assertThatThrownBy(() -> BrokerConfigLoader.fromMap(Map.of("socket.request.max.bytes", "-1",
+                "max.connections", "0", "max.connections.per.ip", "lots", "connections.max.idle.ms", "0")))
+                .isInstanceOf(ConfigurationException.class)
+                .satisfies(e -> assertThat(((ConfigurationException) e).problems()).hasSize(4))
+                .hasMessageContaining("socket.request.max.bytes: must be greater than or equal to 1024 (was -1)")
+                .hasMessageContaining("max.connections: must be greater than or equal to 1 (was 0)")
+                .hasMessageContaining("max.connections.per.ip: 'lots' is not a whole number")
+                .hasMessageContaining("connections.max.idle.ms: must be greater than or equal to 1 (was 0)");
     }
 }
