@@ -71,6 +71,19 @@ public interface Controller extends AutoCloseable {
                                                                boolean validateOnly);
 
     /**
+     * Creates, replaces and deletes users' SCRAM credentials (Kafka's AlterUserScramCredentials; the upsertions carry
+     * salted passwords, see {@link ScramControlManager}), committed to the metadata log as
+     * {@link MetadataRecord.UserScramCredentialRecord}s so every broker authenticates with them.
+     *
+     * @return per user: NONE, UNACCEPTABLE_CREDENTIAL, UNSUPPORTED_SASL_MECHANISM, DUPLICATE_RESOURCE,
+     *         RESOURCE_NOT_FOUND
+     */
+    default CompletableFuture<Map<String, ApiError>> alterUserScramCredentials(
+            org.apache.kafka.common.message.AlterUserScramCredentialsRequestData request) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("SCRAM credentials"));
+    }
+
+    /**
      * Allocates the next block of {@link ProducerIdBlock#BLOCK_SIZE} consecutive producer ids to a
      * broker (Kafka's AllocateProducerIds). No id is ever in two blocks, also across restarts and
      * leader changes. The future fails with

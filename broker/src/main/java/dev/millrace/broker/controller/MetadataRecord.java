@@ -174,4 +174,78 @@ public sealed interface MetadataRecord {
             Objects.requireNonNull(state, "state");
         }
     }
+
+    /**
+     * A user's SCRAM credential for one mechanism is created or replaced (Admin {@code alterUserScramCredentials}).
+     * Only the salted form is kept, as RFC 5802 defines it: from the client's salted password the controller derives
+     * {@code storedKey = H(HMAC(saltedPassword, "Client Key"))} and {@code serverKey = HMAC(saltedPassword,
+     * "Server Key")} (kafka-clients' {@code ScramFormatter}); neither the password nor the salted password is stored.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 10, version 0):
+     *   +--------------+------------------+---------------+--------------------+--------------------+-------------------+
+     *   | user (string)| mechanism (int8) | salt (bytes)  | storedKey (bytes)  | serverKey (bytes)  | iterations (int32)|
+     *   +--------------+------------------+---------------+--------------------+--------------------+-------------------+
+     *   mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512 (Kafka's ScramMechanism type)
+     *   bytes: int32 length, then that many bytes
+     * </pre>
+     */
+    record UserScramCredentialRecord(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey,
+                                     int iterations) implements MetadataRecord {
+        public UserScramCredentialRecord {
+            Objects.requireNonNull(user, "user");
+            salt = salt.clone();
+            storedKey = storedKey.clone();
+            serverKey = serverKey.clone();
+        }
+
+        @Override
+        public byte[] salt() {
+            return salt.clone();
+        }
+
+        @Override
+        public byte[] storedKey() {
+            return storedKey.clone();
+        }
+
+        @Override
+        public byte[] serverKey() {
+            return serverKey.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof UserScramCredentialRecord r && user.equals(r.user) && mechanism == r.mechanism
+                    && iterations == r.iterations && java.util.Arrays.equals(salt, r.salt)
+                    && java.util.Arrays.equals(storedKey, r.storedKey) && java.util.Arrays.equals(serverKey, r.serverKey);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(user, mechanism, iterations, java.util.Arrays.hashCode(salt));
+        }
+
+        @Override
+        public String toString() {
+            return "UserScramCredentialRecord[user=" + user + ", mechanism=" + mechanism + ", iterations="
+                    + iterations + "]";
+        }
+    }
+
+    /**
+     * A user's SCRAM credential for one mechanism is deleted.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 11, version 0):
+     *   +--------------+------------------+
+     *   | user (string)| mechanism (int8) |
+     *   +--------------+------------------+
+     * </pre>
+     */
+    record RemoveUserScramCredentialRecord(String user, byte mechanism) implements MetadataRecord {
+        public RemoveUserScramCredentialRecord {
+            Objects.requireNonNull(user, "user");
+        }
+    }
 }

@@ -20,6 +20,8 @@ import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
+import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 /**
@@ -55,11 +57,17 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   8 BROKER_STATE  brokerId: int32, brokerEpoch: int64, state: int8 (0 FENCED, 1 UNFENCED,
  *                   2 CONTROLLED_SHUTDOWN)
  *   9 GROUP_CONFIG  groupId: string, name: string, value: nullable string (null: back to the default)
+ *  10 USER_SCRAM_CREDENTIAL
+ *                   user: string, mechanism: int8 (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), salt: bytes,
+ *                   storedKey: bytes, serverKey: bytes, iterations: int32
+ *  11 REMOVE_USER_SCRAM_CREDENTIAL
+ *                   user: string, mechanism: int8
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
  *   uuid             int64 most significant bits, int64 least significant bits
  *   int32[]          int32 count, then count int32 values
+ *   bytes            int32 length (&gt;= 0), then that many bytes
  * </pre>
  *
  * <p>Decoding is strict: an unknown type or version, a body that is shorter or longer than its
@@ -82,6 +90,8 @@ public final class MetadataRecordSerde {
     static final byte TYPE_BROKER_REGISTRATION = 7;
     static final byte TYPE_BROKER_STATE = 8;
     static final byte TYPE_GROUP_CONFIG = 9;
+    static final byte TYPE_USER_SCRAM_CREDENTIAL = 10;
+    static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 11;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -207,6 +217,18 @@ public final class MetadataRecordSerde {
             writeString(body, r.name());
             writeString(body, r.value());
             return TYPE_GROUP_CONFIG;
+        } else if (record instanceof UserScramCredentialRecord r) {
+            writeString(body, r.user());
+            body.writeByte(r.mechanism());
+            writeBytes(body, r.salt());
+            writeBytes(body, r.storedKey());
+            writeBytes(body, r.serverKey());
+            body.writeInt(r.iterations());
+            return TYPE_USER_SCRAM_CREDENTIAL;
+        } else if (record instanceof RemoveUserScramCredentialRecord r) {
+            writeString(body, r.user());
+            body.writeByte(r.mechanism());
+            return TYPE_REMOVE_USER_SCRAM_CREDENTIAL;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -272,6 +294,11 @@ public final class MetadataRecordSerde {
             case TYPE_GROUP_CONFIG:
                 return new GroupConfigRecord(readString(body, "groupId"), readString(body, "name"),
                         readNullableString(body, "value"));
+            case TYPE_USER_SCRAM_CREDENTIAL:
+                return new UserScramCredentialRecord(readString(body, "user"), body.get(), readBytes(body, "salt"),
+                        readBytes(body, "storedKey"), readBytes(body, "serverKey"), body.getInt());
+            case TYPE_REMOVE_USER_SCRAM_CREDENTIAL:
+                return new RemoveUserScramCredentialRecord(readString(body, "user"), body.get());
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }
@@ -296,6 +323,21 @@ public final class MetadataRecordSerde {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         out.writeInt(bytes.length);
         out.write(bytes);
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] value) throws IOException {
+        out.writeInt(value.length);
+        out.write(value);
+    }
+
+    private static byte[] readBytes(ByteBuffer in, String field) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new MetadataCodecException(field + " length " + length + " but " + in.remaining() + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return bytes;
     }
 
     private static void writeUuid(DataOutputStream out, Uuid id) throws IOException {

@@ -39,12 +39,20 @@ public final class KafkaServer implements AutoCloseable {
     private final RequestHandler handler;
     private final ApiVersionTable versions;
     private final ExecutorService requestExecutor;
+    private final ListenerSecurity security;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
 
     public KafkaServer(String host, int port, int maxFrameBytes, RequestHandler handler, ApiVersionTable versions,
                        ExecutorService requestExecutor) {
+        this(host, port, maxFrameBytes, handler, versions, requestExecutor, ListenerSecurity.plaintext("PLAINTEXT"));
+    }
+
+    /** A listener whose connections get {@code security}'s handlers (TLS, SASL); an empty host binds every address. */
+    public KafkaServer(String host, int port, int maxFrameBytes, RequestHandler handler, ApiVersionTable versions,
+                       ExecutorService requestExecutor, ListenerSecurity security) {
+        this.security = security;
         this.host = host;
         this.port = port;
         this.maxFrameBytes = maxFrameBytes;
@@ -68,11 +76,14 @@ public final class KafkaServer implements AutoCloseable {
                         ch.pipeline()
                                 .addLast("frames", new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, 4, 0, 4, true))
                                 .addLast("kafka", new KafkaConnectionHandler(handler, versions, requestExecutor));
+                        ch.attr(ListenerSecurity.LISTENER).set(security);
+                        security.initChannel(ch);
                     }
                 });
-        serverChannel = bootstrap.bind(host, port).sync().channel();
+        serverChannel = (host.isEmpty() ? bootstrap.bind(port) : bootstrap.bind(host, port)).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) serverChannel.localAddress();
-        log.info("Kafka-protocol listener on {}", bound);
+        log.info("Kafka-protocol listener {} ({}) on {}", security.listenerName().value(), security.securityProtocol(),
+                bound);
         return bound;
     }
 
