@@ -13,15 +13,15 @@ import java.util.concurrent.TimeUnit;
  * certificate for 127.0.0.1/localhost signed by it, client certificates signed by it, and a second CA nobody
  * trusts. Every store is PKCS12 with password {@link #PASSWORD}.
  */
-final class TestCerts {
+public final class TestCerts {
 
-    static final String PASSWORD = "test-pass";
+    public static final String PASSWORD = "test-pass";
 
-    final Path dir;
+    public final Path dir;
     /** Trusts the test CA only. */
-    final Path truststore;
+    public final Path truststore;
     /** The broker's key and its chain (CN=broker, SAN ip:127.0.0.1, dns:localhost). */
-    final Path brokerKeystore;
+    public final Path brokerKeystore;
     /** The test CA's key pair, for signing more certificates. */
     private final Path caKeystore;
     private final Path caCert;
@@ -43,19 +43,19 @@ final class TestCerts {
     }
 
     /** Makes the test CA and the broker's keys under {@code dir}. */
-    static TestCerts create(Path dir) throws IOException, InterruptedException {
+    public static TestCerts create(Path dir) throws IOException, InterruptedException {
         return new TestCerts(dir);
     }
 
     /** A key store with a key for {@code dname}, signed by the test CA. */
-    Path clientKeystore(String name, String dname) throws IOException, InterruptedException {
+    public Path clientKeystore(String name, String dname) throws IOException, InterruptedException {
         Path store = dir.resolve(name + ".p12");
         signedKeystore(store, dname, caKeystore, caCert, null);
         return store;
     }
 
     /** A key store with a key for {@code dname}, signed by a CA that nobody trusts. */
-    Path untrustedKeystore(String name, String dname) throws IOException, InterruptedException {
+    public Path untrustedKeystore(String name, String dname) throws IOException, InterruptedException {
         Path otherCa = dir.resolve(name + "-ca.p12");
         Path otherCaCert = dir.resolve(name + "-ca.crt");
         keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
@@ -69,17 +69,18 @@ final class TestCerts {
     }
 
     /** The broker's key and certificate chain as one unencrypted PEM file (PKCS#8 key, then the certificates). */
-    Path brokerPem() throws IOException, InterruptedException {
+    public Path brokerPem() throws IOException, InterruptedException {
         Path key = dir.resolve("broker-key.pem");
         Path certs = dir.resolve("broker-certs.pem");
         run(List.of("openssl", "pkcs12", "-in", brokerKeystore.toString(), "-passin", "pass:" + PASSWORD,
                 "-nocerts", "-nodes", "-out", dir.resolve("broker-key-raw.pem").toString()));
         run(List.of("openssl", "pkcs8", "-topk8", "-nocrypt", "-in", dir.resolve("broker-key-raw.pem").toString(),
                 "-out", key.toString()));
-        run(List.of("openssl", "pkcs12", "-in", brokerKeystore.toString(), "-passin", "pass:" + PASSWORD,
-                "-nokeys", "-out", certs.toString()));
+        keytool("-exportcert", "-rfc", "-alias", "key", "-keystore", brokerKeystore.toString(), "-storepass",
+                PASSWORD, "-file", certs.toString());
         Path pem = dir.resolve("broker.pem");
-        Files.writeString(pem, Files.readString(key) + Files.readString(certs));
+        // the key, then the chain from the broker's own certificate up to the CA's
+        Files.writeString(pem, Files.readString(key) + Files.readString(certs) + Files.readString(caCert));
         return pem;
     }
 
