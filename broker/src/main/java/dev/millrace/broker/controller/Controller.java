@@ -160,9 +160,25 @@ public interface Controller extends AutoCloseable {
     record OngoingReassignment(List<Integer> replicas, List<Integer> addingReplicas, List<Integer> removingReplicas) {
     }
 
-    /** A broker registering. @param rack the broker's rack, or null */
+    /**
+     * A broker registering.
+     *
+     * @param host      the inter-broker listener's advertised host (other nodes connect there)
+     * @param rack      the broker's rack, or null
+     * @param listeners every listener's advertised endpoint by listener name, for clients; empty when the broker has
+     *                  only the one listener of {@code host}:{@code port}
+     */
     record BrokerRegistration(int brokerId, String clusterId, Uuid incarnationId, String host, int port,
-                              String rack) {
+                              String rack, Map<String, ListenerEndpoint> listeners) {
+        public BrokerRegistration {
+            listeners = ListenerEndpoint.sorted(listeners);
+        }
+
+        /** A broker with one listener. */
+        public BrokerRegistration(int brokerId, String clusterId, Uuid incarnationId, String host, int port,
+                                  String rack) {
+            this(brokerId, clusterId, incarnationId, host, port, rack, Map.of());
+        }
     }
 
     /**

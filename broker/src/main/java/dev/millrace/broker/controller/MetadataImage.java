@@ -179,10 +179,28 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
     /**
      * A registered broker.
      *
-     * @param epoch the broker epoch of this registration; grows with every registration of the cluster
-     * @param rack  the broker's rack, or null
+     * @param epoch     the broker epoch of this registration; grows with every registration of the cluster
+     * @param host      the inter-broker listener's advertised host (with {@code port}: where other nodes connect)
+     * @param rack      the broker's rack, or null
+     * @param listeners every listener's advertised endpoint by name, for clients; empty for a broker that registered
+     *                  only {@code host}:{@code port}
      */
     public record BrokerImage(int id, Uuid incarnationId, long epoch, String host, int port, String rack,
-                              BrokerState state) {
+                              BrokerState state, Map<String, ListenerEndpoint> listeners) {
+        public BrokerImage {
+            listeners = ListenerEndpoint.sorted(listeners);
+        }
+
+        /** A broker with one listener. */
+        public BrokerImage(int id, Uuid incarnationId, long epoch, String host, int port, String rack,
+                           BrokerState state) {
+            this(id, incarnationId, epoch, host, port, rack, state, Map.of());
+        }
+
+        /** Where the clients of listener {@code name} reach this broker: that listener, else host:port. */
+        public ListenerEndpoint endpoint(String name) {
+            ListenerEndpoint endpoint = name == null ? null : listeners.get(name);
+            return endpoint != null ? endpoint : new ListenerEndpoint(host, port);
+        }
     }
 }

@@ -214,7 +214,8 @@ final class MetadataImageBuilder {
                     + " is already registered with epoch " + existing.epoch() + " and its epoch may only grow");
         }
         brokers.put(record.brokerId(), new BrokerImage(record.brokerId(), record.incarnationId(),
-                record.brokerEpoch(), record.host(), record.port(), record.rack(), BrokerState.FENCED));
+                record.brokerEpoch(), record.host(), record.port(), record.rack(), BrokerState.FENCED,
+                record.listeners()));
     }
 
     /** A state change must name the broker's current registration: a stale epoch is refused. */
@@ -229,7 +230,7 @@ final class MetadataImageBuilder {
                     + " is registered with epoch " + existing.epoch() + ", not " + record.brokerEpoch());
         }
         brokers.put(record.brokerId(), new BrokerImage(existing.id(), existing.incarnationId(), existing.epoch(),
-                existing.host(), existing.port(), existing.rack(), record.state()));
+                existing.host(), existing.port(), existing.rack(), record.state(), existing.listeners()));
     }
 
     /** Every id below the record's next producer id is taken; the next producer id must grow. */

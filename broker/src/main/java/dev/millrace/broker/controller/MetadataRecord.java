@@ -1,6 +1,7 @@
 package dev.millrace.broker.controller;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import org.apache.kafka.common.Uuid;
@@ -144,15 +145,28 @@ public sealed interface MetadataRecord {
      *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
      *   | brokerId (int32) | incarnationId (uuid)  | brokerEpoch (int64)| host (string) | port (int32) | rack (nullable string) |
      *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
+     * version 1 (written when the broker registers its listeners) appends, sorted by name:
+     *   +-----------------+--------------------------------------------------------+
+     *   | count (int32)   | count x ( name (string) | host (string) | port (int32) ) |
+     *   +-----------------+--------------------------------------------------------+
      * </pre>
      *
-     * @param rack the broker's rack ({@code broker.rack}), or null
+     * @param host      the inter-broker listener's advertised host
+     * @param rack      the broker's rack ({@code broker.rack}), or null
+     * @param listeners every listener's advertised endpoint by name ({@link ListenerEndpoint}); empty at version 0
      */
     record BrokerRegistrationRecord(int brokerId, Uuid incarnationId, long brokerEpoch, String host, int port,
-                                    String rack) implements MetadataRecord {
+                                    String rack, Map<String, ListenerEndpoint> listeners) implements MetadataRecord {
         public BrokerRegistrationRecord {
             Objects.requireNonNull(incarnationId, "incarnationId");
             Objects.requireNonNull(host, "host");
+            listeners = ListenerEndpoint.sorted(listeners);
+        }
+
+        /** A registration without listeners (version 0). */
+        public BrokerRegistrationRecord(int brokerId, Uuid incarnationId, long brokerEpoch, String host, int port,
+                                        String rack) {
+            this(brokerId, incarnationId, brokerEpoch, host, port, rack, Map.of());
         }
     }
 

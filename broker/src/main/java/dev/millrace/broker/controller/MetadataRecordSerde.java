@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.common.Uuid;
 
@@ -41,7 +42,7 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   | type (int8) | version (int8) | body length (int32)| body (length bytes)  |
  *   +-------------+----------------+--------------------+----------------------+
  *
- * bodies (every record type is at version 0, PARTITION also at version 1):
+ * bodies (every record type is at version 0, PARTITION and BROKER_REGISTRATION also at version 1):
  *   1 TOPIC         name: string, topicId: uuid
  *   2 PARTITION     topicId: uuid, partition: int32, replicas: int32[], isr: int32[],
  *                   leader: int32, leaderEpoch: int32, partitionEpoch: int32
@@ -54,6 +55,8 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   7 BROKER_REGISTRATION
  *                   brokerId: int32, incarnationId: uuid, brokerEpoch: int64, host: string, port: int32,
  *                   rack: nullable string
+ *                   version 1 (written when the broker registers its listeners) appends:
+ *                   count: int32, then count times (name: string, host: string, port: int32), sorted by name
  *   8 BROKER_STATE  brokerId: int32, brokerEpoch: int64, state: int8 (0 FENCED, 1 UNFENCED,
  *                   2 CONTROLLED_SHUTDOWN)
  *   9 GROUP_CONFIG  groupId: string, name: string, value: nullable string (null: back to the default)
@@ -80,6 +83,7 @@ public final class MetadataRecordSerde {
     static final byte BATCH_VERSION = 0;
     static final byte RECORD_VERSION = 0;
     static final byte PARTITION_REASSIGNING_VERSION = 1;
+    static final byte BROKER_LISTENERS_VERSION = 1;
 
     static final byte TYPE_TOPIC = 1;
     static final byte TYPE_PARTITION = 2;
@@ -159,11 +163,15 @@ public final class MetadataRecordSerde {
         if (record instanceof PartitionRecord r && (!r.addingReplicas().isEmpty() || !r.removingReplicas().isEmpty())) {
             return PARTITION_REASSIGNING_VERSION;
         }
+        if (record instanceof BrokerRegistrationRecord r && !r.listeners().isEmpty()) {
+            return BROKER_LISTENERS_VERSION;
+        }
         return RECORD_VERSION;
     }
 
     private static byte maxVersion(byte type) {
-        return type == TYPE_PARTITION ? PARTITION_REASSIGNING_VERSION : RECORD_VERSION;
+        return type == TYPE_PARTITION ? PARTITION_REASSIGNING_VERSION
+                : type == TYPE_BROKER_REGISTRATION ? BROKER_LISTENERS_VERSION : RECORD_VERSION;
     }
 
     private static byte writeBody(MetadataRecord record, DataOutputStream body) throws IOException {
@@ -206,6 +214,14 @@ public final class MetadataRecordSerde {
             writeString(body, r.host());
             body.writeInt(r.port());
             writeString(body, r.rack());
+            if (!r.listeners().isEmpty()) {
+                body.writeInt(r.listeners().size());
+                for (Map.Entry<String, ListenerEndpoint> l : r.listeners().entrySet()) {
+                    writeString(body, l.getKey());
+                    writeString(body, l.getValue().host());
+                    body.writeInt(l.getValue().port());
+                }
+            }
             return TYPE_BROKER_REGISTRATION;
         } else if (record instanceof BrokerStateRecord r) {
             body.writeInt(r.brokerId());
@@ -287,8 +303,7 @@ public final class MetadataRecordSerde {
             case TYPE_CLUSTER_ID:
                 return new ClusterIdRecord(readString(body, "clusterId"));
             case TYPE_BROKER_REGISTRATION:
-                return new BrokerRegistrationRecord(body.getInt(), readUuid(body), body.getLong(),
-                        readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
+                return readBrokerRegistration(version, body);
             case TYPE_BROKER_STATE:
                 return new BrokerStateRecord(body.getInt(), body.getLong(), BrokerState.forId(body.get()));
             case TYPE_GROUP_CONFIG:
@@ -302,6 +317,25 @@ public final class MetadataRecordSerde {
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }
+    }
+
+    private static BrokerRegistrationRecord readBrokerRegistration(byte version, ByteBuffer body) {
+        BrokerRegistrationRecord base = new BrokerRegistrationRecord(body.getInt(), readUuid(body), body.getLong(),
+                readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
+        if (version == RECORD_VERSION) {
+            return base;
+        }
+        int count = body.getInt();
+        if (count < 0 || count > body.remaining()) {
+            throw new MetadataCodecException("listeners count " + count + " but " + body.remaining() + " bytes left");
+        }
+        Map<String, ListenerEndpoint> listeners = new java.util.TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            listeners.put(readString(body, "listener name"), new ListenerEndpoint(readString(body, "listener host"),
+                    body.getInt()));
+        }
+        return new BrokerRegistrationRecord(base.brokerId(), base.incarnationId(), base.brokerEpoch(), base.host(),
+                base.port(), base.rack(), listeners);
     }
 
     private static PartitionRecord readPartition(byte version, ByteBuffer body) {

@@ -127,7 +127,7 @@ final class MetadataSnapshotFile {
         }
         for (BrokerImage broker : image.brokers().values()) {
             records.add(new BrokerRegistrationRecord(broker.id(), broker.incarnationId(), broker.epoch(),
-                    broker.host(), broker.port(), broker.rack()));
+                    broker.host(), broker.port(), broker.rack(), broker.listeners()));
             if (broker.state() != BrokerState.FENCED) {
                 records.add(new BrokerStateRecord(broker.id(), broker.epoch(), broker.state()));
             }

@@ -33,6 +33,7 @@ import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.cluster.ControllerIsrUpdater;
 import dev.millrace.broker.controller.BrokerState;
 import dev.millrace.broker.coordinator.ReplicationAwaiter;
+import dev.millrace.broker.controller.ListenerEndpoint;
 import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
@@ -226,7 +227,7 @@ public final class BrokerServer implements AutoCloseable {
                         : target.handleExtension(header, body);
             }
         };
-        ClientEndpoints.Builder clientEndpoints = new ClientEndpoints.Builder(config.nodeId());
+        ClientEndpoints.Builder clientEndpoints = new ClientEndpoints.Builder(config.nodeId(), () -> controller.image());
         for (int i = 0; i < listeners.size(); i++) {
             Listener listener = listeners.get(i);
             KafkaServer server = new KafkaServer(listener.host(), listener.port(), config.socketRequestMaxBytes(),
@@ -240,9 +241,18 @@ public final class BrokerServer implements AutoCloseable {
         boundAddress = boundAddresses.get(interBroker.name());
         String advertisedHost = interBroker.advertisedHost();
         int advertisedPort = interBroker.advertisedPort(boundAddress.getPort());
+        // with listeners set, every listener's advertised address is registered, so that any broker's Metadata
+        // tells a client the addresses of the listener it uses on every node
+        boolean oneDefaultListener = listeners.size() == 1 && listeners.get(0).name().equals("PLAINTEXT");
+        Map<String, ListenerEndpoint> registeredListeners = new LinkedHashMap<>();
+        if (!oneDefaultListener) {
+            clientEndpoints.forEach((name, endpoint) -> registeredListeners.put(name,
+                    new ListenerEndpoint(endpoint.host(), endpoint.port())));
+        }
         lifecycle = new BrokerLifecycle(new BrokerLifecycle.Settings(config.nodeId(), identity.clusterId(),
                 advertisedHost, advertisedPort, config.brokerRack().orElse(null),
-                config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000),
+                config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000,
+                registeredListeners),
                 lifecycleClient, () -> controller.image().appliedIndex());
         isrUpdater = new ControllerIsrUpdater(config.nodeId(), controllerClient, lifecycle::brokerEpoch,
                 controller::image);

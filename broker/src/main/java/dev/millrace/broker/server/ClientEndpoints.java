@@ -3,16 +3,22 @@ package dev.millrace.broker.server;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import java.util.function.Supplier;
+
 import org.apache.kafka.common.network.ListenerName;
+
+import dev.millrace.broker.controller.ListenerEndpoint;
+import dev.millrace.broker.controller.MetadataImage;
+import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 
 /**
  * Where clients reach brokers, by the listener they came in on: Metadata and FindCoordinator must answer a client
  * connected to an SSL listener with that listener's address, never the PLAINTEXT one (kafka-clients connects to
  * exactly what it is told, with the protocol it was configured with).
  *
- * <p>This broker's own listeners are all known here. Other brokers register one endpoint with the controller, their
- * inter-broker listener's, and are described with it whatever the listener: in a cluster whose clients use other
- * listeners, registering every listener is still to be done.
+ * <p>This broker's own listeners are all known here; other brokers' come from their registrations in the metadata
+ * ({@link BrokerImage#listeners()}: a broker with {@code listeners} set registers each listener's advertised address).
+ * A broker that registered none, or not the listener asked about, is described with its inter-broker endpoint.
  *
  * <p>Immutable; thread-safe.
  */
@@ -25,16 +31,14 @@ final class ClientEndpoints {
     private final int nodeId;
     private final Map<String, Endpoint> byListener;
     private final Endpoint interBroker;
+    private final Supplier<MetadataImage> image;
 
-    private ClientEndpoints(int nodeId, Map<String, Endpoint> byListener, Endpoint interBroker) {
+    private ClientEndpoints(int nodeId, Map<String, Endpoint> byListener, Endpoint interBroker,
+                            Supplier<MetadataImage> image) {
         this.nodeId = nodeId;
         this.byListener = Map.copyOf(byListener);
         this.interBroker = interBroker;
-    }
-
-    /** A single PLAINTEXT listener (tests, tools). */
-    static ClientEndpoints single(int nodeId, String host, int port) {
-        return new Builder(nodeId).add("PLAINTEXT", host, port).build("PLAINTEXT");
+        this.image = image;
     }
 
     int nodeId() {
@@ -48,16 +52,32 @@ final class ClientEndpoints {
 
     /** Broker {@code id}, registered at {@code host}:{@code port}, as the clients of {@code listener} reach it. */
     Endpoint of(int id, String host, int port, ListenerName listener) {
-        return id == nodeId ? self(listener) : new Endpoint(host, port);
+        if (id == nodeId) {
+            return self(listener);
+        }
+        BrokerImage broker = image.get().brokers().get(id);
+        if (broker == null || listener == null) {
+            return new Endpoint(host, port);
+        }
+        ListenerEndpoint endpoint = broker.endpoint(listener.value());
+        return new Endpoint(endpoint.host(), endpoint.port());
     }
 
     /** Collects the listeners' advertised endpoints as they are bound. Not thread-safe. */
     static final class Builder {
         private final int nodeId;
+        private final Supplier<MetadataImage> image;
         private final Map<String, Endpoint> byListener = new LinkedHashMap<>();
 
-        Builder(int nodeId) {
+        /** @param image the latest metadata, where other brokers' listeners are registered */
+        Builder(int nodeId, Supplier<MetadataImage> image) {
             this.nodeId = nodeId;
+            this.image = image;
+        }
+
+        /** The endpoints added so far, by listener name. */
+        void forEach(java.util.function.BiConsumer<String, Endpoint> action) {
+            byListener.forEach(action);
         }
 
         Builder add(String listener, String host, int port) {
@@ -67,7 +87,7 @@ final class ClientEndpoints {
 
         ClientEndpoints build(String interBrokerListener) {
             return new ClientEndpoints(nodeId, byListener,
-                    byListener.get(ListenerName.normalised(interBrokerListener).value()));
+                    byListener.get(ListenerName.normalised(interBrokerListener).value()), image);
         }
     }
 }

@@ -54,6 +54,24 @@ class ScramCredentialsMetadataTest {
     }
 
     @Test
+    void shouldRoundTripABrokerRegistrationWithListenersAtVersionOneAndWithoutAtVersionZero() {
+        org.apache.kafka.common.Uuid id = org.apache.kafka.common.Uuid.randomUuid();
+        MetadataRecord.BrokerRegistrationRecord withListeners = new MetadataRecord.BrokerRegistrationRecord(2, id, 9,
+                "10.0.0.2", 9092, null, Map.of("SSL", new ListenerEndpoint("b2.example", 9093),
+                "PLAINTEXT", new ListenerEndpoint("10.0.0.2", 9092)));
+        MetadataRecord.BrokerRegistrationRecord without = new MetadataRecord.BrokerRegistrationRecord(3, id, 10,
+                "10.0.0.3", 9092, "r");
+        byte[] encoded = MetadataRecordSerde.encode(List.of(withListeners, without));
+        assertThat(MetadataRecordSerde.decode(ByteBuffer.wrap(encoded))).containsExactly(withListeners, without);
+        assertThat(encoded[1 + 4 + 1]).isEqualTo((byte) 1);
+        MetadataImageBuilder builder = new MetadataImageBuilder(MetadataImage.EMPTY);
+        builder.replay(withListeners);
+        MetadataImage image = builder.build(1);
+        assertThat(image.brokers().get(2).endpoint("SSL")).isEqualTo(new ListenerEndpoint("b2.example", 9093));
+        assertThat(image.brokers().get(2).endpoint("OTHER")).isEqualTo(new ListenerEndpoint("10.0.0.2", 9092));
+    }
+
+    @Test
     void shouldDeriveKeysThatAuthenticateThePasswordAndNeverStoreIt() throws Exception {
         ScramFormatter formatter = new ScramFormatter(ScramMechanism.SCRAM_SHA_512);
         byte[] salt = formatter.secureRandomBytes();

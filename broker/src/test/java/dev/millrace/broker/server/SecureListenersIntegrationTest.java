@@ -25,6 +25,7 @@ import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -67,6 +68,7 @@ class SecureListenersIntegrationTest {
         settings.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512");
         settings.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", PLAIN_JAAS);
         settings.put("listener.name.sasl_ssl.plain.sasl.jaas.config", PLAIN_JAAS);
+        settings.put("group.share.auto.offset.reset", "earliest");
         broker = TestBrokers.start(tmp.resolve("data"), settings);
     }
 
@@ -107,6 +109,38 @@ class SecureListenersIntegrationTest {
         // SCRAM-SHA-256 has no credential for carol: refused like an unknown user
         assertThatThrownBy(() -> describeCluster(scram(sslClient("SASL_SSL"), "SCRAM-SHA-256", "carol",
                 "carol-secret"))).hasCauseInstanceOf(SaslAuthenticationException.class);
+    }
+
+    @Test
+    void shouldServeAShareConsumerOverSaslSslWithScramSha512() throws Exception {
+        try (Admin admin = Admin.create(withBootstrap(new Properties(), "PLAINTEXT"))) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("erin",
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "erin-secret")))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        Properties erin = scram(sslClient("SASL_SSL"), "SCRAM-SHA-512", "erin", "erin-secret");
+        try (Admin admin = Admin.create(withBootstrap(erin, "SASL_SSL"))) {
+            admin.createTopics(List.of(new NewTopic("share-topic", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(erin, "SASL_SSL"))) {
+            producer.send(new ProducerRecord<>("share-topic", "k", "shared")).get(30, TimeUnit.SECONDS);
+        }
+        Properties props = withBootstrap(erin, "SASL_SSL");
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "share-" + UUID.randomUUID());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        List<String> values = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(props)) {
+            consumer.subscribe(List.of("share-topic"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (values.isEmpty() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(r.value());
+                }
+            }
+            consumer.commitSync(Duration.ofSeconds(30));
+        }
+        assertThat(values).containsExactly("shared");
     }
 
     @Test
