@@ -6,6 +6,10 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.ShareAcknowledgeResponse;
+import org.apache.kafka.common.requests.ShareFetchResponse;
 
 import dev.millrace.broker.controller.ListenerEndpoint;
 import dev.millrace.broker.controller.MetadataImage;
@@ -61,6 +65,31 @@ final class ClientEndpoints {
         }
         ListenerEndpoint endpoint = broker.endpoint(listener.value());
         return new Endpoint(endpoint.host(), endpoint.port());
+    }
+
+    /**
+     * {@code response} with the leader endpoints it names (KIP-951's NodeEndpoints of Produce, ShareFetch and
+     * ShareAcknowledge, given where leadership moved) changed to the addresses on {@code listener}, which the client
+     * connects to next.
+     */
+    <R extends AbstractResponse> R forListener(R response, ListenerName listener) {
+        if (response instanceof ProduceResponse produce) {
+            produce.data().nodeEndpoints().forEach(n -> {
+                Endpoint e = of(n.nodeId(), n.host(), n.port(), listener);
+                n.setHost(e.host()).setPort(e.port());
+            });
+        } else if (response instanceof ShareFetchResponse fetch) {
+            fetch.data().nodeEndpoints().forEach(n -> {
+                Endpoint e = of(n.nodeId(), n.host(), n.port(), listener);
+                n.setHost(e.host()).setPort(e.port());
+            });
+        } else if (response instanceof ShareAcknowledgeResponse acknowledge) {
+            acknowledge.data().nodeEndpoints().forEach(n -> {
+                Endpoint e = of(n.nodeId(), n.host(), n.port(), listener);
+                n.setHost(e.host()).setPort(e.port());
+            });
+        }
+        return response;
     }
 
     /** Collects the listeners' advertised endpoints as they are bound. Not thread-safe. */

@@ -246,7 +246,8 @@ public final class KafkaApis implements RequestHandler {
                 return metadata.handle((MetadataRequest) request, version, context.listenerName).thenApply(r -> r);
             case PRODUCE: {
                 ProduceRequest produceRequest = (ProduceRequest) request;
-                return produce.handle(produceRequest).thenApply(r -> produceRequest.acks() == 0 ? null : r);
+                return produce.handle(produceRequest).thenApply(r -> produceRequest.acks() == 0 ? null
+                        : metadata.endpoints().forListener(r, context.listenerName));
             }
             case FETCH:
                 return fetch.handle((FetchRequest) request).thenApply(r -> r);
@@ -333,9 +334,11 @@ public final class KafkaApis implements RequestHandler {
             case SHARE_GROUP_DESCRIBE:
                 return shares.handleShareGroupDescribe((ShareGroupDescribeRequest) request).thenApply(r -> r);
             case SHARE_FETCH:
-                return shares.handleShareFetch((ShareFetchRequest) request).thenApply(r -> r);
+                return shares.handleShareFetch((ShareFetchRequest) request)
+                        .thenApply(r -> metadata.endpoints().forListener(r, context.listenerName));
             case SHARE_ACKNOWLEDGE:
-                return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request).thenApply(r -> r);
+                return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request)
+                        .thenApply(r -> metadata.endpoints().forListener(r, context.listenerName));
             // served by each share-partition's leader: ShareOffsetsRouting passes them on from the group's coordinator
             case DESCRIBE_SHARE_GROUP_OFFSETS:
                 return shareOffsets.describe(((DescribeShareGroupOffsetsRequest) request).data(), version,

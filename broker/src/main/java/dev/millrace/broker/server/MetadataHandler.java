@@ -57,6 +57,11 @@ final class MetadataHandler {
         this.autoCreateTopics = autoCreateTopics;
     }
 
+    /** Where clients of each listener reach the brokers. */
+    ClientEndpoints endpoints() {
+        return endpoints;
+    }
+
     /** Answers with the brokers' endpoints on {@code listener}, the listener the client connected to. */
     CompletableFuture<MetadataResponse> handle(MetadataRequest request, short version, ListenerName listener) {
         MetadataImage image = controller.image();

@@ -114,7 +114,7 @@ public final class ExtensionClient implements AutoCloseable {
                 socket = security.wrap(socket, host, port);
             }
             if (security.usesSasl()) {
-                authenticate(socket, host + ":" + port);
+                authenticate(socket, host, port);
             }
             return socket;
         } catch (IOException | RuntimeException e) {
@@ -123,9 +123,10 @@ public final class ExtensionClient implements AutoCloseable {
         }
     }
 
-    private void authenticate(Socket socket, String address) throws IOException {
+    private void authenticate(Socket socket, String host, int port) throws IOException {
+        String address = host + ":" + port;
         try {
-            security.authenticator(socket.getInetAddress().getHostName()).authenticate((builder, version) -> {
+            security.authenticator(host).authenticate((builder, version) -> {
                 try {
                     return CompletableFuture.completedFuture(kafkaCall(socket, builder.build(version)));
                 } catch (IOException e) {
