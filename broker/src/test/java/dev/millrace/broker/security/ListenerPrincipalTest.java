@@ -105,6 +105,30 @@ class ListenerPrincipalTest {
     }
 
     @Test
+    void shouldRefuseATlsVersionOutsideSslEnabledProtocols() throws Exception {
+        TestCerts certs = TestCerts.create(tmp);
+        BrokerConfig config = BrokerConfigLoader.fromMap(Map.of("listeners", "SSL://127.0.0.1:0",
+                "ssl.keystore.location", certs.brokerKeystore.toString(), "ssl.keystore.password", TestCerts.PASSWORD,
+                "ssl.enabled.protocols", "TLSv1.3", "controller.port", "19093"));
+        InetSocketAddress address = start(config);
+        SSLContext context = clientContext(null, certs);
+        try (SSLSocket tls12 = (SSLSocket) context.getSocketFactory().createSocket(address.getHostString(),
+                address.getPort())) {
+            tls12.setEnabledProtocols(new String[] {"TLSv1.2"});
+            org.assertj.core.api.Assertions.assertThatThrownBy(tls12::startHandshake)
+                    .isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+        }
+        try (SSLSocket tls13 = (SSLSocket) context.getSocketFactory().createSocket(address.getHostString(),
+                address.getPort())) {
+            tls13.setEnabledProtocols(new String[] {"TLSv1.3"});
+            call(tls13, new ApiVersionsRequest.Builder().build(), 1);
+            assertThat(tls13.getSession().getProtocol()).isEqualTo("TLSv1.3");
+        }
+        assertThat(served).singleElement().satisfies(c -> assertThat(c.principal.toString())
+                .isEqualTo("User:ANONYMOUS"));
+    }
+
+    @Test
     void shouldNameTheSaslUserAsPrincipalAndRefuseRequestsBeforeAuthentication() throws Exception {
         BrokerConfig config = BrokerConfigLoader.fromMap(Map.of("listeners", "SASL_PLAINTEXT://127.0.0.1:0",
                 "sasl.enabled.mechanisms", "PLAIN", "controller.port", "19093",
@@ -176,12 +200,16 @@ class ListenerPrincipalTest {
         return server.start();
     }
 
+    /** A client context trusting the test CA, with {@code keystore}'s key when not null. */
     private static SSLContext clientContext(Path keystore, TestCerts certs) {
+        Map<String, Object> configs = new java.util.HashMap<>(Map.of("ssl.truststore.location",
+                certs.truststore.toString(), "ssl.truststore.password", TestCerts.PASSWORD));
+        if (keystore != null) {
+            configs.put("ssl.keystore.location", keystore.toString());
+            configs.put("ssl.keystore.password", TestCerts.PASSWORD);
+        }
         DefaultSslEngineFactory factory = new DefaultSslEngineFactory();
-        factory.configure(new org.apache.kafka.common.config.ConfigDef().withClientSslSupport().parse(Map.of(
-                "ssl.keystore.location", keystore.toString(), "ssl.keystore.password", TestCerts.PASSWORD,
-                "ssl.truststore.location", certs.truststore.toString(), "ssl.truststore.password",
-                TestCerts.PASSWORD)));
+        factory.configure(new org.apache.kafka.common.config.ConfigDef().withClientSslSupport().parse(configs));
         return factory.sslContext();
     }
 
