@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import javax.naming.InitialContext;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
@@ -35,6 +37,8 @@ import jakarta.jms.QueueBrowser;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
+import jakarta.jms.XAConnection;
+import jakarta.jms.XASession;
 
 /**
  * The JMS provider against a broker whose listeners use TLS and SASL: every path the provider takes to the broker
@@ -104,6 +108,34 @@ class SecureConnectionIntegrationTest {
             assertThat(fromTopic).isNotNull();
             assertThat(((TextMessage) fromTopic).getText()).isEqualTo("to the topic");
         }
+    }
+
+    @Test
+    void shouldRunATwoPhaseCommitOverSaslSsl() throws Exception {
+        MillraceXAConnectionFactory factory = new MillraceXAConnectionFactory(broker.bootstrap("SASL_SSL"));
+        factory.setRequestTimeoutMs(10_000);
+        factory.setSecurityProtocol("SASL_SSL");
+        factory.setSslTruststoreLocation(tls.truststore.toString());
+        factory.setSslTruststorePassword(TestTls.PASSWORD);
+        try (XAConnection xc = factory.createXAConnection("carol", "carol-secret")) {
+            XASession xs = xc.createXASession();
+            XAResource resource = xs.getXAResource();
+            Queue queue = xs.createQueue("secure-xa");
+            Xid xid = new XaResourceIntegrationTest.TestXid(4660, "secure-xa-gtrid".getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8), new byte[] {1});
+            resource.start(xid, XAResource.TMNOFLAGS);
+            xs.getSession().createProducer(queue).send(xs.createTextMessage("two-phase"));
+            resource.end(xid, XAResource.TMSUCCESS);
+            assertThat(resource.prepare(xid)).isEqualTo(XAResource.XA_OK);
+            resource.commit(xid, false);
+            Session session = xc.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            xc.start();
+            Message received = session.createConsumer(queue).receive(30_000);
+            assertThat(received).isNotNull();
+            assertThat(((TextMessage) received).getText()).isEqualTo("two-phase");
+        }
+        assertThatThrownBy(() -> factory.createXAConnection("carol", "wrong").close())
+                .isInstanceOf(JMSSecurityException.class);
     }
 
     @Test
