@@ -50,7 +50,9 @@ import dev.millrace.broker.network.ListenerSecurity;
  *        +--------+
  * </pre>
  *
- * Every refusal logs one line naming the client address, the listener and the reason. SaslHandshake version 0
+ * Every refusal logs one line naming the client address, the listener and the reason. ApiVersions is answered by the
+ * connection handler on a request thread, so a client must wait for its answer before SaslHandshake (kafka-clients
+ * does); one that pipelines them may get the handshake's answer first. SaslHandshake version 0
  * (raw SASL tokens after the handshake, before KIP-152) is not served. Re-authentication (KIP-368) is not
  * offered: the session lifetime is 0.
  *
