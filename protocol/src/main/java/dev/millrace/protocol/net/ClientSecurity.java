@@ -3,7 +3,6 @@ package dev.millrace.protocol.net;
 import java.io.IOException;
 import java.net.Socket;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -181,11 +180,5 @@ public final class ClientSecurity implements AutoCloseable {
             out.append(": ").append(c.getMessage());
         }
         return out.toString();
-    }
-
-    /** The settings' names for {@link #create}'s {@code sslConfigs}. */
-    public static List<String> sslConfigNames() {
-        return List.of("ssl.truststore.location", "ssl.truststore.password", "ssl.keystore.location",
-                "ssl.keystore.password");
     }
 }
