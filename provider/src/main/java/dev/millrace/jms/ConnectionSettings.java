@@ -2,6 +2,8 @@ package dev.millrace.jms;
 
 import java.io.Serializable;
 
+import dev.millrace.protocol.net.ClientSecurity;
+
 /**
  * The options of a {@link MillraceConnectionFactory}, frozen when a connection is created, so changing the factory
  * afterwards does not affect existing connections. Every option, with its default, is listed in
@@ -36,6 +38,11 @@ public final class ConnectionSettings implements Serializable {
     final DestinationPolicies destinationPolicies;
     final boolean manageDestinationPolicies;
     final boolean blockOnAcknowledge;
+    final String securityProtocol;
+    final String saslMechanism;
+    final java.util.Map<String, String> sslConfigs;
+    /** Built from the options above; rebuilt after deserialization. */
+    private transient volatile ClientSecurity security;
     /** Every setting that shapes how destinations are created and configured, as one comparable string. */
     final String destinationKey;
 
@@ -63,12 +70,34 @@ public final class ConnectionSettings implements Serializable {
                 f.getDestinationPolicies());
         this.manageDestinationPolicies = f.isManageDestinationPolicies();
         this.blockOnAcknowledge = f.isBlockOnAcknowledge();
+        this.securityProtocol = f.getSecurityProtocol();
+        this.saslMechanism = f.getSaslMechanism();
+        java.util.Map<String, String> ssl = new java.util.HashMap<>();
+        ssl.put("ssl.truststore.location", f.getSslTruststoreLocation());
+        ssl.put("ssl.truststore.password", f.getSslTruststorePassword());
+        ssl.put("ssl.keystore.location", f.getSslKeystoreLocation());
+        ssl.put("ssl.keystore.password", f.getSslKeystorePassword());
+        this.sslConfigs = java.util.Collections.unmodifiableMap(ssl);
+        this.security = ClientSecurity.create(securityProtocol, saslMechanism, user, password, sslConfigs);
         this.destinationKey = String.join("|", String.valueOf(autoCreateDestinations),
                 String.valueOf(destinationPartitions), String.valueOf(destinationReplicationFactor),
                 String.valueOf(manageDestinationPolicies), String.valueOf(f.getMaxDeliveries()),
                 String.valueOf(f.getRedeliveryDelayMs()), String.valueOf(f.getMaxRedeliveryDelayMs()),
                 String.valueOf(f.getDeadLetterQueuePattern()), String.valueOf(f.getExpiryQueuePattern()),
                 String.valueOf(f.getDestinationPolicies()));
+    }
+
+    /**
+     * How connections reach the brokers: {@code securityProtocol}, the SASL mechanism and this connection's user and
+     * password, the TLS stores.
+     */
+    public ClientSecurity security() {
+        ClientSecurity s = security;
+        if (s == null) {
+            s = ClientSecurity.create(securityProtocol, saslMechanism, user, password, sslConfigs);
+            security = s;
+        }
+        return s;
     }
 
     /** Equal for settings that create and configure destinations alike (see {@code SharedClients}). */

@@ -50,7 +50,10 @@ public final class JmsExceptions {
             return (JMSException) t;
         }
         JMSException e;
-        if (t instanceof InvalidTopicException || t instanceof UnknownTopicOrPartitionException) {
+        if (t instanceof org.apache.kafka.common.errors.AuthenticationException) {
+            // SASL (wrong password, unknown user, mechanism not offered) or TLS (untrusted certificate) refusals
+            e = new JMSSecurityException(what + ": the broker refused this client: " + t.getMessage());
+        } else if (t instanceof InvalidTopicException || t instanceof UnknownTopicOrPartitionException) {
             e = new InvalidDestinationException(what + ": " + t.getMessage());
         } else if (t instanceof TimeoutException || t instanceof org.apache.kafka.common.errors.TimeoutException) {
             e = new JMSException(what + ": the broker did not answer in time (" + t.getMessage() + ")");

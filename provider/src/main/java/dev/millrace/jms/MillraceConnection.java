@@ -219,7 +219,8 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
             throw new IllegalStateException("the connection is closed");
         }
         if (brokerExtensions == null) {
-            extensions = new ExtensionClient("millrace-" + connectionId + "-ext", settings.requestTimeoutMs());
+            extensions = new ExtensionClient("millrace-" + connectionId + "-ext", settings.requestTimeoutMs(),
+                    settings.security());
             brokerExtensions = new BrokerExtensions(admin, extensions, settings);
         }
         return brokerExtensions;

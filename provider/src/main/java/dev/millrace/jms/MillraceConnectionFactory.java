@@ -19,6 +19,7 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.JMSSecurityException;
 import jakarta.jms.QueueConnection;
 import jakarta.jms.QueueConnectionFactory;
 import jakarta.jms.TopicConnection;
@@ -73,6 +74,12 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     private String destinationPolicies = "";
     private boolean manageDestinationPolicies = true;
     private boolean blockOnAcknowledge = true;
+    private String securityProtocol = "PLAINTEXT";
+    private String saslMechanism = "SCRAM-SHA-512";
+    private String sslTruststoreLocation;
+    private String sslTruststorePassword;
+    private String sslKeystoreLocation;
+    private String sslKeystorePassword;
 
     /** A factory for the broker at {@value #DEFAULT_BROKERS}. */
     public MillraceConnectionFactory() {
@@ -100,6 +107,13 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
 
     /** The options, checked, for a connection of {@code userName}. */
     ConnectionSettings settings(String userName, String password) throws JMSException {
+        boolean sasl = securityProtocol != null && securityProtocol.trim().toUpperCase(java.util.Locale.ROOT)
+                .startsWith("SASL_");
+        if (sasl && (userName == null || userName.isEmpty() || password == null)) {
+            throw new JMSSecurityException("securityProtocol " + securityProtocol + " authenticates with SASL: "
+                    + "give a user and a password (createConnection(user, password), or the user and password "
+                    + "options)");
+        }
         try {
             return new ConnectionSettings(this, userName, password);
         } catch (IllegalArgumentException e) {
@@ -189,7 +203,10 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         return user;
     }
 
-    /** User for {@link #createConnection()}; a placeholder until the broker authenticates (not sent). */
+    /**
+     * User for {@link #createConnection()} and {@link #createContext()}; sent to the broker (SASL) when
+     * {@code securityProtocol} is SASL_PLAINTEXT or SASL_SSL, not used otherwise.
+     */
     public void setUser(String user) {
         this.user = user;
     }
@@ -198,9 +215,71 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
         return password;
     }
 
-    /** Password for {@link #createConnection()}; a placeholder until the broker authenticates (not sent). */
+    /** Password of {@link #setUser user}; sent (SASL) only with the SASL security protocols. */
     public void setPassword(String password) {
         this.password = password;
+    }
+
+    public String getSecurityProtocol() {
+        return securityProtocol;
+    }
+
+    /**
+     * How connections reach the brokers, as Kafka names it: {@code PLAINTEXT} (default), {@code SSL},
+     * {@code SASL_PLAINTEXT} or {@code SASL_SSL}. With the SASL protocols, {@code createConnection(user, password)}
+     * (or the user and password options) authenticates with {@code saslMechanism}, and wrong credentials fail
+     * {@code createConnection} with JMSSecurityException.
+     */
+    public void setSecurityProtocol(String securityProtocol) {
+        this.securityProtocol = securityProtocol;
+    }
+
+    public String getSaslMechanism() {
+        return saslMechanism;
+    }
+
+    /** SASL mechanism of the SASL protocols: {@code SCRAM-SHA-512} (default), {@code SCRAM-SHA-256} or {@code PLAIN}. */
+    public void setSaslMechanism(String saslMechanism) {
+        this.saslMechanism = saslMechanism;
+    }
+
+    public String getSslTruststoreLocation() {
+        return sslTruststoreLocation;
+    }
+
+    /**
+     * Trust store (PKCS12 or JKS) with the authorities whose broker certificates are trusted, for SSL and SASL_SSL;
+     * default: the JVM's. The broker's host name is checked against its certificate.
+     */
+    public void setSslTruststoreLocation(String sslTruststoreLocation) {
+        this.sslTruststoreLocation = sslTruststoreLocation;
+    }
+
+    public String getSslTruststorePassword() {
+        return sslTruststorePassword;
+    }
+
+    /** Password of {@code sslTruststoreLocation}. */
+    public void setSslTruststorePassword(String sslTruststorePassword) {
+        this.sslTruststorePassword = sslTruststorePassword;
+    }
+
+    public String getSslKeystoreLocation() {
+        return sslKeystoreLocation;
+    }
+
+    /** Key store with this client's key and certificate, for brokers that ask for client certificates. */
+    public void setSslKeystoreLocation(String sslKeystoreLocation) {
+        this.sslKeystoreLocation = sslKeystoreLocation;
+    }
+
+    public String getSslKeystorePassword() {
+        return sslKeystorePassword;
+    }
+
+    /** Password of {@code sslKeystoreLocation}. */
+    public void setSslKeystorePassword(String sslKeystorePassword) {
+        this.sslKeystorePassword = sslKeystorePassword;
     }
 
     public String getPersistentAcks() {
@@ -567,6 +646,6 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
     @Override
     public String toString() {
         return "MillraceConnectionFactory" + getProperties().entrySet().stream()
-                .filter(e -> !e.getKey().equals("password")).toList();
+                .filter(e -> !e.getKey().toLowerCase(java.util.Locale.ROOT).endsWith("password")).toList();
     }
 }

@@ -55,7 +55,8 @@ public class MillraceXAConnection extends MillraceConnection implements XAConnec
     synchronized XaRequests xaRequests() throws JMSException {
         checkClosed();
         if (requests == null) {
-            xaClient = new ExtensionClient("millrace-" + connectionId() + "-xa", settings().requestTimeoutMs());
+            xaClient = new ExtensionClient("millrace-" + connectionId() + "-xa", settings().requestTimeoutMs(),
+                    settings().security());
             requests = new XaRequests(admin(), xaClient, settings());
         }
         return requests;

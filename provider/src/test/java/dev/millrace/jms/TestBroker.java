@@ -72,6 +72,11 @@ final class TestBroker implements AutoCloseable {
         return "127.0.0.1:" + ("0".equals(port) ? server.boundAddress().getPort() : port);
     }
 
+    /** {@code 127.0.0.1:<port>} of listener {@code name} (a broker started with {@code listeners}). */
+    String bootstrap(String listener) {
+        return "127.0.0.1:" + server.boundAddress(listener).getPort();
+    }
+
     MillraceConnectionFactory factory() {
         MillraceConnectionFactory f = new MillraceConnectionFactory(bootstrap());
         f.setRequestTimeoutMs(10_000);

@@ -106,7 +106,14 @@ public final class Millrace {
                 broker.close();
                 stopped.countDown();
             }, "millrace-shutdown"));
-            broker.start();
+            try {
+                broker.start();
+            } catch (ConfigurationException e) {
+                // settings only checked as the broker starts (TLS stores, PLAIN users)
+                System.err.println(e.getMessage());
+                broker.close();
+                return 2;
+            }
             System.out.println("Millrace broker " + nodeId + " listening on " + broker.boundAddress()
                     + ", metadata voter on " + config.controllerHost() + ":" + config.controllerPort()
                     + (config.isClusterMode() ? " (voters " + config.quorumVoters() + ")" : " (embedded)"));

@@ -1,5 +1,6 @@
 package dev.millrace.broker.cluster;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import dev.millrace.broker.controller.Controller.BrokerHeartbeat;
 import dev.millrace.broker.controller.Controller.BrokerHeartbeatReply;
 import dev.millrace.broker.controller.Controller.BrokerRegistration;
+import dev.millrace.broker.controller.ListenerEndpoint;
 
 /**
  * This broker's membership of the cluster, as the active controller sees it: registration, heartbeats, fencing and
@@ -43,9 +45,24 @@ public final class BrokerLifecycle implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerLifecycle.class);
 
-    /** What the broker registers with, and how often it heartbeats. */
+    /**
+     * What the broker registers with, and how often it heartbeats.
+     *
+     * @param host      with {@code port}, the inter-broker listener's advertised address
+     * @param listeners every listener's advertised endpoint by name (for clients of other brokers' Metadata)
+     */
     public record Settings(int nodeId, String clusterId, String host, int port, String rack,
-                           long heartbeatIntervalMs, long registrationTimeoutMs) {
+                           long heartbeatIntervalMs, long registrationTimeoutMs,
+                           Map<String, ListenerEndpoint> listeners) {
+        public Settings {
+            listeners = Map.copyOf(listeners);
+        }
+
+        /** A broker with one listener. */
+        public Settings(int nodeId, String clusterId, String host, int port, String rack, long heartbeatIntervalMs,
+                        long registrationTimeoutMs) {
+            this(nodeId, clusterId, host, port, rack, heartbeatIntervalMs, registrationTimeoutMs, Map.of());
+        }
     }
 
     private final Settings settings;
@@ -113,7 +130,7 @@ public final class BrokerLifecycle implements AutoCloseable {
             return;
         }
         BrokerRegistration registration = new BrokerRegistration(settings.nodeId(), settings.clusterId(),
-                incarnationId, settings.host(), settings.port(), settings.rack());
+                incarnationId, settings.host(), settings.port(), settings.rack(), settings.listeners());
         client.registerBroker(registration).whenComplete((epoch, error) -> {
             if (error == null) {
                 brokerEpoch = epoch;

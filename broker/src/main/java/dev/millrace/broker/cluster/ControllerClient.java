@@ -18,7 +18,10 @@ import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsResponse;
 import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
 import org.apache.kafka.common.requests.AlterPartitionResponse;
@@ -215,6 +218,25 @@ public final class ControllerClient implements AutoCloseable {
                 ch -> ch.<IncrementalAlterConfigsResponse>send(ControllerMessages.incrementalAlterGroupConfigs(changes,
                                 validateOnly), ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion())
                         .thenApply(r -> orNotController(ControllerMessages.incrementalAlterConfigsResults(r))));
+    }
+
+    /**
+     * SCRAM credential changes at the active controller ({@link Controller#alterUserScramCredentials}), sent as the
+     * same AlterUserScramCredentials request (its upsertions carry salted passwords only). Per user, NONE or the
+     * error with its message.
+     */
+    public CompletableFuture<Map<String, ApiError>> alterUserScramCredentials(
+            AlterUserScramCredentialsRequestData request) {
+        return call("AlterUserScramCredentials",
+                () -> local.alterUserScramCredentials(request).thenApply(ControllerClient::orNotController),
+                ch -> ch.<AlterUserScramCredentialsResponse>send(new AlterUserScramCredentialsRequest.Builder(
+                                request.duplicate()), ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion())
+                        .thenApply(r -> {
+                            Map<String, ApiError> results = new java.util.LinkedHashMap<>();
+                            r.data().results().forEach(u -> results.put(u.user(),
+                                    new ApiError(Errors.forCode(u.errorCode()), u.errorMessage())));
+                            return orNotController(results);
+                        }));
     }
 
     /** Turns a per-topic NOT_CONTROLLER (leadership moved while the request waited) into a retry of the whole call. */

@@ -53,6 +53,7 @@ import dev.millrace.broker.controller.Controller.AlterPartitionResult;
 import dev.millrace.broker.controller.Controller.BrokerHeartbeat;
 import dev.millrace.broker.controller.Controller.BrokerHeartbeatReply;
 import dev.millrace.broker.controller.Controller.BrokerRegistration;
+import dev.millrace.broker.controller.ListenerEndpoint;
 import dev.millrace.broker.controller.Controller.IsrChange;
 import dev.millrace.broker.controller.Controller.NewTopic;
 import dev.millrace.broker.controller.Controller.OngoingReassignment;
@@ -67,7 +68,8 @@ import dev.millrace.broker.controller.ProducerIdBlock;
  * reads responses, {@link ControllerApis} reads requests and builds responses.
  *
  * <pre>
- *   BrokerRegistration   BrokerId, ClusterId, IncarnationId, Listeners[0] = PLAINTEXT host:port, Rack
+ *   BrokerRegistration   BrokerId, ClusterId, IncarnationId, Listeners: PLAINTEXT = the inter-broker host:port,
+ *                        client/<NAME> = each listener's advertised host:port; Rack
  *                        → ErrorCode, BrokerEpoch
  *   BrokerHeartbeat      BrokerId, BrokerEpoch, CurrentMetadataOffset (the applied quorum index), WantFence,
  *                        WantShutDown → ErrorCode, IsCaughtUp, IsFenced, ShouldShutDown
@@ -88,6 +90,11 @@ import dev.millrace.broker.controller.ProducerIdBlock;
 final class ControllerMessages {
 
     private static final String LISTENER = "PLAINTEXT";
+    /**
+     * Prefix of the registration's entries for the listeners clients use, one per listener of {@code listeners}
+     * (a listener name has no '/'); the entry named {@link #LISTENER} is the inter-broker endpoint.
+     */
+    private static final String CLIENT_LISTENER_PREFIX = "client/";
 
     private ControllerMessages() {
     }
@@ -97,6 +104,9 @@ final class ControllerMessages {
                 .ListenerCollection();
         listeners.add(new BrokerRegistrationRequestData.Listener().setName(LISTENER).setHost(registration.host())
                 .setPort(registration.port()).setSecurityProtocol(SecurityProtocol.PLAINTEXT.id));
+        registration.listeners().forEach((name, endpoint) -> listeners.add(new BrokerRegistrationRequestData
+                .Listener().setName(CLIENT_LISTENER_PREFIX + name).setHost(endpoint.host()).setPort(endpoint.port())
+                .setSecurityProtocol(SecurityProtocol.PLAINTEXT.id)));
         return new BrokerRegistrationRequest.Builder(new BrokerRegistrationRequestData()
                 .setBrokerId(registration.brokerId()).setClusterId(registration.clusterId())
                 .setIncarnationId(registration.incarnationId()).setListeners(listeners)
@@ -110,8 +120,15 @@ final class ControllerMessages {
         }
         String host = listener == null ? "" : listener.host();
         int port = listener == null ? 0 : listener.port();
+        Map<String, ListenerEndpoint> clientListeners = new java.util.TreeMap<>();
+        for (BrokerRegistrationRequestData.Listener l : data.listeners()) {
+            if (l.name().startsWith(CLIENT_LISTENER_PREFIX)) {
+                clientListeners.put(l.name().substring(CLIENT_LISTENER_PREFIX.length()),
+                        new ListenerEndpoint(l.host(), l.port()));
+            }
+        }
         return new BrokerRegistration(data.brokerId(), data.clusterId(), data.incarnationId(), host, port,
-                data.rack());
+                data.rack(), clientListeners);
     }
 
     static long registrationEpoch(BrokerRegistrationResponse response) {

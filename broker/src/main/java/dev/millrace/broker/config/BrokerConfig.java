@@ -53,6 +53,73 @@ public final class BrokerConfig {
     @Max(65535)
     int advertisedPort = 0;
 
+    @Setting(name = "listeners", doc = "The Kafka-protocol listeners, NAME://host:port[,NAME://host:port...], each "
+            + "name mapped to its security protocol by listener.security.protocol.map (e.g. "
+            + "SASL_SSL://127.0.0.1:9094,PLAINTEXT://127.0.0.1:9092). An empty host binds every interface; port 0 "
+            + "picks a free port. Empty (the default) means one PLAINTEXT listener on host:port.")
+    String listeners = "";
+
+    @Setting(name = "advertised.listeners", doc = "Addresses clients are told to use, NAME://host:port per "
+            + "listener of listeners; a listener not named here advertises its own address. Metadata and "
+            + "FindCoordinator answer each client with the address of the listener it connected to.")
+    String advertisedListeners = "";
+
+    @Setting(name = "listener.security.protocol.map", doc = "Each listener name's security protocol, "
+            + "NAME:PROTOCOL[,...], protocols PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL.")
+    String listenerSecurityProtocolMap = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL";
+
+    @Setting(name = "inter.broker.listener.name", doc = "The listener other nodes reach this one on (registered "
+            + "with the controller); empty means the listener named PLAINTEXT, else the first one. Traffic between "
+            + "nodes is not secured yet: in a cluster this listener must be PLAINTEXT.")
+    String interBrokerListenerName = "";
+
+    @Setting(name = "ssl.keystore.location", doc = "The broker's key store (its private key and certificate "
+            + "chain), used by SSL and SASL_SSL listeners.")
+    String sslKeystoreLocation = "";
+
+    @Setting(name = "ssl.keystore.password", doc = "Password of ssl.keystore.location.", sensitive = true)
+    String sslKeystorePassword = "";
+
+    @Setting(name = "ssl.keystore.type", doc = "Format of ssl.keystore.location: PKCS12, JKS or PEM.")
+    @Pattern(regexp = "PKCS12|JKS|PEM", flags = Pattern.Flag.CASE_INSENSITIVE)
+    String sslKeystoreType = "PKCS12";
+
+    @Setting(name = "ssl.key.password", doc = "Password of the private key in ssl.keystore.location (an encrypted "
+            + "PEM key, or a PKCS12/JKS key with its own password); empty means the key store's.", sensitive = true)
+    String sslKeyPassword = "";
+
+    @Setting(name = "ssl.truststore.location", doc = "Certificates of the authorities whose client certificates "
+            + "are trusted (ssl.client.auth); empty means the JVM's default trust store.")
+    String sslTruststoreLocation = "";
+
+    @Setting(name = "ssl.truststore.password", doc = "Password of ssl.truststore.location.", sensitive = true)
+    String sslTruststorePassword = "";
+
+    @Setting(name = "ssl.truststore.type", doc = "Format of ssl.truststore.location: PKCS12, JKS or PEM.")
+    @Pattern(regexp = "PKCS12|JKS|PEM", flags = Pattern.Flag.CASE_INSENSITIVE)
+    String sslTruststoreType = "PKCS12";
+
+    @Setting(name = "ssl.enabled.protocols", doc = "TLS versions the SSL and SASL_SSL listeners accept.")
+    @Pattern(regexp = "(TLSv1\\.[23])(,\\s*TLSv1\\.[23])*")
+    String sslEnabledProtocols = "TLSv1.3,TLSv1.2";
+
+    @Setting(name = "ssl.client.auth", doc = "Client certificates on SSL listeners: none, requested (checked when "
+            + "sent) or required. The subject of a trusted client certificate becomes the connection's principal "
+            + "(User:<subject>, mapped by ssl.principal.mapping.rules) on SSL listeners.")
+    @Pattern(regexp = "none|requested|required")
+    String sslClientAuth = "none";
+
+    @Setting(name = "ssl.principal.mapping.rules", doc = "Rules mapping a client certificate's subject to a user "
+            + "name, as Kafka writes them (RULE:pattern/replacement/[LU], ...); DEFAULT keeps the whole subject.")
+    String sslPrincipalMappingRules = "DEFAULT";
+
+    @Setting(name = "sasl.enabled.mechanisms", doc = "SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer: "
+            + "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512. PLAIN users come from "
+            + "listener.name.<listener>.plain.sasl.jaas.config (PlainLoginModule required user_<name>=\"<password>\";), "
+            + "which every SASL listener needs when PLAIN is enabled; SCRAM credentials are created with the Admin API "
+            + "(alterUserScramCredentials) and kept, salted, in the metadata log.")
+    String saslEnabledMechanisms = "SCRAM-SHA-256,SCRAM-SHA-512";
+
     @Setting(name = "data.dir", doc = "Directory holding the partition logs and the metadata quorum's state.")
     @NotBlank
     String dataDir = "data";
@@ -294,6 +361,80 @@ public final class BrokerConfig {
             + "checkpoints run.")
     @Min(100)
     long logMaintenanceIntervalMs = 30_000;
+
+    /**
+     * Settings under {@code listener.name.<listener>.} ({@code <mechanism>.sasl.jaas.config}, {@code ssl.client.auth}),
+     * as given;
+     * checked by {@link ListenerSettings}.
+     */
+    final Map<String, String> listenerOverrides = new java.util.TreeMap<>();
+
+    /** The resolved listeners ({@link ListenerSettings}); set by the loader. */
+    java.util.List<ListenerSettings.Listener> resolvedListeners = java.util.List.of();
+
+    /**
+     * The Kafka-protocol listeners, in the order given: from {@code listeners}, or the single PLAINTEXT listener of
+     * {@code host}/{@code port}/{@code advertised.*} when {@code listeners} is empty.
+     */
+    public java.util.List<ListenerSettings.Listener> listeners() {
+        return resolvedListeners;
+    }
+
+    /** The listener other nodes reach this one on ({@code inter.broker.listener.name}). */
+    public ListenerSettings.Listener interBrokerListener() {
+        return ListenerSettings.interBroker(this);
+    }
+
+    /** The TLS settings ({@code ssl.*}) as Kafka names them, for SSL and SASL_SSL listeners. */
+    public Map<String, String> sslSettings() {
+        Map<String, String> ssl = new java.util.LinkedHashMap<>();
+        ssl.put("ssl.keystore.location", sslKeystoreLocation);
+        ssl.put("ssl.keystore.password", sslKeystorePassword);
+        ssl.put("ssl.keystore.type", sslKeystoreType.toUpperCase(java.util.Locale.ROOT));
+        ssl.put("ssl.key.password", sslKeyPassword);
+        ssl.put("ssl.truststore.location", sslTruststoreLocation);
+        ssl.put("ssl.truststore.password", sslTruststorePassword);
+        ssl.put("ssl.truststore.type", sslTruststoreType.toUpperCase(java.util.Locale.ROOT));
+        ssl.put("ssl.enabled.protocols", sslEnabledProtocols);
+        ssl.put("ssl.client.auth", sslClientAuth);
+        return ssl;
+    }
+
+    /**
+     * The {@code ssl.client.auth} of listener {@code listener}: its {@code listener.name.<listener>.ssl.client.auth}
+     * when set, else the broker's.
+     */
+    public String sslClientAuth(String listener) {
+        return listenerOverrides.getOrDefault(ListenerSettings.LISTENER_PREFIX
+                + listener.toLowerCase(java.util.Locale.ROOT) + ".ssl.client.auth", sslClientAuth);
+    }
+
+    /** The TLS settings of listener {@code listener}: {@link #sslSettings()} with its own client authentication. */
+    public Map<String, String> sslSettings(String listener) {
+        Map<String, String> ssl = sslSettings();
+        ssl.put("ssl.client.auth", sslClientAuth(listener));
+        return ssl;
+    }
+
+    public String sslPrincipalMappingRules() {
+        return sslPrincipalMappingRules;
+    }
+
+    /** The mechanisms of {@code sasl.enabled.mechanisms}, upper case, in the order given. */
+    public java.util.List<String> saslEnabledMechanisms() {
+        return ListenerSettings.split(saslEnabledMechanisms).stream()
+                .map(m -> m.toUpperCase(java.util.Locale.ROOT)).toList();
+    }
+
+    /**
+     * The JAAS configuration of {@code mechanism} (lower case, e.g. {@code plain}) on {@code listener}: the value of
+     * {@code listener.name.<listener lower case>.<mechanism>.sasl.jaas.config}, if set.
+     */
+    public Optional<String> listenerJaasConfig(String listener, String mechanism) {
+        return Optional.ofNullable(listenerOverrides.get(ListenerSettings.LISTENER_PREFIX
+                + listener.toLowerCase(java.util.Locale.ROOT) + "." + mechanism.toLowerCase(java.util.Locale.ROOT)
+                + ".sasl.jaas.config"));
+    }
 
     public int nodeId() {
         return nodeId;

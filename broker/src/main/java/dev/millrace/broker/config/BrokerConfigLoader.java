@@ -52,7 +52,13 @@ public final class BrokerConfigLoader {
         List<String> problems = new ArrayList<>();
         Set<String> given = new HashSet<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
-            Field field = FIELDS.get(e.getKey().trim());
+            String name = e.getKey().trim();
+            if (name.startsWith(ListenerSettings.LISTENER_PREFIX)) {
+                config.listenerOverrides.put(name, e.getValue().trim());
+                given.add(name);
+                continue;
+            }
+            Field field = FIELDS.get(name);
             if (field == null) {
                 problems.add("unknown setting '" + e.getKey() + "'; known settings: " + String.join(", ", FIELDS.keySet()));
                 continue;
@@ -68,6 +74,7 @@ public final class BrokerConfigLoader {
         }
         problems.addAll(validate(config));
         problems.addAll(ClusterSettings.checkAndResolve(config, given));
+        problems.addAll(ListenerSettings.checkAndResolve(config));
         if (!problems.isEmpty()) {
             throw new ConfigurationException(problems);
         }
@@ -80,8 +87,9 @@ public final class BrokerConfigLoader {
         for (Map.Entry<String, Field> e : FIELDS.entrySet()) {
             try {
                 Object value = e.getValue().get(config);
-                out.add(new SettingValue(e.getKey(), value == null ? null : String.valueOf(value),
-                        e.getValue().getAnnotation(Setting.class).doc()));
+                Setting setting = e.getValue().getAnnotation(Setting.class);
+                out.add(new SettingValue(e.getKey(), value == null || setting.sensitive() ? null
+                        : String.valueOf(value), setting.doc(), setting.sensitive()));
             } catch (IllegalAccessException ex) {
                 throw new IllegalStateException(ex);
             }
@@ -90,7 +98,11 @@ public final class BrokerConfigLoader {
     }
 
     /** One setting as DescribeConfigs of the broker shows it. */
-    public record SettingValue(String name, String value, String doc) {
+    public record SettingValue(String name, String value, String doc, boolean sensitive) {
+        /** A setting that is not a password or key. */
+        public SettingValue(String name, String value, String doc) {
+            this(name, value, doc, false);
+        }
     }
 
     /** Every setting with its default and documentation, for --help and generated docs. */

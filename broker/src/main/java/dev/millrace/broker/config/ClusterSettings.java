@@ -19,7 +19,8 @@ import java.util.Set;
  *       learner (it replicates the metadata log, never votes) listens on {@code controller.host}:
  *       {@code controller.port}, which must not be a voter's address.
  * </ul>
- * In both modes the Kafka listener's {@code port} must differ from the voter's port,
+ * In both modes the Kafka listener's {@code port} (when {@code listeners} is not set; else {@link ListenerSettings}
+ * checks the listeners' ports) must differ from the voter's port,
  * {@code replica.fetch.wait.max.ms} must be below {@code replica.lag.time.max.ms} and
  * {@code broker.heartbeat.interval.ms} below {@code broker.session.timeout.ms}.
  *
@@ -40,7 +41,7 @@ final class ClusterSettings {
         List<String> problems = new ArrayList<>();
         if (config.isClusterMode()) {
             checkVoters(config, given, problems);
-        } else if (config.port != 0 && config.port == config.controllerPort) {
+        } else if (config.listeners.isBlank() && config.port != 0 && config.port == config.controllerPort) {
             problems.add("port: " + config.port + " is also controller.port; the Kafka listener and the metadata "
                     + "quorum voter need different ports");
         }
@@ -81,7 +82,7 @@ final class ClusterSettings {
                     + ", whose entry for node.id " + config.nodeId + " is " + entry + " (each voter listens on its "
                     + "own entry's address); leave controller.port unset or set it to " + own.port());
         }
-        if (config.port == own.port()) {
+        if (config.listeners.isBlank() && config.port == own.port()) {
             problems.add("port: " + config.port + " is also this node's voter port in " + QuorumVoters.SETTING
                     + " (" + entry + "); the Kafka listener and the voter need different ports");
         }
@@ -106,7 +107,7 @@ final class ClusterSettings {
                         + "node.id to " + id + " to run that voter)");
             }
         }
-        if (config.port == config.controllerPort) {
+        if (config.listeners.isBlank() && config.port == config.controllerPort) {
             problems.add("port: " + config.port + " is also controller.port; " + notVoter
                     + ", and the Kafka listener and the learner need different ports");
         }

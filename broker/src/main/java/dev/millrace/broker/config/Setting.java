@@ -12,4 +12,7 @@ public @interface Setting {
     String name();
 
     String doc();
+
+    /** A password or key: DescribeConfigs and the settings listing show no value for it. */
+    boolean sensitive() default false;
 }

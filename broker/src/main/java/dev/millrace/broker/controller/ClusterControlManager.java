@@ -87,7 +87,7 @@ final class ClusterControlManager {
                 .mapToLong(BrokerImage::epoch).max().orElse(0)) + 1;
         ClusterDelta delta = new ClusterDelta(image);
         delta.noteRegistration(new BrokerRegistrationRecord(id, registration.incarnationId(), epoch,
-                registration.host(), registration.port(), registration.rack()), id);
+                registration.host(), registration.port(), registration.rack(), registration.listeners()), id);
         if (existing != null) {
             replication.moveAwayFrom(delta, id, false);
         }

@@ -71,6 +71,19 @@ public interface Controller extends AutoCloseable {
                                                                boolean validateOnly);
 
     /**
+     * Creates, replaces and deletes users' SCRAM credentials (Kafka's AlterUserScramCredentials; the upsertions carry
+     * salted passwords, see {@link ScramControlManager}), committed to the metadata log as
+     * {@link MetadataRecord.UserScramCredentialRecord}s so every broker authenticates with them.
+     *
+     * @return per user: NONE, UNACCEPTABLE_CREDENTIAL, UNSUPPORTED_SASL_MECHANISM, DUPLICATE_RESOURCE,
+     *         RESOURCE_NOT_FOUND
+     */
+    default CompletableFuture<Map<String, ApiError>> alterUserScramCredentials(
+            org.apache.kafka.common.message.AlterUserScramCredentialsRequestData request) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("SCRAM credentials"));
+    }
+
+    /**
      * Allocates the next block of {@link ProducerIdBlock#BLOCK_SIZE} consecutive producer ids to a
      * broker (Kafka's AllocateProducerIds). No id is ever in two blocks, also across restarts and
      * leader changes. The future fails with
@@ -147,9 +160,25 @@ public interface Controller extends AutoCloseable {
     record OngoingReassignment(List<Integer> replicas, List<Integer> addingReplicas, List<Integer> removingReplicas) {
     }
 
-    /** A broker registering. @param rack the broker's rack, or null */
+    /**
+     * A broker registering.
+     *
+     * @param host      the inter-broker listener's advertised host (other nodes connect there)
+     * @param rack      the broker's rack, or null
+     * @param listeners every listener's advertised endpoint by listener name, for clients; empty when the broker has
+     *                  only the one listener of {@code host}:{@code port}
+     */
     record BrokerRegistration(int brokerId, String clusterId, Uuid incarnationId, String host, int port,
-                              String rack) {
+                              String rack, Map<String, ListenerEndpoint> listeners) {
+        public BrokerRegistration {
+            listeners = ListenerEndpoint.sorted(listeners);
+        }
+
+        /** A broker with one listener. */
+        public BrokerRegistration(int brokerId, String clusterId, Uuid incarnationId, String host, int port,
+                                  String rack) {
+            this(brokerId, clusterId, incarnationId, host, port, rack, Map.of());
+        }
     }
 
     /**

@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.security.scram.ScramCredential;
+import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
  * An immutable view of the cluster metadata at one applied quorum index.
@@ -18,12 +20,76 @@ import org.apache.kafka.common.Uuid;
  *                       when it is gone) until it registers again
  * @param groupConfigs   the settings set on groups ({@link MetadataRecord.GroupConfigRecord}), by group id then
  *                       setting name, both sorted; a group with no setting is absent (defaults are not listed)
+ * @param scramCredentials the users' salted SCRAM credentials ({@link MetadataRecord.UserScramCredentialRecord}), by
+ *                       user then mechanism name ({@code SCRAM-SHA-256}), both sorted; a user with none is absent
  */
 public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
                             String clusterId, Map<Integer, BrokerImage> brokers,
-                            Map<String, Map<String, String>> groupConfigs) {
+                            Map<String, Map<String, String>> groupConfigs,
+                            Map<String, Map<String, ScramCredentialImage>> scramCredentials) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
+
+    /** An image with no SCRAM credentials. */
+    public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
+                         String clusterId, Map<Integer, BrokerImage> brokers,
+                         Map<String, Map<String, String>> groupConfigs) {
+        this(appliedIndex, topics, nextProducerId, clusterId, brokers, groupConfigs, Map.of());
+    }
+
+    /** The SCRAM credential of {@code user} for {@code mechanism}, if one was created. */
+    public Optional<ScramCredential> scramCredential(String user, ScramMechanism mechanism) {
+        ScramCredentialImage credential = scramCredentials.getOrDefault(user, Map.of())
+                .get(mechanism.mechanismName());
+        return credential == null ? Optional.empty() : Optional.of(credential.toCredential());
+    }
+
+    /**
+     * A salted SCRAM credential (RFC 5802): never the password.
+     */
+    public record ScramCredentialImage(byte[] salt, byte[] storedKey, byte[] serverKey, int iterations) {
+        public ScramCredentialImage {
+            salt = salt.clone();
+            storedKey = storedKey.clone();
+            serverKey = serverKey.clone();
+        }
+
+        ScramCredential toCredential() {
+            return new ScramCredential(salt.clone(), storedKey.clone(), serverKey.clone(), iterations);
+        }
+
+        @Override
+        public byte[] salt() {
+            return salt.clone();
+        }
+
+        @Override
+        public byte[] storedKey() {
+            return storedKey.clone();
+        }
+
+        @Override
+        public byte[] serverKey() {
+            return serverKey.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ScramCredentialImage c && iterations == c.iterations
+                    && java.util.Arrays.equals(salt, c.salt) && java.util.Arrays.equals(storedKey, c.storedKey)
+                    && java.util.Arrays.equals(serverKey, c.serverKey);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(salt) * 31 + iterations;
+        }
+
+        @Override
+        public String toString() {
+            return "ScramCredentialImage[iterations=" + iterations + "]";
+        }
+    }
 
     /** An image with no group settings. */
     public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
@@ -113,10 +179,28 @@ public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, l
     /**
      * A registered broker.
      *
-     * @param epoch the broker epoch of this registration; grows with every registration of the cluster
-     * @param rack  the broker's rack, or null
+     * @param epoch     the broker epoch of this registration; grows with every registration of the cluster
+     * @param host      the inter-broker listener's advertised host (with {@code port}: where other nodes connect)
+     * @param rack      the broker's rack, or null
+     * @param listeners every listener's advertised endpoint by name, for clients; empty for a broker that registered
+     *                  only {@code host}:{@code port}
      */
     public record BrokerImage(int id, Uuid incarnationId, long epoch, String host, int port, String rack,
-                              BrokerState state) {
+                              BrokerState state, Map<String, ListenerEndpoint> listeners) {
+        public BrokerImage {
+            listeners = ListenerEndpoint.sorted(listeners);
+        }
+
+        /** A broker with one listener. */
+        public BrokerImage(int id, Uuid incarnationId, long epoch, String host, int port, String rack,
+                           BrokerState state) {
+            this(id, incarnationId, epoch, host, port, rack, state, Map.of());
+        }
+
+        /** Where the clients of listener {@code name} reach this broker: that listener, else host:port. */
+        public ListenerEndpoint endpoint(String name) {
+            ListenerEndpoint endpoint = name == null ? null : listeners.get(name);
+            return endpoint != null ? endpoint : new ListenerEndpoint(host, port);
+        }
     }
 }

@@ -9,7 +9,10 @@ import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
 
+import org.apache.kafka.common.security.scram.internals.ScramMechanism;
+
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
+import dev.millrace.broker.controller.MetadataImage.ScramCredentialImage;
 import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.controller.MetadataImage.TopicImage;
 import dev.millrace.broker.controller.MetadataRecord.BrokerRegistrationRecord;
@@ -20,6 +23,8 @@ import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
+import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 /**
@@ -49,6 +54,9 @@ final class MetadataImageBuilder {
     /** Every group's settings; a group's map is copied before its first change in this batch. */
     private final Map<String, Map<String, String>> groupConfigs;
     private final Set<String> changedGroups = new HashSet<>();
+    /** Every user's SCRAM credentials; a user's map is copied before its first change in this batch. */
+    private final Map<String, Map<String, ScramCredentialImage>> scramCredentials;
+    private final Set<String> changedUsers = new HashSet<>();
     private long nextProducerId;
     private String clusterId;
 
@@ -57,6 +65,7 @@ final class MetadataImageBuilder {
         this.clusterId = base.clusterId();
         this.brokers = new TreeMap<>(base.brokers());
         this.groupConfigs = new TreeMap<>(base.groupConfigs());
+        this.scramCredentials = new TreeMap<>(base.scramCredentials());
         this.topics = new HashMap<>(base.topics());
         for (TopicImage topic : base.topics().values()) {
             namesById.put(topic.topicId(), topic.name());
@@ -82,6 +91,10 @@ final class MetadataImageBuilder {
             replay(r);
         } else if (record instanceof GroupConfigRecord r) {
             replay(r);
+        } else if (record instanceof UserScramCredentialRecord r) {
+            replay(r);
+        } else if (record instanceof RemoveUserScramCredentialRecord r) {
+            replay(r);
         } else {
             throw new IllegalStateException("No replay for metadata record " + record);
         }
@@ -99,9 +112,60 @@ final class MetadataImageBuilder {
             }
         }
         changedGroups.clear();
+        for (String user : changedUsers) {
+            Map<String, ScramCredentialImage> credentials = scramCredentials.get(user);
+            if (credentials != null) {
+                scramCredentials.put(user, Collections.unmodifiableMap(credentials));
+            }
+        }
+        changedUsers.clear();
         return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId,
                 clusterId, Collections.unmodifiableMap(new TreeMap<>(brokers)),
-                Collections.unmodifiableMap(new TreeMap<>(groupConfigs)));
+                Collections.unmodifiableMap(new TreeMap<>(groupConfigs)),
+                Collections.unmodifiableMap(new TreeMap<>(scramCredentials)));
+    }
+
+    /** A user's credential for one mechanism is created or replaced. */
+    private void replay(UserScramCredentialRecord record) {
+        String mechanism = mechanismName(record, record.mechanism());
+        if (record.user().isEmpty() || record.iterations() <= 0) {
+            throw new IllegalStateException("Cannot replay " + record + ": empty user or iterations <= 0");
+        }
+        userCredentials(record.user()).put(mechanism, new ScramCredentialImage(record.salt(), record.storedKey(),
+                record.serverKey(), record.iterations()));
+    }
+
+    /** A user's credential for one mechanism is deleted; a user left with none disappears from the image. */
+    private void replay(RemoveUserScramCredentialRecord record) {
+        String mechanism = mechanismName(record, record.mechanism());
+        Map<String, ScramCredentialImage> credentials = userCredentials(record.user());
+        if (credentials.remove(mechanism) == null) {
+            throw new IllegalStateException("Cannot replay " + record + ": the user has no " + mechanism
+                    + " credential");
+        }
+        if (credentials.isEmpty()) {
+            scramCredentials.remove(record.user());
+        }
+    }
+
+    private Map<String, ScramCredentialImage> userCredentials(String user) {
+        Map<String, ScramCredentialImage> credentials = changedUsers.add(user)
+                ? new TreeMap<>(scramCredentials.getOrDefault(user, Map.of()))
+                : scramCredentials.get(user);
+        if (credentials == null) {
+            credentials = new TreeMap<>();
+        }
+        scramCredentials.put(user, credentials);
+        return credentials;
+    }
+
+    private static String mechanismName(MetadataRecord record, byte type) {
+        for (ScramMechanism mechanism : ScramMechanism.values()) {
+            if (mechanism.type() == type) {
+                return mechanism.mechanismName();
+            }
+        }
+        throw new IllegalStateException("Cannot replay " + record + ": unknown SCRAM mechanism type " + type);
     }
 
     /** A group setting is set or (null value) removed; a group left with no setting disappears from the image. */
@@ -150,7 +214,8 @@ final class MetadataImageBuilder {
                     + " is already registered with epoch " + existing.epoch() + " and its epoch may only grow");
         }
         brokers.put(record.brokerId(), new BrokerImage(record.brokerId(), record.incarnationId(),
-                record.brokerEpoch(), record.host(), record.port(), record.rack(), BrokerState.FENCED));
+                record.brokerEpoch(), record.host(), record.port(), record.rack(), BrokerState.FENCED,
+                record.listeners()));
     }
 
     /** A state change must name the broker's current registration: a stale epoch is refused. */
@@ -165,7 +230,7 @@ final class MetadataImageBuilder {
                     + " is registered with epoch " + existing.epoch() + ", not " + record.brokerEpoch());
         }
         brokers.put(record.brokerId(), new BrokerImage(existing.id(), existing.incarnationId(), existing.epoch(),
-                existing.host(), existing.port(), existing.rack(), record.state()));
+                existing.host(), existing.port(), existing.rack(), record.state(), existing.listeners()));
     }
 
     /** Every id below the record's next producer id is taken; the next producer id must grow. */

@@ -1,6 +1,7 @@
 package dev.millrace.broker.controller;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import org.apache.kafka.common.Uuid;
@@ -144,15 +145,28 @@ public sealed interface MetadataRecord {
      *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
      *   | brokerId (int32) | incarnationId (uuid)  | brokerEpoch (int64)| host (string) | port (int32) | rack (nullable string) |
      *   +------------------+-----------------------+--------------------+---------------+--------------+------------------------+
+     * version 1 (written when the broker registers its listeners) appends, sorted by name:
+     *   +-----------------+--------------------------------------------------------+
+     *   | count (int32)   | count x ( name (string) | host (string) | port (int32) ) |
+     *   +-----------------+--------------------------------------------------------+
      * </pre>
      *
-     * @param rack the broker's rack ({@code broker.rack}), or null
+     * @param host      the inter-broker listener's advertised host
+     * @param rack      the broker's rack ({@code broker.rack}), or null
+     * @param listeners every listener's advertised endpoint by name ({@link ListenerEndpoint}); empty at version 0
      */
     record BrokerRegistrationRecord(int brokerId, Uuid incarnationId, long brokerEpoch, String host, int port,
-                                    String rack) implements MetadataRecord {
+                                    String rack, Map<String, ListenerEndpoint> listeners) implements MetadataRecord {
         public BrokerRegistrationRecord {
             Objects.requireNonNull(incarnationId, "incarnationId");
             Objects.requireNonNull(host, "host");
+            listeners = ListenerEndpoint.sorted(listeners);
+        }
+
+        /** A registration without listeners (version 0). */
+        public BrokerRegistrationRecord(int brokerId, Uuid incarnationId, long brokerEpoch, String host, int port,
+                                        String rack) {
+            this(brokerId, incarnationId, brokerEpoch, host, port, rack, Map.of());
         }
     }
 
@@ -172,6 +186,80 @@ public sealed interface MetadataRecord {
     record BrokerStateRecord(int brokerId, long brokerEpoch, BrokerState state) implements MetadataRecord {
         public BrokerStateRecord {
             Objects.requireNonNull(state, "state");
+        }
+    }
+
+    /**
+     * A user's SCRAM credential for one mechanism is created or replaced (Admin {@code alterUserScramCredentials}).
+     * Only the salted form is kept, as RFC 5802 defines it: from the client's salted password the controller derives
+     * {@code storedKey = H(HMAC(saltedPassword, "Client Key"))} and {@code serverKey = HMAC(saltedPassword,
+     * "Server Key")} (kafka-clients' {@code ScramFormatter}); neither the password nor the salted password is stored.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 10, version 0):
+     *   +--------------+------------------+---------------+--------------------+--------------------+-------------------+
+     *   | user (string)| mechanism (int8) | salt (bytes)  | storedKey (bytes)  | serverKey (bytes)  | iterations (int32)|
+     *   +--------------+------------------+---------------+--------------------+--------------------+-------------------+
+     *   mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512 (Kafka's ScramMechanism type)
+     *   bytes: int32 length, then that many bytes
+     * </pre>
+     */
+    record UserScramCredentialRecord(String user, byte mechanism, byte[] salt, byte[] storedKey, byte[] serverKey,
+                                     int iterations) implements MetadataRecord {
+        public UserScramCredentialRecord {
+            Objects.requireNonNull(user, "user");
+            salt = salt.clone();
+            storedKey = storedKey.clone();
+            serverKey = serverKey.clone();
+        }
+
+        @Override
+        public byte[] salt() {
+            return salt.clone();
+        }
+
+        @Override
+        public byte[] storedKey() {
+            return storedKey.clone();
+        }
+
+        @Override
+        public byte[] serverKey() {
+            return serverKey.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof UserScramCredentialRecord r && user.equals(r.user) && mechanism == r.mechanism
+                    && iterations == r.iterations && java.util.Arrays.equals(salt, r.salt)
+                    && java.util.Arrays.equals(storedKey, r.storedKey) && java.util.Arrays.equals(serverKey, r.serverKey);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(user, mechanism, iterations, java.util.Arrays.hashCode(salt));
+        }
+
+        @Override
+        public String toString() {
+            return "UserScramCredentialRecord[user=" + user + ", mechanism=" + mechanism + ", iterations="
+                    + iterations + "]";
+        }
+    }
+
+    /**
+     * A user's SCRAM credential for one mechanism is deleted.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 11, version 0):
+     *   +--------------+------------------+
+     *   | user (string)| mechanism (int8) |
+     *   +--------------+------------------+
+     * </pre>
+     */
+    record RemoveUserScramCredentialRecord(String user, byte mechanism) implements MetadataRecord {
+        public RemoveUserScramCredentialRecord {
+            Objects.requireNonNull(user, "user");
         }
     }
 }

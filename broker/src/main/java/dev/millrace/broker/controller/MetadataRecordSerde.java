@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.common.Uuid;
 
@@ -20,6 +21,8 @@ import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
+import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
 /**
@@ -39,7 +42,7 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   | type (int8) | version (int8) | body length (int32)| body (length bytes)  |
  *   +-------------+----------------+--------------------+----------------------+
  *
- * bodies (every record type is at version 0, PARTITION also at version 1):
+ * bodies (every record type is at version 0, PARTITION and BROKER_REGISTRATION also at version 1):
  *   1 TOPIC         name: string, topicId: uuid
  *   2 PARTITION     topicId: uuid, partition: int32, replicas: int32[], isr: int32[],
  *                   leader: int32, leaderEpoch: int32, partitionEpoch: int32
@@ -52,14 +55,22 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *   7 BROKER_REGISTRATION
  *                   brokerId: int32, incarnationId: uuid, brokerEpoch: int64, host: string, port: int32,
  *                   rack: nullable string
+ *                   version 1 (written when the broker registers its listeners) appends:
+ *                   count: int32, then count times (name: string, host: string, port: int32), sorted by name
  *   8 BROKER_STATE  brokerId: int32, brokerEpoch: int64, state: int8 (0 FENCED, 1 UNFENCED,
  *                   2 CONTROLLED_SHUTDOWN)
  *   9 GROUP_CONFIG  groupId: string, name: string, value: nullable string (null: back to the default)
+ *  10 USER_SCRAM_CREDENTIAL
+ *                   user: string, mechanism: int8 (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), salt: bytes,
+ *                   storedKey: bytes, serverKey: bytes, iterations: int32
+ *  11 REMOVE_USER_SCRAM_CREDENTIAL
+ *                   user: string, mechanism: int8
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
  *   uuid             int64 most significant bits, int64 least significant bits
  *   int32[]          int32 count, then count int32 values
+ *   bytes            int32 length (&gt;= 0), then that many bytes
  * </pre>
  *
  * <p>Decoding is strict: an unknown type or version, a body that is shorter or longer than its
@@ -72,6 +83,7 @@ public final class MetadataRecordSerde {
     static final byte BATCH_VERSION = 0;
     static final byte RECORD_VERSION = 0;
     static final byte PARTITION_REASSIGNING_VERSION = 1;
+    static final byte BROKER_LISTENERS_VERSION = 1;
 
     static final byte TYPE_TOPIC = 1;
     static final byte TYPE_PARTITION = 2;
@@ -82,6 +94,8 @@ public final class MetadataRecordSerde {
     static final byte TYPE_BROKER_REGISTRATION = 7;
     static final byte TYPE_BROKER_STATE = 8;
     static final byte TYPE_GROUP_CONFIG = 9;
+    static final byte TYPE_USER_SCRAM_CREDENTIAL = 10;
+    static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 11;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -149,11 +163,15 @@ public final class MetadataRecordSerde {
         if (record instanceof PartitionRecord r && (!r.addingReplicas().isEmpty() || !r.removingReplicas().isEmpty())) {
             return PARTITION_REASSIGNING_VERSION;
         }
+        if (record instanceof BrokerRegistrationRecord r && !r.listeners().isEmpty()) {
+            return BROKER_LISTENERS_VERSION;
+        }
         return RECORD_VERSION;
     }
 
     private static byte maxVersion(byte type) {
-        return type == TYPE_PARTITION ? PARTITION_REASSIGNING_VERSION : RECORD_VERSION;
+        return type == TYPE_PARTITION ? PARTITION_REASSIGNING_VERSION
+                : type == TYPE_BROKER_REGISTRATION ? BROKER_LISTENERS_VERSION : RECORD_VERSION;
     }
 
     private static byte writeBody(MetadataRecord record, DataOutputStream body) throws IOException {
@@ -196,6 +214,14 @@ public final class MetadataRecordSerde {
             writeString(body, r.host());
             body.writeInt(r.port());
             writeString(body, r.rack());
+            if (!r.listeners().isEmpty()) {
+                body.writeInt(r.listeners().size());
+                for (Map.Entry<String, ListenerEndpoint> l : r.listeners().entrySet()) {
+                    writeString(body, l.getKey());
+                    writeString(body, l.getValue().host());
+                    body.writeInt(l.getValue().port());
+                }
+            }
             return TYPE_BROKER_REGISTRATION;
         } else if (record instanceof BrokerStateRecord r) {
             body.writeInt(r.brokerId());
@@ -207,6 +233,18 @@ public final class MetadataRecordSerde {
             writeString(body, r.name());
             writeString(body, r.value());
             return TYPE_GROUP_CONFIG;
+        } else if (record instanceof UserScramCredentialRecord r) {
+            writeString(body, r.user());
+            body.writeByte(r.mechanism());
+            writeBytes(body, r.salt());
+            writeBytes(body, r.storedKey());
+            writeBytes(body, r.serverKey());
+            body.writeInt(r.iterations());
+            return TYPE_USER_SCRAM_CREDENTIAL;
+        } else if (record instanceof RemoveUserScramCredentialRecord r) {
+            writeString(body, r.user());
+            body.writeByte(r.mechanism());
+            return TYPE_REMOVE_USER_SCRAM_CREDENTIAL;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -265,16 +303,39 @@ public final class MetadataRecordSerde {
             case TYPE_CLUSTER_ID:
                 return new ClusterIdRecord(readString(body, "clusterId"));
             case TYPE_BROKER_REGISTRATION:
-                return new BrokerRegistrationRecord(body.getInt(), readUuid(body), body.getLong(),
-                        readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
+                return readBrokerRegistration(version, body);
             case TYPE_BROKER_STATE:
                 return new BrokerStateRecord(body.getInt(), body.getLong(), BrokerState.forId(body.get()));
             case TYPE_GROUP_CONFIG:
                 return new GroupConfigRecord(readString(body, "groupId"), readString(body, "name"),
                         readNullableString(body, "value"));
+            case TYPE_USER_SCRAM_CREDENTIAL:
+                return new UserScramCredentialRecord(readString(body, "user"), body.get(), readBytes(body, "salt"),
+                        readBytes(body, "storedKey"), readBytes(body, "serverKey"), body.getInt());
+            case TYPE_REMOVE_USER_SCRAM_CREDENTIAL:
+                return new RemoveUserScramCredentialRecord(readString(body, "user"), body.get());
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }
+    }
+
+    private static BrokerRegistrationRecord readBrokerRegistration(byte version, ByteBuffer body) {
+        BrokerRegistrationRecord base = new BrokerRegistrationRecord(body.getInt(), readUuid(body), body.getLong(),
+                readString(body, "host"), body.getInt(), readNullableString(body, "rack"));
+        if (version == RECORD_VERSION) {
+            return base;
+        }
+        int count = body.getInt();
+        if (count < 0 || count > body.remaining()) {
+            throw new MetadataCodecException("listeners count " + count + " but " + body.remaining() + " bytes left");
+        }
+        Map<String, ListenerEndpoint> listeners = new java.util.TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            listeners.put(readString(body, "listener name"), new ListenerEndpoint(readString(body, "listener host"),
+                    body.getInt()));
+        }
+        return new BrokerRegistrationRecord(base.brokerId(), base.incarnationId(), base.brokerEpoch(), base.host(),
+                base.port(), base.rack(), listeners);
     }
 
     private static PartitionRecord readPartition(byte version, ByteBuffer body) {
@@ -296,6 +357,21 @@ public final class MetadataRecordSerde {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         out.writeInt(bytes.length);
         out.write(bytes);
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] value) throws IOException {
+        out.writeInt(value.length);
+        out.write(value);
+    }
+
+    private static byte[] readBytes(ByteBuffer in, String field) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new MetadataCodecException(field + " length " + length + " but " + in.remaining() + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return bytes;
     }
 
     private static void writeUuid(DataOutputStream out, Uuid id) throws IOException {

@@ -22,6 +22,7 @@ import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 
 /**
  * Writes a {@link MetadataImage} to one snapshot file and reads it back. The image is stored as the
@@ -29,7 +30,8 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  * {@link BrokerRegistrationRecord} and, unless fenced, a {@link BrokerStateRecord}; per topic, by name: its {@link TopicRecord}, its
  * {@link ConfigRecord}s, its {@link PartitionRecord}s; then, once any producer id was allocated, one
  * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id; last, per group by id, its
- * {@link GroupConfigRecord}s by name), in the batch format of
+ * {@link GroupConfigRecord}s by name; then per user by name, its {@link UserScramCredentialRecord}s by mechanism), in
+ * the batch format of
  * {@link MetadataRecordSerde}, so loading a snapshot is the same replay as applying the log.
  * All integers are big-endian.
  *
@@ -125,7 +127,7 @@ final class MetadataSnapshotFile {
         }
         for (BrokerImage broker : image.brokers().values()) {
             records.add(new BrokerRegistrationRecord(broker.id(), broker.incarnationId(), broker.epoch(),
-                    broker.host(), broker.port(), broker.rack()));
+                    broker.host(), broker.port(), broker.rack(), broker.listeners()));
             if (broker.state() != BrokerState.FENCED) {
                 records.add(new BrokerStateRecord(broker.id(), broker.epoch(), broker.state()));
             }
@@ -145,6 +147,10 @@ final class MetadataSnapshotFile {
         }
         image.groupConfigs().forEach((groupId, settings) -> settings.forEach((name, value) ->
                 records.add(new GroupConfigRecord(groupId, name, value))));
+        image.scramCredentials().forEach((user, credentials) -> credentials.forEach((mechanism, c) ->
+                records.add(new UserScramCredentialRecord(user,
+                        org.apache.kafka.common.security.scram.internals.ScramMechanism.forMechanismName(mechanism)
+                                .type(), c.salt(), c.storedKey(), c.serverKey(), c.iterations()))));
         return records;
     }
 }

@@ -80,6 +80,7 @@ public final class RaftController implements Controller {
     private final MetadataQuorum quorum;
     private final TopicControlManager topicControl;
     private final ConfigControlManager configControl;
+    private final ScramControlManager scramControl = new ScramControlManager();
     private final ProducerIdControlManager producerIdControl = new ProducerIdControlManager();
     private final ReplicationControlManager replicationControl;
     private final ReassignmentControlManager reassignmentControl = new ReassignmentControlManager();
@@ -280,6 +281,16 @@ public final class RaftController implements Controller {
         GroupConfigPolicy policy = groupConfigPolicy;
         return submit("AlterGroupConfigs", request.keySet(), validateOnly,
                 image -> configControl.handleAlterGroupConfigs(image, policy, request));
+    }
+
+    @Override
+    public CompletableFuture<Map<String, ApiError>> alterUserScramCredentials(
+            org.apache.kafka.common.message.AlterUserScramCredentialsRequestData request) {
+        java.util.Set<String> users = new java.util.LinkedHashSet<>();
+        request.deletions().forEach(d -> users.add(d.name()));
+        request.upsertions().forEach(u -> users.add(u.name()));
+        org.apache.kafka.common.message.AlterUserScramCredentialsRequestData copy = request.duplicate();
+        return submit("AlterUserScramCredentials", users, false, image -> scramControl.handleAlter(image, copy));
     }
 
     /**

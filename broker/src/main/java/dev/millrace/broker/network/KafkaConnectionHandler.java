@@ -18,7 +18,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.network.ClientInformation;
-import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.types.SchemaException;
 import org.apache.kafka.common.protocol.types.Struct;
@@ -27,8 +26,6 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestAndSize;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.security.auth.KafkaPrincipal;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +65,6 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaConnectionHandler.class);
     static final int MAX_QUEUED_FRAMES = 64;
     static final int MAX_QUEUED_BYTES = 4 * 1024 * 1024;
-    private static final ListenerName LISTENER = ListenerName.normalised("PLAINTEXT");
 
     private final RequestHandler handler;
     private final ApiVersionTable versions;
@@ -357,9 +353,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private static RequestContext context(ChannelHandlerContext ctx, RequestHeader header) {
         InetSocketAddress remote = (InetSocketAddress) ctx.channel().remoteAddress();
+        ListenerSecurity listener = ListenerSecurity.of(ctx.channel());
         return new RequestContext(header, ctx.channel().id().asShortText(), remote.getAddress(),
-                Optional.of(remote.getPort()), KafkaPrincipal.ANONYMOUS, LISTENER, SecurityProtocol.PLAINTEXT,
-                ClientInformation.EMPTY, false);
+                Optional.of(remote.getPort()), ListenerSecurity.principal(ctx.channel()), listener.listenerName(),
+                listener.securityProtocol(), ClientInformation.EMPTY, false);
     }
 
     private void closeForBadInput(ChannelHandlerContext ctx, CloseReason reason, String detail) {

@@ -63,6 +63,7 @@ public final class KafkaServer implements AutoCloseable {
     private final RequestHandler handler;
     private final ApiVersionTable versions;
     private final ExecutorService requestExecutor;
+    private final ListenerSecurity security;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
@@ -71,11 +72,29 @@ public final class KafkaServer implements AutoCloseable {
     public KafkaServer(String host, int port, int maxFrameBytes, RequestHandler handler, ApiVersionTable versions,
                        ExecutorService requestExecutor) {
         this(host, port, ConnectionLimits.DEFAULTS.withMaxRequestBytes(maxFrameBytes), handler, versions,
-                requestExecutor);
+                requestExecutor, ListenerSecurity.plaintext("PLAINTEXT"));
     }
 
+    /** A PLAINTEXT listener with these limits. */
     public KafkaServer(String host, int port, ConnectionLimits limits, RequestHandler handler,
                        ApiVersionTable versions, ExecutorService requestExecutor) {
+        this(host, port, limits, handler, versions, requestExecutor, ListenerSecurity.plaintext("PLAINTEXT"));
+    }
+
+    /** A listener of Kafka's default limits but for the largest request, with {@code security}'s handlers. */
+    public KafkaServer(String host, int port, int maxFrameBytes, RequestHandler handler, ApiVersionTable versions,
+                       ExecutorService requestExecutor, ListenerSecurity security) {
+        this(host, port, ConnectionLimits.DEFAULTS.withMaxRequestBytes(maxFrameBytes), handler, versions,
+                requestExecutor, security);
+    }
+
+    /**
+     * A listener whose connections get {@code security}'s handlers (TLS, SASL) and these limits (per listener); an
+     * empty host binds every address.
+     */
+    public KafkaServer(String host, int port, ConnectionLimits limits, RequestHandler handler,
+                       ApiVersionTable versions, ExecutorService requestExecutor, ListenerSecurity security) {
+        this.security = security;
         this.host = host;
         this.port = port;
         this.limits = limits;
@@ -110,11 +129,14 @@ public final class KafkaServer implements AutoCloseable {
                                 .addLast("frames", new KafkaFrameDecoder(limits.maxRequestBytes(), closer))
                                 .addLast("kafka", new KafkaConnectionHandler(handler, versions, requestExecutor,
                                         closer, limits.idleTimeoutMs()));
+                        ch.attr(ListenerSecurity.LISTENER).set(security);
+                        security.initChannel(ch);
                     }
                 });
-        serverChannel = bootstrap.bind(host, port).sync().channel();
+        serverChannel = (host.isEmpty() ? bootstrap.bind(port) : bootstrap.bind(host, port)).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) serverChannel.localAddress();
-        log.info("Kafka-protocol listener on {} ({})", bound, limits);
+        log.info("Kafka-protocol listener {} ({}) on {} ({})", security.listenerName().value(),
+                security.securityProtocol(), bound, limits);
         return bound;
     }
 

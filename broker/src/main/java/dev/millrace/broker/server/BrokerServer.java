@@ -4,6 +4,9 @@ import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -30,6 +33,7 @@ import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.cluster.ControllerIsrUpdater;
 import dev.millrace.broker.controller.BrokerState;
 import dev.millrace.broker.coordinator.ReplicationAwaiter;
+import dev.millrace.broker.controller.ListenerEndpoint;
 import dev.millrace.broker.controller.MetadataImage;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
@@ -53,8 +57,10 @@ import dev.millrace.broker.share.ShareStateHandler;
 import dev.millrace.broker.txn.TransactionStateTopic;
 import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.log.Scheduler;
+import dev.millrace.broker.config.ListenerSettings.Listener;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.NetworkStats;
+import dev.millrace.broker.security.BrokerListenerSecurity;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
@@ -108,7 +114,12 @@ public final class BrokerServer implements AutoCloseable {
     private ClusterTxnMarkerWriter txnMarkers;
     /** Coordinator appends waiting for their internal partition's in-sync replicas. */
     private ReplicationWaiters replicationWaiters;
-    private KafkaServer network;
+    /** One per listener, in the order of {@code listeners}. */
+    private final List<KafkaServer> network = new ArrayList<>();
+    /** One per listener, in the order of {@code listeners}: their TLS engines and SASL users. */
+    private List<BrokerListenerSecurity> security = List.of();
+    /** Where clients of each listener reach this broker. */
+    private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private volatile ControllerClient controllerClient;
     /**
      * The lifecycle's own channel to the active controller (registration, heartbeats): a connection answers one
@@ -157,6 +168,11 @@ public final class BrokerServer implements AutoCloseable {
      * </ol>
      */
     public synchronized void start() throws Exception {
+        // TLS stores and PLAIN users first: a wrong setting stops the broker before it touches its data
+        List<Listener> listeners = config.listeners();
+        security = BrokerListenerSecurity.forListeners(config,
+                (user, mechanism) -> controller == null ? Optional.empty()
+                        : controller.image().scramCredential(user, mechanism));
         File dataDir = config.dataDir().getAbsoluteFile();
         java.nio.file.Files.createDirectories(dataDir.toPath());
         Optional<ClusterIdentity> stored = ClusterIdentity.load(dataDir, config.nodeId());
@@ -212,13 +228,32 @@ public final class BrokerServer implements AutoCloseable {
                         : target.handleExtension(header, body);
             }
         };
-        network = new KafkaServer(config.host(), config.port(), config.connectionLimits(), handler,
-                KafkaApis.VERSIONS, requestExecutor);
-        boundAddress = network.start();
-        int advertisedPort = config.advertisedPort(boundAddress.getPort());
+        ClientEndpoints.Builder clientEndpoints = new ClientEndpoints.Builder(config.nodeId(), () -> controller.image());
+        for (int i = 0; i < listeners.size(); i++) {
+            Listener listener = listeners.get(i);
+            KafkaServer server = new KafkaServer(listener.host(), listener.port(), config.connectionLimits(), handler,
+                    KafkaApis.VERSIONS, requestExecutor, security.get(i));
+            network.add(server);
+            InetSocketAddress bound = server.start();
+            boundAddresses.put(listener.name(), bound);
+            clientEndpoints.add(listener.name(), listener.advertisedHost(), listener.advertisedPort(bound.getPort()));
+        }
+        Listener interBroker = config.interBrokerListener();
+        boundAddress = boundAddresses.get(interBroker.name());
+        String advertisedHost = interBroker.advertisedHost();
+        int advertisedPort = interBroker.advertisedPort(boundAddress.getPort());
+        // with listeners set, every listener's advertised address is registered, so that any broker's Metadata
+        // tells a client the addresses of the listener it uses on every node
+        boolean oneDefaultListener = listeners.size() == 1 && listeners.get(0).name().equals("PLAINTEXT");
+        Map<String, ListenerEndpoint> registeredListeners = new LinkedHashMap<>();
+        if (!oneDefaultListener) {
+            clientEndpoints.forEach((name, endpoint) -> registeredListeners.put(name,
+                    new ListenerEndpoint(endpoint.host(), endpoint.port())));
+        }
         lifecycle = new BrokerLifecycle(new BrokerLifecycle.Settings(config.nodeId(), identity.clusterId(),
-                config.advertisedHost(), advertisedPort, config.brokerRack().orElse(null),
-                config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000),
+                advertisedHost, advertisedPort, config.brokerRack().orElse(null),
+                config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000,
+                registeredListeners),
                 lifecycleClient, () -> controller.image().appliedIndex());
         isrUpdater = new ControllerIsrUpdater(config.nodeId(), controllerClient, lifecycle::brokerEpoch,
                 controller::image);
@@ -279,13 +314,13 @@ public final class BrokerServer implements AutoCloseable {
             int roundTimeoutMs = (int) Math.min(10_000, config.transactionMaxTimeoutMs());
             delays = new DelayedDeliveryService(new DelayedDeliveryService.Config(delayPartitions, config.delayMaxMs(),
                     roundTimeoutMs, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()), delayLogs,
-                    ProducerRoundWriter.create(config.advertisedHost() + ":" + advertisedPort,
+                    ProducerRoundWriter.create(advertisedHost + ":" + advertisedPort,
                             DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + config.nodeId(), roundTimeoutMs,
                             delayLogs), timer, dev.millrace.delay.Time.SYSTEM);
             // a killed broker's open round would otherwise hold its targets and delay partitions until it times out
             deadBrokerRounds = new DeadBrokerRounds(config.nodeId(),
                     id -> DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + id,
-                    ProducerRoundWriter.fencer(config.advertisedHost() + ":" + advertisedPort, roundTimeoutMs),
+                    ProducerRoundWriter.fencer(advertisedHost + ":" + advertisedPort, roundTimeoutMs),
                     controller::image);
             controller.registerListener(deadBrokerRounds);
         } else {
@@ -296,19 +331,19 @@ public final class BrokerServer implements AutoCloseable {
         }
         purgatory.addAppendListener(delays::onAppend);
         partitions.addElectionListener(DelayedDelivery.TOPIC, delays.election());
-        MetadataHandler.Endpoint self = new MetadataHandler.Endpoint(config.nodeId(), config.advertisedHost(),
-                advertisedPort);
+        ClientEndpoints endpointsForClients = clientEndpoints.build(interBroker.name());
         TransactionHandler transactionHandler = new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
                 .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false));
-        kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, self,
+        kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, endpointsForClients,
                 identity.clusterId(), config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory,
                 producePurgatory, endpoints, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new OffsetsForLeaderEpochHandler(partitions),
                 new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
-                new InitProducerIdHandler(producerIds), groups, transactionHandler, findCoordinatorHandler());
+                new InitProducerIdHandler(producerIds), groups, transactionHandler,
+                findCoordinatorHandler(endpointsForClients));
         shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory, endpoints,
                 config.nodeId(), shareRequests);
@@ -347,6 +382,7 @@ public final class BrokerServer implements AutoCloseable {
         kafkaApis.setShareOffsetsRouting(new ShareOffsetsRouting(config.nodeId(), controller::image, shares.admin(),
                 shareRequests, 10_000));
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
+        kafkaApis.setScramAdminHandler(new ScramAdminHandler(controller, controllerClient));
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
@@ -358,9 +394,9 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     /** FindCoordinator over the leaders of the three coordinator topics. */
-    private FindCoordinatorHandler findCoordinatorHandler() {
+    private FindCoordinatorHandler findCoordinatorHandler(ClientEndpoints endpoints) {
         return new FindCoordinatorHandler(coordinators(OffsetsTopic.NAME), coordinators(TransactionStateTopic.NAME),
-                coordinators(LogShareStateStore.TOPIC));
+                coordinators(LogShareStateStore.TOPIC), endpoints);
     }
 
     private FindCoordinatorHandler.Coordinators coordinators(String topic) {
@@ -381,14 +417,29 @@ public final class BrokerServer implements AutoCloseable {
         return controller.image().clusterId();
     }
 
-    /** The listener's address (with the actual port when port 0 was configured). */
+    /**
+     * The inter-broker listener's address (with the actual port when port 0 was configured): the only listener's
+     * unless {@code listeners} names several.
+     */
     public synchronized InetSocketAddress boundAddress() {
         return boundAddress;
     }
 
-    /** The listener's connection counters (closes by reason, unexpected errors, buffered bytes); after start. */
+    /**
+     * The first listener's connection counters (closes by reason, unexpected errors, buffered bytes), the only
+     * listener unless {@code listeners} names several (each listener counts, and limits, its own); after start.
+     */
     public synchronized NetworkStats networkStats() {
-        return network.stats();
+        return network.get(0).stats();
+    }
+
+    /** The address listener {@code name} (upper case, as in {@code listeners}) is bound to. */
+    public synchronized InetSocketAddress boundAddress(String name) {
+        InetSocketAddress address = boundAddresses.get(name);
+        if (address == null) {
+            throw new IllegalArgumentException("No listener " + name + "; listeners: " + boundAddresses.keySet());
+        }
+        return address;
     }
 
     public synchronized Controller controller() {
@@ -427,7 +478,12 @@ public final class BrokerServer implements AutoCloseable {
             }
         }
         closeQuietly("broker lifecycle", lifecycle);
-        closeQuietly("network", network);
+        for (KafkaServer listener : network) {
+            closeQuietly("listener", listener);
+        }
+        for (BrokerListenerSecurity listener : security) {
+            closeQuietly("listener security", listener);
+        }
         if (requestExecutor != null) {
             requestExecutor.shutdown();
             awaitQuietly(requestExecutor);

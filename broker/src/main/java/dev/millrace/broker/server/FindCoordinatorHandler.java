@@ -8,6 +8,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
@@ -41,29 +42,43 @@ final class FindCoordinatorHandler {
     private final Coordinators groups;
     private final Coordinators transactions;
     private final Coordinators shareStates;
+    private final ClientEndpoints endpoints;
 
     FindCoordinatorHandler(Coordinators groups, Coordinators transactions, Coordinators shareStates) {
+        this(groups, transactions, shareStates, null);
+    }
+
+    /** @param endpoints where the clients of each listener reach the coordinators, or null: where they registered */
+    FindCoordinatorHandler(Coordinators groups, Coordinators transactions, Coordinators shareStates,
+                           ClientEndpoints endpoints) {
+        this.endpoints = endpoints;
         this.groups = groups;
         this.transactions = transactions;
         this.shareStates = shareStates;
     }
 
     CompletableFuture<FindCoordinatorResponse> handle(FindCoordinatorRequest request, short apiVersion) {
+        return handle(request, apiVersion, null);
+    }
+
+    /** Answers with the coordinators' endpoints on {@code listener}, the listener the client connected to. */
+    CompletableFuture<FindCoordinatorResponse> handle(FindCoordinatorRequest request, short apiVersion,
+                                                      ListenerName listener) {
         FindCoordinatorRequestData data = request.data();
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (apiVersion < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            Coordinator c = coordinatorFor(data.key(), data.keyType());
+            Coordinator c = coordinatorFor(data.key(), data.keyType(), listener);
             response.setErrorCode(c.errorCode()).setErrorMessage(c.errorMessage()).setNodeId(c.nodeId())
                     .setHost(c.host()).setPort(c.port());
         } else {
             for (String key : data.coordinatorKeys()) {
-                response.coordinators().add(coordinatorFor(key, data.keyType()));
+                response.coordinators().add(coordinatorFor(key, data.keyType(), listener));
             }
         }
         return CompletableFuture.completedFuture(new FindCoordinatorResponse(response));
     }
 
-    private Coordinator coordinatorFor(String key, byte keyType) {
+    private Coordinator coordinatorFor(String key, byte keyType, ListenerName listener) {
         Coordinator coordinator = new Coordinator().setKey(key).setNodeId(-1).setHost("").setPort(-1);
         CoordinatorType type;
         try {
@@ -95,8 +110,13 @@ final class FindCoordinatorHandler {
             return error(coordinator, Errors.COORDINATOR_NOT_AVAILABLE, "The " + type.name().toLowerCase(Locale.ROOT)
                     + " coordinator of '" + key + "' has no live leader right now; try again");
         }
-        return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(node.get().id()).setHost(node.get().host())
-                .setPort(node.get().port());
+        Node found = node.get();
+        if (endpoints != null) {
+            ClientEndpoints.Endpoint endpoint = endpoints.of(found.id(), found.host(), found.port(), listener);
+            found = new Node(found.id(), endpoint.host(), endpoint.port());
+        }
+        return coordinator.setErrorCode(Errors.NONE.code()).setNodeId(found.id()).setHost(found.host())
+                .setPort(found.port());
     }
 
     private static Coordinator error(Coordinator coordinator, Errors error, String message) {

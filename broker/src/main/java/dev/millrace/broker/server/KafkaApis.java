@@ -25,7 +25,9 @@ import org.apache.kafka.common.requests.EndTxnRequest;
 import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
@@ -87,6 +89,9 @@ public final class KafkaApis implements RequestHandler {
      */
     public static final ApiVersionTable VERSIONS = new ApiVersionTable.Builder()
             .addAll(ApiKeys.API_VERSIONS)
+            // answered before authentication by dev.millrace.broker.security.SaslAuthenticator on SASL listeners
+            .add(ApiKeys.SASL_HANDSHAKE, 1, 1)
+            .addAll(ApiKeys.SASL_AUTHENTICATE)
             .add(ApiKeys.METADATA, 0, ApiKeys.METADATA.latestVersion())
             .add(ApiKeys.PRODUCE, 3, 12)
             .add(ApiKeys.FETCH, 4, 12)
@@ -120,6 +125,8 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_TRANSACTIONS)
             .addAll(ApiKeys.LIST_TRANSACTIONS)
             .addAll(ApiKeys.DESCRIBE_PRODUCERS)
+            .addAll(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS)
+            .addAll(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS)
             // from other brokers' transaction coordinators and Admin.abortTransaction (versions 1-2)
             .addAll(ApiKeys.WRITE_TXN_MARKERS)
             // share groups (KIP-932), the versions kafka-clients 4.4 speaks
@@ -159,6 +166,7 @@ public final class KafkaApis implements RequestHandler {
     private final GroupCoordinator groups;
     private final FindCoordinatorHandler findCoordinator;
     private final TransactionHandler transactions;
+    private volatile ScramAdminHandler scramAdmin;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
     private volatile ShareBroker shares;
     private volatile WriteTxnMarkersHandler writeTxnMarkers;
@@ -217,6 +225,11 @@ public final class KafkaApis implements RequestHandler {
         this.shareOffsets = routing;
     }
 
+    /** Serves Alter/DescribeUserScramCredentials with {@code handler}; set once, before the first request. */
+    void setScramAdminHandler(ScramAdminHandler handler) {
+        this.scramAdmin = handler;
+    }
+
     /** Serves WriteTxnMarkers with {@code handler}; set once, before the first request. */
     void setWriteTxnMarkersHandler(WriteTxnMarkersHandler handler) {
         this.writeTxnMarkers = handler;
@@ -230,10 +243,11 @@ public final class KafkaApis implements RequestHandler {
             case API_VERSIONS:
                 return done(apiVersions((ApiVersionsRequest) request));
             case METADATA:
-                return metadata.handle((MetadataRequest) request, version).thenApply(r -> r);
+                return metadata.handle((MetadataRequest) request, version, context.listenerName).thenApply(r -> r);
             case PRODUCE: {
                 ProduceRequest produceRequest = (ProduceRequest) request;
-                return produce.handle(produceRequest).thenApply(r -> produceRequest.acks() == 0 ? null : r);
+                return produce.handle(produceRequest).thenApply(r -> produceRequest.acks() == 0 ? null
+                        : metadata.endpoints().forListener(r, context.listenerName));
             }
             case FETCH:
                 return fetch.handle((FetchRequest) request).thenApply(r -> r);
@@ -289,7 +303,8 @@ public final class KafkaApis implements RequestHandler {
             case DESCRIBE_PRODUCERS:
                 return done(transactions.describeProducers((DescribeProducersRequest) request));
             case FIND_COORDINATOR:
-                return findCoordinator.handle((FindCoordinatorRequest) request, version).thenApply(r -> r);
+                return findCoordinator.handle((FindCoordinatorRequest) request, version, context.listenerName)
+                        .thenApply(r -> r);
             case JOIN_GROUP:
                 return groups.handleJoinGroup((JoinGroupRequest) request, version, context.clientId(),
                         context.clientAddress.toString()).thenApply(r -> r);
@@ -319,9 +334,11 @@ public final class KafkaApis implements RequestHandler {
             case SHARE_GROUP_DESCRIBE:
                 return shares.handleShareGroupDescribe((ShareGroupDescribeRequest) request).thenApply(r -> r);
             case SHARE_FETCH:
-                return shares.handleShareFetch((ShareFetchRequest) request).thenApply(r -> r);
+                return shares.handleShareFetch((ShareFetchRequest) request)
+                        .thenApply(r -> metadata.endpoints().forListener(r, context.listenerName));
             case SHARE_ACKNOWLEDGE:
-                return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request).thenApply(r -> r);
+                return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request)
+                        .thenApply(r -> metadata.endpoints().forListener(r, context.listenerName));
             // served by each share-partition's leader: ShareOffsetsRouting passes them on from the group's coordinator
             case DESCRIBE_SHARE_GROUP_OFFSETS:
                 return shareOffsets.describe(((DescribeShareGroupOffsetsRequest) request).data(), version,
@@ -332,6 +349,11 @@ public final class KafkaApis implements RequestHandler {
             case DELETE_SHARE_GROUP_OFFSETS:
                 return shareOffsets.delete(((DeleteShareGroupOffsetsRequest) request).data(), version,
                         forwarded(context)).thenApply(r -> r);
+            case ALTER_USER_SCRAM_CREDENTIALS:
+                return scramAdmin.alter((AlterUserScramCredentialsRequest) request, forwarded(context))
+                        .thenApply(r -> r);
+            case DESCRIBE_USER_SCRAM_CREDENTIALS:
+                return done(scramAdmin.describe((DescribeUserScramCredentialsRequest) request));
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
@@ -35,10 +36,6 @@ import dev.millrace.broker.controller.BrokerState;
  */
 final class MetadataHandler {
 
-    /** This broker as clients reach it. */
-    record Endpoint(int nodeId, String host, int port) {
-    }
-
     /** Creates topics through the active controller. */
     @FunctionalInterface
     interface TopicCreator {
@@ -47,20 +44,26 @@ final class MetadataHandler {
 
     private final Controller controller;
     private final TopicCreator creator;
-    private final Endpoint self;
+    private final ClientEndpoints endpoints;
     private final String clusterId;
     private final boolean autoCreateTopics;
 
-    MetadataHandler(Controller controller, TopicCreator creator, Endpoint self, String clusterId,
+    MetadataHandler(Controller controller, TopicCreator creator, ClientEndpoints endpoints, String clusterId,
                     boolean autoCreateTopics) {
         this.controller = controller;
         this.creator = creator;
-        this.self = self;
+        this.endpoints = endpoints;
         this.clusterId = clusterId;
         this.autoCreateTopics = autoCreateTopics;
     }
 
-    CompletableFuture<MetadataResponse> handle(MetadataRequest request, short version) {
+    /** Where clients of each listener reach the brokers. */
+    ClientEndpoints endpoints() {
+        return endpoints;
+    }
+
+    /** Answers with the brokers' endpoints on {@code listener}, the listener the client connected to. */
+    CompletableFuture<MetadataResponse> handle(MetadataRequest request, short version, ListenerName listener) {
         MetadataImage image = controller.image();
         List<String> wanted = wantedTopics(request, image);
         List<NewTopic> toCreate = new ArrayList<>();
@@ -72,9 +75,9 @@ final class MetadataHandler {
             }
         }
         if (toCreate.isEmpty()) {
-            return CompletableFuture.completedFuture(respond(wanted, Map.of(), version));
+            return CompletableFuture.completedFuture(respond(wanted, Map.of(), version, listener));
         }
-        return creator.create(toCreate).thenApply(results -> respond(wanted, results, version));
+        return creator.create(toCreate).thenApply(results -> respond(wanted, results, version, listener));
     }
 
     private static List<String> wantedTopics(MetadataRequest request, MetadataImage image) {
@@ -93,21 +96,25 @@ final class MetadataHandler {
         return names;
     }
 
-    private MetadataResponse respond(List<String> wanted, Map<String, ApiError> creationErrors, short version) {
+    private MetadataResponse respond(List<String> wanted, Map<String, ApiError> creationErrors, short version,
+                                     ListenerName listener) {
         MetadataImage image = controller.image();
         MetadataResponseData data = new MetadataResponseData().setClusterId(clusterId)
                 .setControllerId(controllerId(image));
         boolean selfListed = false;
+        int self = endpoints.nodeId();
         for (BrokerImage broker : image.brokers().values()) {
-            if (broker.state() == BrokerState.UNFENCED || broker.id() == self.nodeId()) {
-                selfListed |= broker.id() == self.nodeId();
+            if (broker.state() == BrokerState.UNFENCED || broker.id() == self) {
+                selfListed |= broker.id() == self;
+                ClientEndpoints.Endpoint endpoint = endpoints.of(broker.id(), broker.host(), broker.port(), listener);
                 data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(broker.id())
-                        .setHost(broker.host()).setPort(broker.port()).setRack(broker.rack()));
+                        .setHost(endpoint.host()).setPort(endpoint.port()).setRack(broker.rack()));
             }
         }
         if (!selfListed) {
-            data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(self.nodeId())
-                    .setHost(self.host()).setPort(self.port()));
+            ClientEndpoints.Endpoint endpoint = endpoints.self(listener);
+            data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(self)
+                    .setHost(endpoint.host()).setPort(endpoint.port()));
         }
         List<String> names = wanted == null ? new ArrayList<>(image.topics().keySet()) : wanted;
         for (String name : names) {
@@ -131,7 +138,7 @@ final class MetadataHandler {
      */
     private int controllerId(MetadataImage image) {
         Optional<Integer> active = controller.activeControllerId();
-        return active.isPresent() && image.brokers().containsKey(active.get()) ? active.get() : self.nodeId();
+        return active.isPresent() && image.brokers().containsKey(active.get()) ? active.get() : endpoints.nodeId();
     }
 
     private static MetadataResponseTopic describe(TopicImage topic, MetadataImage image) {

@@ -167,7 +167,7 @@ final class TopicAdminHandler {
             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
                     .setName(setting.name()).setValue(setting.value()).setReadOnly(true)
                     .setConfigSource(DescribeConfigsResponse.ConfigSource.STATIC_BROKER_CONFIG.id())
-                    .setIsSensitive(false).setDocumentation(setting.doc()));
+                    .setIsSensitive(setting.sensitive()).setDocumentation(setting.doc()));
         }
     }
 

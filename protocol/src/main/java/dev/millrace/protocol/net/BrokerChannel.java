@@ -28,6 +28,8 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.ssl.SslHandler;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 
 /**
  * One TCP connection to one broker speaking the Kafka protocol (kafka-clients' request and response classes) and
@@ -78,6 +80,38 @@ public final class BrokerChannel {
     /** Connects to {@code host:port} on {@code loop}; the future fails with an IOException naming the address. */
     public static CompletableFuture<BrokerChannel> connect(EventLoop loop, String host, int port, String clientId,
                                                            int timeoutMs) {
+        return connect(loop, host, port, clientId, timeoutMs, ClientSecurity.PLAINTEXT);
+    }
+
+    /**
+     * Connects to {@code host:port} on {@code loop} with {@code security}: the future completes once the TLS
+     * handshake (SSL, SASL_SSL) and the SASL exchange (SASL_PLAINTEXT, SASL_SSL) are done, and fails with an
+     * IOException naming the address, whose cause is kafka-clients' SslAuthenticationException or
+     * SaslAuthenticationException when the broker refused this client.
+     */
+    public static CompletableFuture<BrokerChannel> connect(EventLoop loop, String host, int port, String clientId,
+                                                           int timeoutMs, ClientSecurity security) {
+        CompletableFuture<BrokerChannel> connected = connectTransport(loop, host, port, clientId, timeoutMs, security);
+        if (!security.usesSasl()) {
+            return connected;
+        }
+        return connected.thenCompose(c -> security.authenticator(host).authenticate(c::send)
+                .handle((ok, error) -> {
+                    if (error == null) {
+                        return c;
+                    }
+                    Throwable cause = error instanceof java.util.concurrent.CompletionException
+                            && error.getCause() != null ? error.getCause() : error;
+                    IOException failure = new IOException("cannot authenticate to broker " + c.address + ": "
+                            + cause.getMessage(), cause);
+                    c.onLoop(() -> c.fail(failure));
+                    throw new java.util.concurrent.CompletionException(failure);
+                }));
+    }
+
+    private static CompletableFuture<BrokerChannel> connectTransport(EventLoop loop, String host, int port,
+                                                                     String clientId, int timeoutMs,
+                                                                     ClientSecurity security) {
         CompletableFuture<BrokerChannel> result = new CompletableFuture<>();
         String address = host + ":" + port;
         BrokerChannel[] holder = new BrokerChannel[1];
@@ -89,12 +123,26 @@ public final class BrokerChannel {
                     protected void initChannel(SocketChannel ch) {
                         BrokerChannel c = new BrokerChannel(ch, address, clientId, timeoutMs);
                         holder[0] = c;
+                        if (security.usesTls()) {
+                            ch.pipeline().addLast("ssl", new SslHandler(security.clientEngine(host, port)));
+                        }
                         ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4, true));
                         ch.pipeline().addLast(c.new Responses());
                     }
                 });
         bootstrap.connect(host, port).addListener((ChannelFutureListener) f -> {
-            if (f.isSuccess()) {
+            if (f.isSuccess() && security.usesTls()) {
+                f.channel().pipeline().get(SslHandler.class).handshakeFuture().addListener(handshake -> {
+                    if (handshake.isSuccess()) {
+                        result.complete(holder[0]);
+                    } else {
+                        Throwable cause = handshake.cause();
+                        result.completeExceptionally(new IOException("TLS handshake with broker " + address
+                                + " failed: " + cause.getMessage(), new SslAuthenticationException(
+                                "SSL handshake failed", cause)));
+                    }
+                });
+            } else if (f.isSuccess()) {
                 result.complete(holder[0]);
             } else {
                 result.completeExceptionally(new IOException("cannot connect to broker " + address + ": "

@@ -9,7 +9,16 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
+import java.io.DataOutputStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
 import org.apache.kafka.common.protocol.types.Struct;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+
+import dev.millrace.protocol.net.ClientSecurity;
 
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ExtensionHeader;
@@ -30,13 +39,20 @@ public final class ExtensionClient implements AutoCloseable {
 
     private final String clientId;
     private final int timeoutMs;
+    private final ClientSecurity security;
     private final Map<String, Socket> sockets = new HashMap<>();
     private int nextCorrelationId;
     private boolean closed;
 
     public ExtensionClient(String clientId, int timeoutMs) {
+        this(clientId, timeoutMs, ClientSecurity.PLAINTEXT);
+    }
+
+    /** A client whose sockets use {@code security}: TLS and SASL authentication before the first request. */
+    public ExtensionClient(String clientId, int timeoutMs, ClientSecurity security) {
         this.clientId = clientId;
         this.timeoutMs = timeoutMs;
+        this.security = security;
     }
 
     /**
@@ -54,10 +70,7 @@ public final class ExtensionClient implements AutoCloseable {
         Socket socket = sockets.get(address);
         try {
             if (socket == null) {
-                socket = new Socket();
-                socket.setTcpNoDelay(true);
-                socket.setSoTimeout(timeoutMs);
-                socket.connect(new InetSocketAddress(host, port), timeoutMs);
+                socket = open(host, port);
                 sockets.put(address, socket);
             }
             int correlationId = nextCorrelationId++;
@@ -88,6 +101,60 @@ public final class ExtensionClient implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** A connected socket to {@code host:port}, TLS-wrapped and SASL-authenticated as {@link #security} says. */
+    private Socket open(String host, int port) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(timeoutMs);
+            socket.connect(new InetSocketAddress(host, port), timeoutMs);
+            if (security.usesTls()) {
+                socket = security.wrap(socket, host, port);
+            }
+            if (security.usesSasl()) {
+                authenticate(socket, host, port);
+            }
+            return socket;
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private void authenticate(Socket socket, String host, int port) throws IOException {
+        String address = host + ":" + port;
+        try {
+            security.authenticator(host).authenticate((builder, version) -> {
+                try {
+                    return CompletableFuture.completedFuture(kafkaCall(socket, builder.build(version)));
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }).join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IOException("cannot authenticate to broker " + address + ": " + cause.getMessage(), cause);
+        }
+    }
+
+    /** One Kafka request and its response on a blocking socket (the SASL exchange). */
+    private AbstractResponse kafkaCall(Socket socket, AbstractRequest request) throws IOException {
+        RequestHeader header = new RequestHeader(request.apiKey(), request.version(), clientId, nextCorrelationId++);
+        ByteBuffer frame = request.serializeWithHeader(header);
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        out.writeInt(frame.remaining());
+        out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
+        out.flush();
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        int size = in.readInt();
+        if (size < 4 || size > MAX_RESPONSE_BYTES) {
+            throw new IOException(request.apiKey() + " response has an invalid size " + size);
+        }
+        byte[] bytes = new byte[size];
+        in.readFully(bytes);
+        return AbstractResponse.parseResponse(ByteBuffer.wrap(bytes), header);
     }
 
     private void drop(String address) {

@@ -127,7 +127,8 @@ public final class KafkaClients {
     }
 
     /**
-     * The configs every client gets. {@code enable.metrics.push} is off: Millrace brokers do not serve client
+     * The configs every client gets, with the connection's security ({@code securityProtocol}, SASL credentials,
+     * TLS stores). {@code enable.metrics.push} is off: Millrace brokers do not serve client
      * telemetry (KIP-714's GetTelemetrySubscriptions), so a client with it on only registers the telemetry reporter's
      * metrics at start for nothing, on the path of every new consumer.
      */
@@ -137,6 +138,7 @@ public final class KafkaClients {
         c.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         c.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
         c.put(AdminClientConfig.ENABLE_METRICS_PUSH_CONFIG, false);
+        c.putAll(s.security().kafkaConfigs());
         return c;
     }
 }

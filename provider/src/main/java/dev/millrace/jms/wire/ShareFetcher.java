@@ -646,8 +646,10 @@ public final class ShareFetcher implements Fetcher {
     private void connect(Leader l) {
         ClusterLookup.Broker b = l.broker;
         int timeoutMs = settings.requestTimeoutMs();
-        CompletableFuture<BrokerChannel> fetch = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs);
-        CompletableFuture<BrokerChannel> settle = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs);
+        CompletableFuture<BrokerChannel> fetch = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs,
+                settings.security());
+        CompletableFuture<BrokerChannel> settle = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs,
+                settings.security());
         fetch.handle((f, fe) -> settle.handle((c, ce) -> {
             onLoop(() -> {
                 if (closed || leaders.get(b.nodeId()) != l || fe != null || ce != null) {

@@ -45,10 +45,11 @@ public final class SharedClients {
 
     private record Key(String brokers, String persistentAcks, String nonPersistentAcks, int lingerMs,
                        int batchSizeBytes, int requestTimeoutMs, int failoverTimeoutMs, String user,
-                       String destinationKey) {
+                       String securityKey, String destinationKey) {
         static Key of(ConnectionSettings s) {
+            // the security key holds the credentials: a connection with another password never shares clients
             return new Key(s.brokers(), s.persistentAcks(), s.nonPersistentAcks(), s.lingerMs(), s.batchSizeBytes(),
-                    s.requestTimeoutMs(), s.failoverTimeoutMs(), s.user(), s.destinationKey());
+                    s.requestTimeoutMs(), s.failoverTimeoutMs(), s.user(), s.security().key(), s.destinationKey());
         }
     }
 

@@ -17,6 +17,7 @@ import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 
 import dev.millrace.protocol.net.BrokerChannel;
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoop;
 
 /**
@@ -49,33 +50,33 @@ public final class ClusterLookup {
 
     /** Connects to the first broker of {@code brokers} (comma-separated {@code host:port}) that answers. */
     public static CompletableFuture<BrokerChannel> connectAny(EventLoop loop, String brokers, String clientId,
-                                                              int timeoutMs) {
+                                                              int timeoutMs, ClientSecurity security) {
         CompletableFuture<BrokerChannel> result = new CompletableFuture<>();
-        connectFrom(loop, brokers.split(","), 0, clientId, timeoutMs, result);
+        connectFrom(loop, brokers.split(","), 0, clientId, timeoutMs, security, result);
         return result;
     }
 
     private static void connectFrom(EventLoop loop, String[] brokers, int index, String clientId, int timeoutMs,
-                                    CompletableFuture<BrokerChannel> result) {
+                                    ClientSecurity security, CompletableFuture<BrokerChannel> result) {
         String broker = brokers[index].trim();
         int colon = broker.lastIndexOf(':');
         String host = colon < 0 ? broker : broker.substring(0, colon);
         int port = colon < 0 ? 9092 : Integer.parseInt(broker.substring(colon + 1));
-        connect(loop, host, port, clientId, timeoutMs).whenComplete((c, e) -> {
+        connect(loop, host, port, clientId, timeoutMs, security).whenComplete((c, e) -> {
             if (e == null) {
                 result.complete(c);
             } else if (index + 1 < brokers.length) {
-                connectFrom(loop, brokers, index + 1, clientId, timeoutMs, result);
+                connectFrom(loop, brokers, index + 1, clientId, timeoutMs, security, result);
             } else {
                 result.completeExceptionally(e);
             }
         });
     }
 
-    /** Connects to one broker. */
+    /** Connects to one broker with {@code security} (TLS, SASL). */
     public static CompletableFuture<BrokerChannel> connect(EventLoop loop, String host, int port, String clientId,
-                                                           int timeoutMs) {
-        return BrokerChannel.connect(loop, host, port, clientId, timeoutMs);
+                                                           int timeoutMs, ClientSecurity security) {
+        return BrokerChannel.connect(loop, host, port, clientId, timeoutMs, security);
     }
 
     /**

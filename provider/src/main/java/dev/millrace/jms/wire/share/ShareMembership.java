@@ -147,7 +147,7 @@ public final class ShareMembership {
      */
     private void connect(CompletableFuture<Void> joined, long deadlineNanos) {
         int timeoutMs = settings.requestTimeoutMs();
-        ClusterLookup.connectAny(loop, settings.brokers(), clientId, timeoutMs).thenCompose(any ->
+        ClusterLookup.connectAny(loop, settings.brokers(), clientId, timeoutMs, settings.security()).thenCompose(any ->
                 ClusterLookup.findCoordinator(any, groupId).handle((coordinator, e) -> {
                     if (e != null) {
                         any.close();
@@ -158,7 +158,8 @@ public final class ShareMembership {
                         return CompletableFuture.completedFuture(any);
                     }
                     any.close();
-                    return ClusterLookup.connect(loop, coordinator.host(), coordinator.port(), clientId, timeoutMs);
+                    return ClusterLookup.connect(loop, coordinator.host(), coordinator.port(), clientId, timeoutMs,
+                            settings.security());
                 }).thenCompose(f -> f)).whenComplete((c, e) -> onLoop(() -> {
                     if (e != null) {
                         if (!closed && System.nanoTime() < deadlineNanos) {

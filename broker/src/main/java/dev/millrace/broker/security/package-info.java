@@ -1,0 +1,38 @@
+/**
+ * Security of the Kafka-protocol listeners (issue 26, first part): TLS, SASL authentication and the principal each
+ * request carries, with the Kafka protocol's own mechanisms so that kafka-clients and Kafka tools connect unchanged.
+ *
+ * <h2>Listeners</h2>
+ * {@code listeners} names the listeners and {@code listener.security.protocol.map} gives each its protocol
+ * ({@link dev.millrace.broker.config.ListenerSettings}). Each listener is one
+ * {@link dev.millrace.broker.network.KafkaServer} whose connections get the handlers of their
+ * {@link BrokerListenerSecurity}, in front of the frame decoder and the connection handler:
+ *
+ * <pre>
+ *  socket -&gt; [ssl] -&gt; [tls-handshake] -&gt; [regions] -&gt; frames -&gt; [sasl] -&gt; kafka -&gt; RequestHandler
+ *             |            |                 |                    |
+ *             |            |                 |                    +- SaslAuthenticator: SaslHandshake/SaslAuthenticate
+ *             |            |                 |                       first; then principal User:&lt;name&gt;
+ *             |            |                 +- FileRegionEncoder: zero-copy responses copied for encryption
+ *             |            +- TlsHandshakeHandler: failed handshakes logged; on SSL listeners the client
+ *             |               certificate's subject is the principal
+ *             +- SslHandler over a JDK SSLEngine from kafka-clients' DefaultSslEngineFactory (SslEngines)
+ * </pre>
+ *
+ * The principal is a channel attribute ({@link dev.millrace.broker.network.ListenerSecurity#PRINCIPAL}) that the
+ * connection handler puts in every request's {@code RequestContext}, with the listener's name and protocol, for the
+ * authorizer still to come.
+ *
+ * <h2>SASL</h2>
+ * The mechanisms are kafka-clients' server implementations ({@code PlainSaslServer}, {@code ScramSaslServer}); this
+ * package gives them users ({@link SaslServers}): PLAIN users from the listener's JAAS configuration
+ * ({@link PlainUsers}), SCRAM credentials from the metadata image ({@link ScramCredentials}), which the controller
+ * writes when the Admin API alters them ({@code dev.millrace.broker.controller.ScramControlManager}). The states of
+ * one connection's exchange are drawn in {@link SaslAuthenticator}. A credential created through one broker is used
+ * by another once that one has applied the metadata record (normally within milliseconds).
+ *
+ * <h2>Not here yet</h2>
+ * ACLs and quotas; OpenSSL (netty-tcnative) engines; SASL re-authentication (KIP-368) and the unframed SASL of
+ * SaslHandshake version 0; TLS and SASL between the nodes of a cluster (the inter-broker listener is PLAINTEXT).
+ */
+package dev.millrace.broker.security;
