@@ -69,7 +69,8 @@ final class MetadataHandler {
         List<NewTopic> toCreate = new ArrayList<>();
         if (autoCreateTopics && request.allowAutoTopicCreation() && wanted != null) {
             for (String name : wanted) {
-                if (image.topic(name).isEmpty() && !InternalTopics.isInternal(name)) {
+                // null: an unknown topic id, which is never created
+                if (name != null && image.topic(name).isEmpty() && !InternalTopics.isInternal(name)) {
                     toCreate.add(new NewTopic(name, -1, (short) -1, Map.of()));
                 }
             }
@@ -118,9 +119,15 @@ final class MetadataHandler {
         }
         List<String> names = wanted == null ? new ArrayList<>(image.topics().keySet()) : wanted;
         for (String name : names) {
-            Optional<TopicImage> topic = name == null ? Optional.empty() : image.topic(name);
+            if (name == null) {
+                // a topic id the cluster does not know; a name is nullable only from version 12
+                data.topics().add(new MetadataResponseTopic().setName(version >= 12 ? null : "")
+                        .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                continue;
+            }
+            Optional<TopicImage> topic = image.topic(name);
             if (topic.isEmpty()) {
-                ApiError creation = name == null ? null : creationErrors.get(name);
+                ApiError creation = creationErrors.get(name);
                 Errors error = creation != null && !creation.isSuccess()
                         && creation.error() != Errors.TOPIC_ALREADY_EXISTS ? creation.error()
                         : Errors.UNKNOWN_TOPIC_OR_PARTITION;

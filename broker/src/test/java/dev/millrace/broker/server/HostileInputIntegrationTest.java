@@ -17,6 +17,7 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -164,6 +166,28 @@ class HostileInputIntegrationTest {
             }
         }
         assertThat(stats.handlerFailures()).isZero();
+    }
+
+    /**
+     * Found by the fuzzer (seed 17514915851492): a v10-11 request for an unknown topic id failed (auto-creation looked
+     * up a null name; the answer's name, not nullable before v12, failed to serialise).
+     */
+    @Test
+    void shouldAnswerMetadataForAnUnknownTopicIdInEveryVersionThatCarriesIds() throws Exception {
+        try (RawConnection conn = RawConnection.open(address, READ_TIMEOUT_MS)) {
+            for (short version = 10; version <= 11; version++) {
+                MetadataRequestData data = new MetadataRequestData().setTopics(List.of(
+                        new MetadataRequestData.MetadataRequestTopic().setName(null).setTopicId(Uuid.randomUuid())));
+                conn.sendFrame(RawConnection.serialize(data, version, version));
+                MetadataResponse response = (MetadataResponse) conn.readResponse(
+                        new RequestHeader(ApiKeys.METADATA, version, "raw", version));
+                assertThat(response.data().topics()).hasSize(1);
+                assertThat(Errors.forCode(response.data().topics().iterator().next().errorCode()))
+                        .as("version %d", version).isEqualTo(Errors.UNKNOWN_TOPIC_ID);
+            }
+        }
+        assertThat(stats.handlerFailures()).isZero();
+        assertThat(stats.closed(CloseReason.RESPONSE_FAILED)).isZero();
     }
 
     @Test
