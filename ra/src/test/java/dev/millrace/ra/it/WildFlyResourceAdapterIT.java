@@ -1,0 +1,207 @@
+package dev.millrace.ra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.jboss.arquillian.container.test.api.Deployer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.OperateOnDeployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.ResourceAdapterArchive;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.millrace.jms.MillraceConnectionFactory;
+import dev.millrace.ra.it.app.BadDestinationTypeMdb;
+import dev.millrace.ra.it.app.BadMaxSessionMdb;
+import dev.millrace.ra.it.app.ConcurrentMdb;
+import dev.millrace.ra.it.app.OrderMdb;
+import dev.millrace.ra.it.app.PoisonMdb;
+import dev.millrace.ra.it.app.SenderBean;
+import dev.millrace.ra.it.app.TestServlet;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
+
+/**
+ * The resource adapter in a real WildFly ({@code standalone-full}, started by Arquillian) against a real Millrace
+ * broker in this JVM ({@link MillraceBrokerExtension}): the .rar is deployed as Maven built it, then an application
+ * with message-driven beans, a stateless bean that sends and a servlet to call it.
+ */
+@ExtendWith({MillraceBrokerExtension.class, ArquillianExtension.class})
+@RunAsClient
+class WildFlyResourceAdapterIT {
+
+    private static final long WAIT_MS = 30_000;
+
+    @ArquillianResource
+    private Deployer deployer;
+
+    @ArquillianResource
+    @OperateOnDeployment("app")
+    private URL app;
+
+    @Deployment(name = "rar", order = 1, testable = false)
+    static ResourceAdapterArchive rar() {
+        File built = new File(System.getProperty("millrace.rar"));
+        return ShrinkWrap.create(ResourceAdapterArchive.class, "millrace-ra.rar")
+                .merge(ShrinkWrap.createFromZipFile(ResourceAdapterArchive.class, built));
+    }
+
+    @Deployment(name = "app", order = 2, testable = false)
+    static WebArchive app() {
+        return ShrinkWrap.create(WebArchive.class, "millrace-it.war")
+                .addClasses(OrderMdb.class, PoisonMdb.class, ConcurrentMdb.class, SenderBean.class,
+                        TestServlet.class);
+    }
+
+    @Deployment(name = "bad-type", managed = false, testable = false)
+    static WebArchive badType() {
+        return ShrinkWrap.create(WebArchive.class, "bad-type.war").addClasses(BadDestinationTypeMdb.class);
+    }
+
+    @Deployment(name = "bad-max", managed = false, testable = false)
+    static WebArchive badMaxSession() {
+        return ShrinkWrap.create(WebArchive.class, "bad-max.war").addClasses(BadMaxSessionMdb.class);
+    }
+
+    private static JMSContext client() {
+        MillraceConnectionFactory factory = new MillraceConnectionFactory(MillraceBrokerExtension.bootstrap());
+        factory.setRequestTimeoutMs(10_000);
+        return factory.createContext();
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldDeliverToMdbWhichForwardsInItsTransaction() {
+        try (JMSContext client = client()) {
+            JMSConsumer processed = client.createConsumer(client.createQueue("it.processed"));
+            client.createProducer().send(client.createQueue("it.orders"), "order-1");
+            assertThat(processed.receiveBody(String.class, WAIT_MS)).isEqualTo("processed:order-1");
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldMakeSendsVisibleOnceWhenContainerTransactionCommits() throws Exception {
+        call("send", "queue=it.tx.commit&body=by-context&api=context");
+        call("send", "queue=it.tx.commit&body=by-session&api=session");
+        call("send", "queue=it.tx.commit&body=end&api=context");
+        List<String> seen = receiveUntil("it.tx.commit", "end");
+        assertThat(seen).containsExactly("by-context", "by-session", "end");
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldMakeNothingVisibleWhenContainerTransactionRollsBack() throws Exception {
+        call("send", "queue=it.tx.rollback&body=by-context&api=context&rollback=true");
+        call("send", "queue=it.tx.rollback&body=by-session&api=session&rollback=true");
+        call("send", "queue=it.tx.rollback&body=end&api=context");
+        assertThat(receiveUntil("it.tx.rollback", "end")).containsExactly("end");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRedeliverWhenMdbThrowsAndDeadLetterAfterMaxDeliveries() throws Exception {
+        try (JMSContext client = client()) {
+            JMSConsumer dlq = client.createConsumer(client.createQueue("it.poison.DLQ"));
+            client.createProducer().send(client.createQueue("it.poison"), "poison-1");
+            Message dead = dlq.receive(90_000);
+            assertThat(dead).as("dead-lettered message").isNotNull();
+            assertThat(dead.getBody(String.class)).isEqualTo("poison-1");
+            assertThat(dead.getStringProperty("JMS_Millrace_DLQReason")).isEqualTo("delivery-count-limit");
+            assertThat(dead.getIntProperty("JMS_Millrace_DLQDeliveryCount")).isEqualTo(3);
+        }
+        assertThat(call("poison-log", "").lines().toList())
+                .containsExactly("poison-1:false:1", "poison-1:true:2", "poison-1:true:3");
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldDeliverConcurrentlyWithMaxSessionAboveOneAndNoMessageTwice() {
+        try (JMSContext client = client()) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.concurrent.done"));
+            for (int i = 0; i < 8; i++) {
+                client.createProducer().send(client.createQueue("it.concurrent"), "c" + i);
+            }
+            Set<String> bodies = new HashSet<>();
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (bodies.size() < 8 && System.currentTimeMillis() < deadline) {
+                String body = done.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+                if (body != null) {
+                    assertThat(bodies.add(body)).as("delivered once: " + body).isTrue();
+                }
+            }
+            assertThat(bodies).containsExactlyInAnyOrder("c0:true", "c1:true", "c2:true", "c3:true", "c4:true",
+                    "c5:true", "c6:true", "c7:true");
+            assertThat(done.receiveBody(String.class, 1000)).as("nothing more").isNull();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailDeploymentNamingDestinationTypeWhenItIsUnknown() {
+        assertDeploymentFails("bad-type", "destinationType");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailDeploymentNamingMaxSessionWhenItIsNegative() {
+        assertDeploymentFails("bad-max", "maxSession");
+    }
+
+    private void assertDeploymentFails(String deployment, String property) {
+        try {
+            assertThatThrownBy(() -> deployer.deploy(deployment)).hasStackTraceContaining(property);
+        } finally {
+            try {
+                deployer.undeploy(deployment);
+            } catch (RuntimeException ignored) {
+                // not deployed: nothing to remove
+            }
+        }
+    }
+
+    /** The bodies read from {@code queue} up to and including {@code marker}. */
+    private static List<String> receiveUntil(String queue, String marker) {
+        List<String> bodies = new ArrayList<>();
+        try (JMSContext client = client()) {
+            JMSConsumer consumer = client.createConsumer(client.createQueue(queue));
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (!bodies.contains(marker) && System.currentTimeMillis() < deadline) {
+                String body = consumer.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+                if (body != null) {
+                    bodies.add(body);
+                }
+            }
+        }
+        assertThat(bodies).as("received from " + queue).contains(marker);
+        return bodies;
+    }
+
+    private String call(String path, String query) throws IOException, InterruptedException {
+        URI uri = URI.create(app.toExternalForm() + "test/" + path + (query.isEmpty() ? "" : "?" + query));
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(uri + " answered " + response.body()).isEqualTo(200);
+        return response.body();
+    }
+
+}
