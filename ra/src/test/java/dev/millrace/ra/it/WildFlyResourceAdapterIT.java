@@ -32,13 +32,17 @@ import dev.millrace.jms.MillraceConnectionFactory;
 import dev.millrace.ra.it.app.BadDestinationTypeMdb;
 import dev.millrace.ra.it.app.BadMaxSessionMdb;
 import dev.millrace.ra.it.app.ConcurrentMdb;
+import dev.millrace.ra.it.app.DatabaseMdb;
+import dev.millrace.ra.it.app.DurableTopicMdb;
 import dev.millrace.ra.it.app.OrderMdb;
+import dev.millrace.ra.it.app.OrdersTable;
 import dev.millrace.ra.it.app.PoisonMdb;
 import dev.millrace.ra.it.app.SenderBean;
 import dev.millrace.ra.it.app.TestServlet;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
+import jakarta.jms.Topic;
 
 /**
  * The resource adapter in a real WildFly ({@code standalone-full}, started by Arquillian) against a real Millrace
@@ -69,7 +73,13 @@ class WildFlyResourceAdapterIT {
     static WebArchive app() {
         return ShrinkWrap.create(WebArchive.class, "millrace-it.war")
                 .addClasses(OrderMdb.class, PoisonMdb.class, ConcurrentMdb.class, SenderBean.class,
-                        TestServlet.class);
+                        TestServlet.class, DatabaseMdb.class, OrdersTable.class)
+                .addAsWebInfResource("it/it-ds.xml", "it-ds.xml");
+    }
+
+    @Deployment(name = "topic-app", managed = false, testable = false)
+    static WebArchive topicApp() {
+        return ShrinkWrap.create(WebArchive.class, "millrace-topic-it.war").addClasses(DurableTopicMdb.class);
     }
 
     @Deployment(name = "bad-type", managed = false, testable = false)
@@ -156,6 +166,53 @@ class WildFlyResourceAdapterIT {
     }
 
     @Test
+    @Timeout(120)
+    void shouldWriteRowAndConsumeMessageInOneXaTransactionAndRollBackBoth() throws Exception {
+        try (JMSContext client = client()) {
+            JMSConsumer dlq = client.createConsumer(client.createQueue("it.db.DLQ"));
+            client.createProducer().send(client.createQueue("it.db"), "fail-1");
+            client.createProducer().send(client.createQueue("it.db"), "row-1");
+            Message dead = dlq.receive(90_000);
+            assertThat(dead).as("dead-lettered message").isNotNull();
+            assertThat(dead.getBody(String.class)).isEqualTo("fail-1");
+        }
+        List<String> rows = List.of();
+        long deadline = System.currentTimeMillis() + WAIT_MS;
+        while (!rows.contains("row-1") && System.currentTimeMillis() < deadline) {
+            String body = call("rows", "");
+            rows = body.isEmpty() ? List.of() : body.lines().toList();
+        }
+        assertThat(rows).as("rows written").containsExactly("row-1");
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldKeepMessagesOfDurableSubscriptionWhileMdbIsUndeployed() {
+        deployer.deploy("topic-app");
+        try (JMSContext client = client()) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.prices.done"));
+            Topic prices = client.createTopic("it.prices");
+            // the subscription exists once a message sent to the topic comes through
+            String first = null;
+            long deadline = System.currentTimeMillis() + 60_000;
+            for (int i = 0; first == null && System.currentTimeMillis() < deadline; i++) {
+                client.createProducer().send(prices, "warm-up-" + i);
+                first = done.receiveBody(String.class, 1000);
+            }
+            assertThat(first).as("a warm-up message through the subscription").startsWith("warm-up-");
+            client.createProducer().send(prices, "deployed");
+            assertThat(receiveUntil(done, "deployed")).last().isEqualTo("deployed");
+
+            deployer.undeploy("topic-app");
+            client.createProducer().send(prices, "while-undeployed");
+            deployer.deploy("topic-app");
+            assertThat(receiveUntil(done, "while-undeployed")).containsExactly("while-undeployed");
+        } finally {
+            deployer.undeploy("topic-app");
+        }
+    }
+
+    @Test
     @Timeout(60)
     void shouldFailDeploymentNamingDestinationTypeWhenItIsUnknown() {
         assertDeploymentFails("bad-type", "destinationType");
@@ -181,18 +238,22 @@ class WildFlyResourceAdapterIT {
 
     /** The bodies read from {@code queue} up to and including {@code marker}. */
     private static List<String> receiveUntil(String queue, String marker) {
-        List<String> bodies = new ArrayList<>();
         try (JMSContext client = client()) {
-            JMSConsumer consumer = client.createConsumer(client.createQueue(queue));
-            long deadline = System.currentTimeMillis() + WAIT_MS;
-            while (!bodies.contains(marker) && System.currentTimeMillis() < deadline) {
-                String body = consumer.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
-                if (body != null) {
-                    bodies.add(body);
-                }
+            return receiveUntil(client.createConsumer(client.createQueue(queue)), marker);
+        }
+    }
+
+    /** The bodies {@code consumer} reads up to and including {@code marker}. */
+    private static List<String> receiveUntil(JMSConsumer consumer, String marker) {
+        List<String> bodies = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + WAIT_MS;
+        while (!bodies.contains(marker) && System.currentTimeMillis() < deadline) {
+            String body = consumer.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+            if (body != null) {
+                bodies.add(body);
             }
         }
-        assertThat(bodies).as("received from " + queue).contains(marker);
+        assertThat(bodies).as("received up to " + marker).contains(marker);
         return bodies;
     }
 

@@ -11,7 +11,8 @@ import jakarta.servlet.http.HttpServletResponse;
 
 /**
  * The test's way into the server: {@code /test/send?queue=&body=&api=context|session&rollback=true|false} calls
- * {@link SenderBean}; {@code /test/poison-log} returns {@link PoisonMdb}'s deliveries, one a line.
+ * {@link SenderBean}; {@code /test/poison-log} returns {@link PoisonMdb}'s deliveries, one a line; {@code /test/rows} the
+ * bodies {@link DatabaseMdb} wrote, one a line.
  */
 @WebServlet("/test/*")
 public class TestServlet extends HttpServlet {
@@ -20,6 +21,9 @@ public class TestServlet extends HttpServlet {
 
     @EJB
     private SenderBean sender;
+
+    @EJB
+    private OrdersTable table;
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -40,6 +44,8 @@ public class TestServlet extends HttpServlet {
                 response.setStatus(500);
                 response.getWriter().print(e);
             }
+        } else if ("/rows".equals(path)) {
+            response.getWriter().print(String.join("\n", table.rows()));
         } else if ("/poison-log".equals(path)) {
             response.getWriter().print(String.join("\n", PoisonMdb.DELIVERIES));
         } else {
