@@ -34,6 +34,10 @@ import dev.millrace.ra.it.app.BadMaxSessionMdb;
 import dev.millrace.ra.it.app.ConcurrentMdb;
 import dev.millrace.ra.it.app.DatabaseMdb;
 import dev.millrace.ra.it.app.DurableTopicMdb;
+import dev.millrace.ra.it.app.Forwarding;
+import dev.millrace.ra.it.app.NoTransactionMdb;
+import dev.millrace.ra.it.app.SelectorMdb;
+import dev.millrace.ra.it.app.SharedTopicMdb;
 import dev.millrace.ra.it.app.OrderMdb;
 import dev.millrace.ra.it.app.OrdersTable;
 import dev.millrace.ra.it.app.PoisonMdb;
@@ -73,7 +77,8 @@ class WildFlyResourceAdapterIT {
     static WebArchive app() {
         return ShrinkWrap.create(WebArchive.class, "millrace-it.war")
                 .addClasses(OrderMdb.class, PoisonMdb.class, ConcurrentMdb.class, SenderBean.class,
-                        TestServlet.class, DatabaseMdb.class, OrdersTable.class)
+                        TestServlet.class, DatabaseMdb.class, OrdersTable.class, Forwarding.class,
+                        SelectorMdb.class, NoTransactionMdb.class, SharedTopicMdb.class)
                 .addAsWebInfResource("it/it-ds.xml", "it-ds.xml");
     }
 
@@ -162,6 +167,60 @@ class WildFlyResourceAdapterIT {
             assertThat(bodies).containsExactlyInAnyOrder("c0:true", "c1:true", "c2:true", "c3:true", "c4:true",
                     "c5:true", "c6:true", "c7:true");
             assertThat(done.receiveBody(String.class, 1000)).as("nothing more").isNull();
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldDeliverOnlySelectedMessagesAndLeaveTheOthersOnTheQueue() {
+        try (JMSContext client = client()) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.selected.done"));
+            client.createProducer().setProperty("kind", "unwanted").send(client.createQueue("it.selected"), "u1");
+            client.createProducer().setProperty("kind", "wanted").send(client.createQueue("it.selected"), "w1");
+            client.createProducer().setProperty("kind", "wanted").send(client.createQueue("it.selected"), "w2");
+            assertThat(receiveUntil(done, "w2")).containsExactly("w1", "w2");
+        }
+        assertThat(receiveUntil("it.selected", "u1")).containsExactly("u1");
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldDeliverAgainWhenMdbWithoutTransactionThrows() {
+        try (JMSContext client = client()) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.notx.done"));
+            client.createProducer().send(client.createQueue("it.notx"), "n1");
+            assertThat(done.receiveBody(String.class, WAIT_MS)).isEqualTo("n1:true");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldShareTopicSubscriptionAmongSessionsWithEachMessageOnce() {
+        try (JMSContext client = client()) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.news.done"));
+            Topic news = client.createTopic("it.news");
+            String first = null;
+            long deadline = System.currentTimeMillis() + 60_000;
+            for (int i = 0; first == null && System.currentTimeMillis() < deadline; i++) {
+                client.createProducer().send(news, "warm-up-" + i);
+                first = done.receiveBody(String.class, 1000);
+            }
+            assertThat(first).as("a warm-up message through the subscription").startsWith("warm-up-");
+            for (int i = 0; i < 6; i++) {
+                client.createProducer().send(news, "news-" + i);
+            }
+            List<String> got = new ArrayList<>();
+            long end = System.currentTimeMillis() + WAIT_MS;
+            while (got.stream().filter(b -> b.startsWith("news-")).count() < 6 && System.currentTimeMillis() < end) {
+                String body = done.receiveBody(String.class, Math.max(1, end - System.currentTimeMillis()));
+                if (body != null) {
+                    got.add(body);
+                }
+            }
+            assertThat(got.stream().filter(b -> b.startsWith("news-")))
+                    .containsExactlyInAnyOrder("news-0", "news-1", "news-2", "news-3", "news-4", "news-5");
+            String late = done.receiveBody(String.class, 1000);
+            assertThat(late == null || late.startsWith("warm-up-")).as("nothing more but warm-ups: " + late).isTrue();
         }
     }
 
