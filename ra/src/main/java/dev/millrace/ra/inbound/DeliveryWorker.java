@@ -24,10 +24,10 @@ import jakarta.resource.spi.work.Work;
  *
  * <pre>
  *   transacted bean (container-managed transaction on onMessage):
- *     XA connection, XA session; endpoint = factory.createEndpoint(session's XAResource)
+ *     XA connection, XA session; endpoint = factory.createEndpoint(DeliveryXAResource over the session's)
  *     loop: endpoint.beforeDelivery(onMessage)          the container starts a transaction, enlists the XAResource
- *           message = consumer.receive(receiveTimeoutMs) received in the transaction's branch
- *           endpoint.onMessage(message)                   (when one came)
+ *           message = consumer.receive(receiveTimeoutMs) received in the transaction's branch (only if enlisted)
+ *           endpoint.onMessage(message)                   (when one came); it threw: the branch is made to fail
  *           endpoint.afterDelivery()                      commit: acknowledged; the bean threw or set rollback-only:
  *                                                         rolled back, the message is delivered again
  *                                                         (JMSRedelivered=true) or dead-lettered after maxDeliveries
@@ -56,6 +56,7 @@ final class DeliveryWorker implements Work {
     private Session session;
     private MessageConsumer consumer;
     private MessageEndpoint endpoint;
+    private DeliveryXAResource resource;
 
     DeliveryWorker(EndpointActivation activation, int index) {
         this.activation = activation;
@@ -99,7 +100,8 @@ final class DeliveryWorker implements Work {
             XASession xaSession = xa.createXASession();
             session = xaSession;
             consumer = activation.subscription().consumer(xaSession);
-            endpoint = endpoints.createEndpoint(xaSession.getXAResource());
+            resource = new DeliveryXAResource(xaSession.getXAResource());
+            endpoint = endpoints.createEndpoint(resource);
         } else {
             connection = factory.createConnection();
             session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -117,13 +119,32 @@ final class DeliveryWorker implements Work {
             } catch (NoSuchMethodException e) {
                 throw new IllegalStateException("the endpoint has no " + onMessage, e);
             }
+            boolean enlisted = resource.isStarted();
+            boolean failed = false;
             try {
-                Message message = consumer.receive(activation.receiveTimeoutMs());
-                if (message != null) {
-                    deliver(message);
+                if (enlisted) {
+                    Message message = consumer.receive(activation.receiveTimeoutMs());
+                    if (message != null && !deliver(message)) {
+                        failed = true;
+                        resource.markRollbackOnly();
+                    }
                 }
             } finally {
-                endpoint.afterDelivery();
+                try {
+                    endpoint.afterDelivery();
+                } catch (ResourceException | RuntimeException e) {
+                    if (!failed) {
+                        throw e;
+                    }
+                    // the branch was made to fail: the transaction rolled back, as it should
+                    LOG.log(System.Logger.Level.DEBUG, this + ": rolled back after a failed delivery: " + e);
+                }
+            }
+            if (!enlisted) {
+                LOG.log(System.Logger.Level.WARNING, this + ": the container began no transaction with this"
+                        + " session's XAResource; not receiving, trying again in " + activation.receiveTimeoutMs()
+                        + " ms");
+                awaitRelease();
             }
         } else {
             Message message = consumer.receive(activation.receiveTimeoutMs());
@@ -138,13 +159,22 @@ final class DeliveryWorker implements Work {
         }
     }
 
+    private void awaitRelease() {
+        try {
+            released.await(activation.receiveTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
     /** Hands {@code message} to the bean; false if it threw (the container marked a transaction rollback-only). */
     private boolean deliver(Message message) {
         try {
             ((MessageListener) endpoint).onMessage(message);
             return true;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, this + ": the bean threw on " + message + ": " + e, e);
+            LOG.log(System.Logger.Level.INFO, this + ": the bean threw on " + message + ", delivering it again: " + e);
             return false;
         }
     }
@@ -164,6 +194,7 @@ final class DeliveryWorker implements Work {
         }
         session = null;
         consumer = null;
+        resource = null;
     }
 
     /** Ends the loop after the current delivery. */

@@ -13,8 +13,13 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.Set;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
 import org.jboss.arquillian.container.test.api.Deployer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.OperateOnDeployment;
@@ -35,6 +40,7 @@ import dev.millrace.ra.it.app.ConcurrentMdb;
 import dev.millrace.ra.it.app.DatabaseMdb;
 import dev.millrace.ra.it.app.DurableTopicMdb;
 import dev.millrace.ra.it.app.Forwarding;
+import dev.millrace.ra.it.app.LoadMdb;
 import dev.millrace.ra.it.app.NoTransactionMdb;
 import dev.millrace.ra.it.app.SelectorMdb;
 import dev.millrace.ra.it.app.SharedTopicMdb;
@@ -80,6 +86,12 @@ class WildFlyResourceAdapterIT {
                         TestServlet.class, DatabaseMdb.class, OrdersTable.class, Forwarding.class,
                         SelectorMdb.class, NoTransactionMdb.class, SharedTopicMdb.class)
                 .addAsWebInfResource("it/it-ds.xml", "it-ds.xml");
+    }
+
+    @Deployment(name = "load-app", managed = false, testable = false)
+    static WebArchive loadApp() {
+        return ShrinkWrap.create(WebArchive.class, "millrace-load-it.war").addClasses(LoadMdb.class,
+                Forwarding.class);
     }
 
     @Deployment(name = "topic-app", managed = false, testable = false)
@@ -269,6 +281,97 @@ class WildFlyResourceAdapterIT {
         } finally {
             deployer.undeploy("topic-app");
         }
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldLoseNothingAndLeaveNoGroupMemberWhenMdbIsUndeployedUnderLoad() throws Exception {
+        int count = 300;
+        deployer.deploy("load-app");
+        try (JMSContext client = client(); Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, MillraceBrokerExtension.bootstrap()))) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.load.done"));
+            for (int i = 0; i < count; i++) {
+                client.createProducer().send(client.createQueue("it.load"), "load-" + i);
+            }
+            List<String> forwarded = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (forwarded.size() < count / 10 && System.currentTimeMillis() < deadline) {
+                String body = done.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+                if (body != null) {
+                    forwarded.add(body);
+                }
+            }
+            assertThat(forwarded).as("forwarded before the undeploy").hasSizeGreaterThanOrEqualTo(count / 10);
+
+            deployer.undeploy("load-app");
+            assertThat(shareGroupMembers(admin, "millrace.queue.it.load")).as("members after the undeploy").isZero();
+
+            deployer.deploy("load-app");
+            deadline = System.currentTimeMillis() + 90_000;
+            while (new HashSet<>(forwarded).size() < count && System.currentTimeMillis() < deadline) {
+                String body = done.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+                if (body != null) {
+                    forwarded.add(body);
+                }
+            }
+            String late = done.receiveBody(String.class, 1000);
+            if (late != null) {
+                forwarded.add(late);
+            }
+            assertThat(new HashSet<>(forwarded)).as("each message forwarded; " + diagnose(client, forwarded))
+                    .hasSize(count);
+            assertThat(forwarded).as("no message forwarded twice").hasSize(count);
+        } finally {
+            deployer.undeploy("load-app");
+        }
+    }
+
+    /** What became of the messages missing from {@code forwarded}: still on the queue, or in the forwarded log. */
+    private static String diagnose(JMSContext client, List<String> forwarded) {
+        Set<String> missing = new java.util.TreeSet<>();
+        for (int i = 0; i < 300; i++) {
+            if (!forwarded.contains("load-" + i)) {
+                missing.add("load-" + i);
+            }
+        }
+        List<String> onQueue = new ArrayList<>();
+        try {
+            var browser = client.createBrowser(client.createQueue("it.load"));
+            var e = browser.getEnumeration();
+            while (e.hasMoreElements()) {
+                onQueue.add(((Message) e.nextElement()).getBody(String.class));
+            }
+        } catch (Exception ex) {
+            onQueue.add("browse failed: " + ex);
+        }
+        List<String> inLog = new ArrayList<>();
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(Map.of(
+                "bootstrap.servers", MillraceBrokerExtension.bootstrap(), "isolation.level", "read_committed",
+                "key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer",
+                "value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer"))) {
+            var tp = new org.apache.kafka.common.TopicPartition("it.load.done", 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (consumer.position(tp) < end && System.currentTimeMillis() < deadline) {
+                for (var r : consumer.poll(java.time.Duration.ofMillis(500))) {
+                    String body = new String(r.value(), java.nio.charset.StandardCharsets.UTF_8);
+                    if (missing.contains(body)) {
+                        inLog.add(r.offset() + ":" + body);
+                    }
+                }
+            }
+        }
+        return "missing " + missing + ", still on it.load: " + onQueue + ", in it.load.done's log: " + inLog
+                + ", received " + forwarded.size();
+    }
+
+    private static int shareGroupMembers(Admin admin, String group) throws Exception {
+        ShareGroupDescription d = admin.describeShareGroups(List.of(group)).all().get(10, TimeUnit.SECONDS)
+                .get(group);
+        return d.members().size();
     }
 
     @Test
