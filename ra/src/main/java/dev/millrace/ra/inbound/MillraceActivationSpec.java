@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.millrace.jms.MillraceConnectionFactory;
+import dev.millrace.protocol.selector.Selector;
+import dev.millrace.protocol.selector.SelectorSyntaxException;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ActivationSpec;
 import jakarta.resource.spi.InvalidPropertyException;
@@ -49,7 +51,8 @@ import jakarta.validation.constraints.Pattern;
  *
  * <p>The constraints are Bean Validation annotations (the container validates with its own validator and fails
  * the deployment naming the property) and are checked again by {@link #validate()}, which collects every problem
- * into one {@link InvalidPropertyException} listing the invalid properties.
+ * into one {@link InvalidPropertyException} listing the invalid properties; it also compiles the message selector
+ * (the broker's grammar), and the resource adapter calls it at every activation.
  *
  * <p>Configured by the container before activation, then read-only.
  */
@@ -132,6 +135,9 @@ public class MillraceActivationSpec implements ActivationSpec {
                 + prefetch);
         check(problems, invalid, "receiveTimeoutMs", receiveTimeoutMs != null && receiveTimeoutMs >= 10,
                 "receiveTimeoutMs must be at least 10, not " + receiveTimeoutMs);
+        String selectorProblem = selectorProblem(messageSelector);
+        check(problems, invalid, "messageSelector", selectorProblem == null, "messageSelector '" + messageSelector
+                + "' is not a JMS selector: " + selectorProblem);
         if (problems.isEmpty()) {
             try {
                 connectionFactory(null);
@@ -144,6 +150,19 @@ public class MillraceActivationSpec implements ActivationSpec {
                     + String.join("; ", problems));
             e.setInvalidPropertyDescriptors(descriptors(invalid));
             throw e;
+        }
+    }
+
+    /** Why {@code selector} does not compile, or null if it does (or is blank: no selector). */
+    private static String selectorProblem(String selector) {
+        if (isBlank(selector)) {
+            return null;
+        }
+        try {
+            Selector.compile(selector);
+            return null;
+        } catch (SelectorSyntaxException e) {
+            return e.getMessage() + " [position " + e.position() + ", token " + e.token() + "]";
         }
     }
 

@@ -71,6 +71,15 @@ class MillraceActivationSpecTest {
     }
 
     @Test
+    void shouldNameMessageSelectorWhenItDoesNotCompile() {
+        MillraceActivationSpec spec = queue("orders");
+        spec.setMessageSelector("kind = 'a' AND");
+        assertInvalid(spec, "messageSelector");
+        spec.setMessageSelector("kind = 'a'");
+        assertThat(violations(spec)).isEmpty();
+    }
+
+    @Test
     void shouldNameBrokersWhenTheyAreNotHostAndPort() {
         MillraceActivationSpec spec = queue("orders");
         spec.setBrokers("nowhere");

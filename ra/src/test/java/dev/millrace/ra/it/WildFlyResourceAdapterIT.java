@@ -36,6 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import dev.millrace.jms.MillraceConnectionFactory;
 import dev.millrace.ra.it.app.BadDestinationTypeMdb;
 import dev.millrace.ra.it.app.BadMaxSessionMdb;
+import dev.millrace.ra.it.app.BadSelectorMdb;
 import dev.millrace.ra.it.app.ConcurrentMdb;
 import dev.millrace.ra.it.app.DatabaseMdb;
 import dev.millrace.ra.it.app.DurableTopicMdb;
@@ -86,6 +87,11 @@ class WildFlyResourceAdapterIT {
                         TestServlet.class, DatabaseMdb.class, OrdersTable.class, Forwarding.class,
                         SelectorMdb.class, NoTransactionMdb.class, SharedTopicMdb.class)
                 .addAsWebInfResource("it/it-ds.xml", "it-ds.xml");
+    }
+
+    @Deployment(name = "bad-selector", managed = false, testable = false)
+    static WebArchive badSelector() {
+        return ShrinkWrap.create(WebArchive.class, "bad-selector.war").addClasses(BadSelectorMdb.class);
     }
 
     @Deployment(name = "load-app", managed = false, testable = false)
@@ -384,6 +390,12 @@ class WildFlyResourceAdapterIT {
     @Timeout(60)
     void shouldFailDeploymentNamingMaxSessionWhenItIsNegative() {
         assertDeploymentFails("bad-max", "maxSession");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailDeploymentNamingMessageSelectorWhenItDoesNotCompile() {
+        assertDeploymentFails("bad-selector", "messageSelector");
     }
 
     private void assertDeploymentFails(String deployment, String property) {
