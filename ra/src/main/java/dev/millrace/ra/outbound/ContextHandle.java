@@ -31,8 +31,8 @@ import jakarta.jms.XAJMSContext;
  * of its managed connection's XA context (over the same XA session as {@link SessionHandle}), so it works in the
  * container's transaction when there is one and as AUTO_ACKNOWLEDGE otherwise, whatever session mode was asked for
  * (JMS 3.1, 12.3). {@code setClientID}, {@code setExceptionListener}, {@code getExceptionListener}, {@code stop}
- * and {@code createContext} throw IllegalStateRuntimeException (12.2); {@code commit} and {@code rollback} throw
- * TransactionInProgressRuntimeException.
+ * and {@code createContext} throw IllegalStateRuntimeException (12.2), and so does {@code setAsync} of its producers
+ * ({@link JMSProducerHandle}); {@code commit} and {@code rollback} throw TransactionInProgressRuntimeException.
  *
  * <p>It owns the consumers made through it; {@code close} closes them and its {@link ConnectionHandle}, which gives
  * the managed connection back to the container.
@@ -136,7 +136,7 @@ final class ContextHandle implements JMSContext {
 
     @Override
     public JMSProducer createProducer() {
-        return context().createProducer();
+        return new JMSProducerHandle(context().createProducer());
     }
 
     @Override

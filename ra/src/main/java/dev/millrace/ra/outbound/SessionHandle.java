@@ -35,7 +35,7 @@ import dev.millrace.jms.MillraceXASession;
  * it works as a non-transacted AUTO_ACKNOWLEDGE session. {@code commit} and {@code rollback} throw
  * TransactionInProgressException (the container completes transactions); {@code setMessageListener},
  * {@code getMessageListener} and {@code run} throw IllegalStateException (JMS 3.1, 12.2), on the session and on
- * its consumers ({@link ConsumerHandle}).
+ * its consumers ({@link ConsumerHandle}), and so do asynchronous sends of its producers ({@link ProducerHandle}).
  *
  * <p>It owns the consumers and browsers made through it and closes them on {@code close}; the physical session
  * stays open for the managed connection's next user.
@@ -192,7 +192,7 @@ final class SessionHandle implements QueueSession, TopicSession {
 
     @Override
     public MessageProducer createProducer(Destination destination) throws JMSException {
-        return session().createProducer(destination);
+        return new ProducerHandle(session().createProducer(destination));
     }
 
     @Override
@@ -287,7 +287,7 @@ final class SessionHandle implements QueueSession, TopicSession {
 
     @Override
     public QueueSender createSender(Queue queue) throws JMSException {
-        return session().createSender(queue);
+        return new ProducerHandle(session().createSender(queue));
     }
 
     @Override
@@ -302,7 +302,7 @@ final class SessionHandle implements QueueSession, TopicSession {
 
     @Override
     public TopicPublisher createPublisher(Topic topic) throws JMSException {
-        return session().createPublisher(topic);
+        return new ProducerHandle(session().createPublisher(topic));
     }
 
 }

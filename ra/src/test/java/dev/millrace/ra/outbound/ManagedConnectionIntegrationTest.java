@@ -11,12 +11,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.millrace.jms.MillraceConnectionFactory;
 import dev.millrace.ra.it.MillraceBrokerExtension;
+import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.IllegalStateRuntimeException;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
@@ -57,6 +59,16 @@ class ManagedConnectionIntegrationTest {
             MessageConsumer consumer = session.createConsumer(session.createQueue("ra.unit.rules"));
             assertThatThrownBy(() -> consumer.setMessageListener(m -> { }))
                     .isInstanceOf(IllegalStateException.class);
+            MessageProducer producer = session.createProducer(session.createQueue("ra.unit.rules"));
+            assertThatThrownBy(() -> producer.send(session.createTextMessage("async"), new CompletionListener() {
+                @Override
+                public void onCompletion(Message message) {
+                }
+
+                @Override
+                public void onException(Message message, Exception exception) {
+                }
+            })).isInstanceOf(IllegalStateException.class);
             session.close();
             connection.createSession().close();
         }
@@ -75,6 +87,15 @@ class ManagedConnectionIntegrationTest {
             assertThatThrownBy(() -> context.createContext(JMSContext.AUTO_ACKNOWLEDGE))
                     .isInstanceOf(IllegalStateRuntimeException.class);
             assertThatThrownBy(context::stop).isInstanceOf(IllegalStateRuntimeException.class);
+            assertThatThrownBy(() -> context.createProducer().setAsync(new CompletionListener() {
+                @Override
+                public void onCompletion(Message message) {
+                }
+
+                @Override
+                public void onException(Message message, Exception exception) {
+                }
+            })).isInstanceOf(IllegalStateRuntimeException.class);
         }
     }
 
