@@ -4,6 +4,7 @@ import dev.millrace.jms.wire.ExtensionClient;
 import dev.millrace.jms.wire.XaRequests;
 import jakarta.jms.JMSException;
 import jakarta.jms.XAConnection;
+import jakarta.jms.XAJMSContext;
 import jakarta.jms.XAQueueConnection;
 import jakarta.jms.XAQueueSession;
 import jakarta.jms.XASession;
@@ -45,6 +46,22 @@ public class MillraceXAConnection extends MillraceConnection implements XAConnec
     @Override
     public XATopicSession createXATopicSession() throws JMSException {
         return addSession(new MillraceXASession(this, SessionDomain.TOPIC));
+    }
+
+    /**
+     * A JMSContext over {@code session}, an XA session of this connection, rather than over a connection of its own:
+     * for the resource adapter, whose managed connection hands one physical session out through both APIs (a
+     * Connection's session and a JMSContext). Closing the context closes this connection.
+     *
+     * @throws JMSException if this connection is closed or {@code session} is not one of its XA sessions
+     */
+    public XAJMSContext createXAContext(XASession session) throws JMSException {
+        checkClosed();
+        if (!(session instanceof MillraceXASession s) || s.connection() != this) {
+            throw new jakarta.jms.IllegalStateException("createXAContext needs an XA session of this connection, not "
+                    + session);
+        }
+        return new MillraceXAJMSContext(this, s);
     }
 
     XaProducers producers() {

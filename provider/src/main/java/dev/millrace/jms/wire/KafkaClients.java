@@ -32,7 +32,7 @@ public final class KafkaClients {
         Map<String, Object> c = common(s, clientId);
         c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.blockingTimeoutMs());
         c.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
-        return Admin.create(c);
+        return withOwnClassLoader(() -> Admin.create(c));
     }
 
     /**
@@ -50,7 +50,7 @@ public final class KafkaClients {
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, s.batchSizeBytes());
         applyTimeouts(c, s);
         c.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, all ? 5 : 1);
-        return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+        return withOwnClassLoader(() -> new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer()));
     }
 
     /**
@@ -82,7 +82,7 @@ public final class KafkaClients {
         c.put(ProducerConfig.LINGER_MS_CONFIG, s.lingerMs());
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, s.batchSizeBytes());
         applyTimeouts(c, s);
-        return new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+        return withOwnClassLoader(() -> new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer()));
     }
 
     /**
@@ -123,7 +123,26 @@ public final class KafkaClients {
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, s.prefetch());
         c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, s.blockingTimeoutMs()); // commitSync rides out failover
         c.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, s.requestTimeoutMs());
-        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return withOwnClassLoader(() -> new KafkaConsumer<>(c, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()));
+    }
+
+    /**
+     * Runs {@code create} with this class's class loader as the thread's context class loader. kafka-clients loads
+     * the classes its configs name (defaults included, such as {@code sasl.oauthbearer.jwt.retriever.class}) through
+     * the context class loader when there is one; in an application server that is the calling application's, which
+     * does not see kafka-clients when the provider is deployed in a resource adapter (.rar), and the client's config
+     * class then fails to initialize for good.
+     */
+    private static <T> T withOwnClassLoader(java.util.function.Supplier<T> create) {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(KafkaClients.class.getClassLoader());
+        try {
+            return create.get();
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
     }
 
     /**

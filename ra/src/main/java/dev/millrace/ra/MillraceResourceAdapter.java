@@ -1,0 +1,157 @@
+package dev.millrace.ra;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.transaction.xa.XAResource;
+
+import dev.millrace.jms.MillraceXAConnectionFactory;
+import dev.millrace.ra.inbound.EndpointActivation;
+import dev.millrace.ra.inbound.MillraceActivationSpec;
+import jakarta.jms.JMSException;
+import jakarta.jms.XAConnection;
+import jakarta.resource.NotSupportedException;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.ActivationSpec;
+import jakarta.resource.spi.BootstrapContext;
+import jakarta.resource.spi.ResourceAdapter;
+import jakarta.resource.spi.ResourceAdapterInternalException;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.resource.spi.work.WorkManager;
+
+/**
+ * The Millrace resource adapter: one per deployed .rar. It holds the container's WorkManager, the active
+ * message-driven beans ({@link EndpointActivation}, one per {@code endpointActivation}) and the connections its
+ * transaction manager recovers with.
+ *
+ * <p>Its one property, {@code brokers}, is the default bootstrap list of activations that set none (the shipped
+ * {@code ironjacamar.xml} sets it from the system property {@code millrace.brokers}, default
+ * {@code localhost:9092}). Outbound connection factories have their own ({@code dev.millrace.ra.outbound}).
+ *
+ * <p>Recovery: {@link #getXAResources} returns, for each distinct broker list of the given activations, the
+ * XAResource of an XA session kept open for it until {@link #stop()}; its {@code recover} lists every prepared
+ * branch of that cluster.
+ *
+ * <p>Thread-safe.
+ */
+public class MillraceResourceAdapter implements ResourceAdapter {
+
+    private String brokers = "localhost:9092";
+    private volatile WorkManager workManager;
+    private final Map<ActivationKey, EndpointActivation> activations = new ConcurrentHashMap<>();
+    private final Map<String, XAConnection> recoveryConnections = new ConcurrentHashMap<>();
+
+    public String getBrokers() {
+        return brokers;
+    }
+
+    public void setBrokers(String brokers) {
+        this.brokers = brokers;
+    }
+
+    @Override
+    public void start(BootstrapContext context) throws ResourceAdapterInternalException {
+        try {
+            new MillraceXAConnectionFactory(brokers);
+        } catch (IllegalArgumentException e) {
+            throw new ResourceAdapterInternalException("brokers: " + e.getMessage(), e);
+        }
+        this.workManager = context.getWorkManager();
+    }
+
+    @Override
+    public void stop() {
+        for (ActivationKey key : List.copyOf(activations.keySet())) {
+            EndpointActivation a = activations.remove(key);
+            if (a != null) {
+                a.stop();
+            }
+        }
+        for (XAConnection c : recoveryConnections.values()) {
+            try {
+                c.close();
+            } catch (JMSException ignored) {
+                // stopping: nothing left to do with it
+            }
+        }
+        recoveryConnections.clear();
+    }
+
+    @Override
+    public void endpointActivation(MessageEndpointFactory endpointFactory, ActivationSpec spec)
+            throws ResourceException {
+        MillraceActivationSpec s = millrace(spec);
+        EndpointActivation activation = EndpointActivation.start(endpointFactory, s, brokers, workManager);
+        EndpointActivation previous = activations.put(new ActivationKey(endpointFactory, s), activation);
+        if (previous != null) {
+            previous.stop();
+        }
+    }
+
+    @Override
+    public void endpointDeactivation(MessageEndpointFactory endpointFactory, ActivationSpec spec) {
+        EndpointActivation activation = activations.remove(new ActivationKey(endpointFactory, spec));
+        if (activation != null) {
+            activation.stop();
+        }
+    }
+
+    @Override
+    public XAResource[] getXAResources(ActivationSpec[] specs) throws ResourceException {
+        List<XAResource> resources = new ArrayList<>();
+        for (ActivationSpec spec : specs) {
+            MillraceActivationSpec s = millrace(spec);
+            String b = s.getBrokers() == null || s.getBrokers().isBlank() ? brokers : s.getBrokers();
+            try {
+                XAConnection c = recoveryConnections.computeIfAbsent(b, this::openRecoveryConnection);
+                resources.add(c.createXASession().getXAResource());
+            } catch (JMSException | IllegalStateException e) {
+                throw new ResourceAdapterInternalException("no recovery connection to " + b + ": " + e.getMessage(),
+                        e);
+            }
+        }
+        return resources.toArray(new XAResource[0]);
+    }
+
+    private XAConnection openRecoveryConnection(String b) {
+        try {
+            return new MillraceXAConnectionFactory(b).createXAConnection();
+        } catch (JMSException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static MillraceActivationSpec millrace(ActivationSpec spec) throws NotSupportedException {
+        if (!(spec instanceof MillraceActivationSpec s)) {
+            throw new NotSupportedException("not a Millrace activation spec: " + spec);
+        }
+        return s;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MillraceResourceAdapter other && Objects.equals(brokers, other.brokers);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(brokers);
+    }
+
+    /** An activation is identified by its endpoint factory and spec, by identity (JCA 13.4.4). */
+    private record ActivationKey(MessageEndpointFactory factory, ActivationSpec spec) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ActivationKey k && k.factory == factory && k.spec == spec;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(factory) * 31 + System.identityHashCode(spec);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.millrace.ra.inbound;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+
+import dev.millrace.jms.MillraceQueue;
+import dev.millrace.jms.MillraceTopic;
+import dev.millrace.jms.MillraceXAConnectionFactory;
+import jakarta.jms.Destination;
+import jakarta.jms.Message;
+import jakarta.jms.MessageListener;
+import jakarta.jms.Queue;
+import jakarta.jms.Topic;
+import jakarta.resource.NotSupportedException;
+import jakarta.resource.ResourceException;
+import jakarta.resource.spi.InvalidPropertyException;
+import jakarta.resource.spi.endpoint.MessageEndpointFactory;
+import jakarta.resource.spi.work.WorkException;
+import jakarta.resource.spi.work.WorkManager;
+
+/**
+ * One active message-driven bean: from {@code endpointActivation} to {@code endpointDeactivation}. It owns the
+ * provider factory made from the {@link MillraceActivationSpec}, the resolved destination and {@link Subscription},
+ * and {@code maxSession} {@link DeliveryWorker}s (each with its own connection, session and endpoint) running on
+ * the container's WorkManager.
+ *
+ * <p>{@link #stop()} releases every worker and waits until each has finished its current delivery (its
+ * transaction completed) and closed its connection, so a deactivated bean gets nothing more, no message is
+ * left half-delivered, and its consumers leave their share groups.
+ *
+ * <p>Thread-safe: started and stopped by the container's threads.
+ */
+public final class EndpointActivation {
+
+    static final Method ON_MESSAGE;
+
+    static {
+        try {
+            ON_MESSAGE = MessageListener.class.getMethod("onMessage", Message.class);
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final MessageEndpointFactory endpointFactory;
+    private final MillraceActivationSpec spec;
+    private final MillraceXAConnectionFactory connectionFactory;
+    private final Subscription subscription;
+    private final boolean transacted;
+    private final List<DeliveryWorker> workers = new ArrayList<>();
+
+    private EndpointActivation(MessageEndpointFactory endpointFactory, MillraceActivationSpec spec,
+            MillraceXAConnectionFactory connectionFactory, Subscription subscription, boolean transacted) {
+        this.endpointFactory = endpointFactory;
+        this.spec = spec;
+        this.connectionFactory = connectionFactory;
+        this.subscription = subscription;
+        this.transacted = transacted;
+    }
+
+    /**
+     * Checks {@code spec}, resolves its destination and starts its workers.
+     *
+     * @param defaultBrokers the resource adapter's brokers, for a spec without its own
+     * @throws InvalidPropertyException naming what is wrong with the activation
+     */
+    public static EndpointActivation start(MessageEndpointFactory endpointFactory, MillraceActivationSpec spec,
+            String defaultBrokers, WorkManager workManager) throws ResourceException {
+        spec.validate();
+        MillraceXAConnectionFactory factory = new MillraceXAConnectionFactory();
+        try {
+            factory.setProperties(spec.connectionFactory(defaultBrokers).getProperties());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidPropertyException("invalid activation of " + spec + ": " + e.getMessage(), e);
+        }
+        boolean transacted;
+        try {
+            transacted = endpointFactory.isDeliveryTransacted(ON_MESSAGE);
+        } catch (NoSuchMethodException e) {
+            throw new NotSupportedException("the endpoint is not a jakarta.jms.MessageListener: " + endpointFactory,
+                    e);
+        }
+        Destination destination = destination(spec);
+        EndpointActivation activation = new EndpointActivation(endpointFactory, spec, factory,
+                Subscription.of(spec, destination), transacted);
+        activation.startWorkers(workManager);
+        return activation;
+    }
+
+    private static Destination destination(MillraceActivationSpec spec) throws ResourceException {
+        if (MillraceActivationSpec.isBlank(spec.getDestinationLookup())) {
+            try {
+                return spec.isTopic() ? new MillraceTopic(spec.getDestination())
+                        : new MillraceQueue(spec.getDestination());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidPropertyException("destination: " + e.getMessage(), e);
+            }
+        }
+        Object found;
+        try {
+            found = new InitialContext().lookup(spec.getDestinationLookup());
+        } catch (NamingException e) {
+            throw new InvalidPropertyException("destinationLookup: nothing bound at '" + spec.getDestinationLookup()
+                    + "': " + e.getMessage(), e);
+        }
+        if (spec.isTopic() ? !(found instanceof Topic) : !(found instanceof Queue)) {
+            throw new InvalidPropertyException("destinationLookup: '" + spec.getDestinationLookup() + "' is "
+                    + found + ", not a " + spec.getDestinationType());
+        }
+        return (Destination) found;
+    }
+
+    private synchronized void startWorkers(WorkManager workManager) throws ResourceException {
+        for (int i = 0; i < spec.getMaxSession(); i++) {
+            DeliveryWorker worker = new DeliveryWorker(this, i);
+            try {
+                workManager.scheduleWork(worker, WorkManager.INDEFINITE, null, null);
+            } catch (WorkException e) {
+                stop();
+                throw e;
+            }
+            workers.add(worker);
+        }
+    }
+
+    /** Releases every worker and waits for each to end (at most its current delivery plus the close). */
+    public synchronized void stop() {
+        for (DeliveryWorker w : workers) {
+            w.release();
+        }
+        long deadline = System.nanoTime() + (receiveTimeoutMs() + connectionFactory.getRequestTimeoutMs()) * 1_000_000L;
+        try {
+            for (DeliveryWorker w : workers) {
+                long leftMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+                if (!w.awaitEnd(leftMs)) {
+                    System.getLogger(EndpointActivation.class.getName()).log(System.Logger.Level.WARNING,
+                            w + " did not end within its deadline");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.clear();
+    }
+
+    MessageEndpointFactory endpointFactory() {
+        return endpointFactory;
+    }
+
+    MillraceXAConnectionFactory connectionFactory() {
+        return connectionFactory;
+    }
+
+    Subscription subscription() {
+        return subscription;
+    }
+
+    boolean isTransacted() {
+        return transacted;
+    }
+
+    int receiveTimeoutMs() {
+        return spec.getReceiveTimeoutMs();
+    }
+
+    @Override
+    public String toString() {
+        return "EndpointActivation[" + subscription + (transacted ? ", transacted" : "") + "]";
+    }
+}
