@@ -383,6 +383,7 @@ public final class BrokerServer implements AutoCloseable {
                 shareRequests, 10_000));
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
         kafkaApis.setScramAdminHandler(new ScramAdminHandler(controller, controllerClient));
+        kafkaApis.setAclAdminHandler(new AclAdminHandler(controller, controllerClient));
         apis.set(kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
