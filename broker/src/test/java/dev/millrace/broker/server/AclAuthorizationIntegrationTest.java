@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -63,7 +64,8 @@ class AclAuthorizationIntegrationTest {
                 "sasl.enabled.mechanisms", "PLAIN",
                 "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
                 "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-                "super.users", "User:admin;User:CN=nobody"));
+                "super.users", "User:admin;User:CN=nobody",
+                "group.share.auto.offset.reset", "earliest"));
         try (Admin admin = Admin.create(client("admin"))) {
             admin.createTopics(List.of(new NewTopic("orders-1", 1, (short) 1), new NewTopic("orders-secret", 1,
                     (short) 1), new NewTopic("other", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
@@ -77,7 +79,9 @@ class AclAuthorizationIntegrationTest {
                     acl(ResourceType.TOPIC, "orders-1", PatternType.LITERAL, "bob", AclOperation.READ,
                             AclPermissionType.ALLOW),
                     acl(ResourceType.GROUP, "alice-", PatternType.PREFIXED, "alice", AclOperation.READ,
-                            AclPermissionType.ALLOW))).all().get(30, TimeUnit.SECONDS);
+                            AclPermissionType.ALLOW),
+                    acl(ResourceType.GROUP, "alice-denied", PatternType.LITERAL, "alice", AclOperation.READ,
+                            AclPermissionType.DENY))).all().get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -156,6 +160,44 @@ class AclAuthorizationIntegrationTest {
     }
 
     @Test
+    void shouldShareConsumeOnlyWithReadOnTheShareGroupAndADenyBeatsThePrefixedAllow() throws Exception {
+        try (KafkaProducer<String, String> admin = producer("admin", null)) {
+            admin.send(new ProducerRecord<>("orders-1", "k", "shared")).get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaShareConsumer<String, String> alice = shareConsumer("alice", "alice-share")) {
+            alice.subscribe(List.of("orders-1"));
+            List<String> values = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!values.contains("shared") && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : alice.poll(Duration.ofMillis(200))) {
+                    values.add(record.value());
+                }
+            }
+            assertThat(values).contains("shared");
+        }
+        try (KafkaShareConsumer<String, String> alice = shareConsumer("alice", "alice-denied")) {
+            alice.subscribe(List.of("orders-1"));
+            // the share consumer reports the refused heartbeat when the poll ends
+            assertThatThrownBy(() -> alice.poll(Duration.ofSeconds(5)))
+                    .isInstanceOf(GroupAuthorizationException.class);
+        }
+    }
+
+    @Test
+    void shouldLeaveABrokerWithoutAuthorizerOpenWhateverTheAcls() throws Exception {
+        BrokerServer open = TestBrokers.start(tmp.resolve("open"), Map.of());
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                TestBrokers.bootstrap(open)))) {
+            admin.createAcls(List.of(acl(ResourceType.TOPIC, "closed", PatternType.LITERAL, "ANONYMOUS",
+                    AclOperation.ALL, AclPermissionType.DENY))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic("closed", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS)).hasSize(1);
+        } finally {
+            open.close();
+        }
+    }
+
+    @Test
     void shouldRefuseATransactionalIdWithoutWrite() {
         try (KafkaProducer<String, String> bob = producer("bob", "bob-tx")) {
             assertThatThrownBy(bob::initTransactions).isInstanceOf(TransactionalIdAuthorizationException.class);
@@ -190,6 +232,14 @@ class AclAuthorizationIntegrationTest {
             props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         }
         return new KafkaProducer<>(props);
+    }
+
+    private static KafkaShareConsumer<String, String> shareConsumer(String user, String groupId) {
+        Properties props = client(user);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaShareConsumer<>(props);
     }
 
     private static KafkaConsumer<String, String> consumer(String user, String groupId) {
