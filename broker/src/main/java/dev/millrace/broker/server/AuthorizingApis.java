@@ -3,10 +3,12 @@ package dev.millrace.broker.server;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.ApiException;
@@ -14,6 +16,9 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.Errors;
@@ -26,7 +31,9 @@ import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
@@ -54,9 +61,9 @@ import dev.millrace.broker.security.AclAuthorizer;
 /**
  * Checks each request against the {@link AclAuthorizer} before {@link KafkaApis} serves it, with Kafka's operations
  * and errors. A request that names a resource the principal may not use is answered, whole, with the API's error
- * response for that error (every topic, partition or group of it carries the error); only Metadata is answered
- * per topic: a requested topic that may not be described gets TOPIC_AUTHORIZATION_FAILED, and a request for all
- * topics lists only those that may be described.
+ * response for that error (every topic, partition or group of it carries the error); Metadata is answered per
+ * topic (a requested topic that may not be described gets TOPIC_AUTHORIZATION_FAILED, and a request for all topics
+ * lists only those that may be described), and a consumer's Fetch per partition (see {@link #refusedFetch}).
  * <pre>
  *   Produce                      WRITE topic (and WRITE transactional id when transactional)
  *   Fetch (consumer)             READ topic;  Fetch from a follower: CLUSTER_ACTION cluster
@@ -143,6 +150,12 @@ final class AuthorizingApis implements RequestHandler {
         if (request instanceof MetadataRequest metadata) {
             return metadata(check, context, metadata);
         }
+        if (denied == null && request instanceof FetchRequest fetch && !fetch.isFromFollower()) {
+            FetchResponse refused = refusedFetch(check, fetch);
+            if (refused != null) {
+                return CompletableFuture.completedFuture(refused);
+            }
+        }
         return apis.handle(context, request);
     }
 
@@ -195,12 +208,31 @@ final class AuthorizingApis implements RequestHandler {
                 .map(t -> t.name() != null && !t.name().isEmpty() ? t.name() : name(t.topicId())).toList());
     }
 
-    private ApiException fetch(Check check, FetchRequest request) {
-        if (request.isFromFollower()) {
-            return cluster(check, AclOperation.CLUSTER_ACTION);
+    private static ApiException fetch(Check check, FetchRequest request) {
+        return request.isFromFollower() ? cluster(check, AclOperation.CLUSTER_ACTION) : null;
+    }
+
+    /**
+     * A consumer's Fetch naming a topic it may not READ: answered, with no fetch session, TOPIC_AUTHORIZATION_FAILED
+     * for that topic's partitions and nothing (NONE, no records) for the others, which the consumer asks again;
+     * null when every topic may be read.
+     */
+    private FetchResponse refusedFetch(Check check, FetchRequest request) {
+        LinkedHashMap<TopicIdPartition, PartitionData> partitions = new LinkedHashMap<>();
+        boolean refused = false;
+        for (FetchTopic topic : request.data().topics()) {
+            String name = topic.topic() != null && !topic.topic().isEmpty() ? topic.topic() : name(topic.topicId());
+            boolean allowed = name != null && check.allowed(AclOperation.READ, ResourceType.TOPIC, name);
+            refused |= !allowed;
+            for (FetchPartition partition : topic.partitions()) {
+                TopicIdPartition id = new TopicIdPartition(topic.topicId() == null ? Uuid.ZERO_UUID
+                        : topic.topicId(), partition.partition(), name == null ? "" : name);
+                partitions.put(id, FetchResponse.partitionResponse(id, allowed ? Errors.NONE
+                        : Errors.TOPIC_AUTHORIZATION_FAILED));
+            }
         }
-        return topics(check, AclOperation.READ, request.data().topics().stream()
-                .map(t -> t.topic() != null && !t.topic().isEmpty() ? t.topic() : name(t.topicId())).toList());
+        return refused ? FetchResponse.of(Errors.NONE, 0, FetchMetadata.INVALID_SESSION_ID, partitions, List.of())
+                : null;
     }
 
     private ApiException findCoordinator(Check check, FindCoordinatorRequest request) {

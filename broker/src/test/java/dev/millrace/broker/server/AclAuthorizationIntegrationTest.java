@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
@@ -194,6 +195,17 @@ class AclAuthorizationIntegrationTest {
             assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS)).hasSize(1);
         } finally {
             open.close();
+        }
+    }
+
+    @Test
+    void shouldRefuseAFetchWithoutReadOnTheTopic() {
+        // alice may describe orders-secret (her prefixed WRITE implies DESCRIBE) but not read it
+        try (KafkaConsumer<String, String> alice = consumer("alice", "alice-unused")) {
+            alice.assign(List.of(new TopicPartition("orders-secret", 0)));
+            alice.seekToBeginning(List.of(new TopicPartition("orders-secret", 0)));
+            assertThatThrownBy(() -> alice.poll(Duration.ofSeconds(30)))
+                    .isInstanceOf(TopicAuthorizationException.class).hasMessageContaining("orders-secret");
         }
     }
 
