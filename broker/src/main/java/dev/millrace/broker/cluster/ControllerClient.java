@@ -18,7 +18,15 @@ import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.CreateAclsRequestData;
+import org.apache.kafka.common.message.DeleteAclsRequestData;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.CreateAclsResponse;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsResponse;
 import org.apache.kafka.common.requests.AllocateProducerIdsResponse;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsResponse;
@@ -237,6 +245,50 @@ public final class ControllerClient implements AutoCloseable {
                                     new ApiError(Errors.forCode(u.errorCode()), u.errorMessage())));
                             return orNotController(results);
                         }));
+    }
+
+    /**
+     * ACL creations at the active controller ({@link Controller#createAcls}), sent as CreateAcls. Per creation, in
+     * order, NONE or the error with its message.
+     */
+    public CompletableFuture<List<ApiError>> createAcls(List<AclBinding> creations) {
+        return call("CreateAcls",
+                () -> local.createAcls(creations).thenApply(ControllerClient::orNotController),
+                ch -> ch.<CreateAclsResponse>send(new CreateAclsRequest.Builder(new CreateAclsRequestData()
+                                .setCreations(creations.stream().map(CreateAclsRequest::aclCreation).toList())),
+                                ApiKeys.CREATE_ACLS.latestVersion())
+                        .thenApply(r -> orNotController(r.results().stream()
+                                .map(c -> new ApiError(Errors.forCode(c.errorCode()), c.errorMessage())).toList())));
+    }
+
+    /**
+     * ACL deletions at the active controller ({@link Controller#deleteAcls}), sent as DeleteAcls. Per filter, in
+     * order, the bindings it removed or its error.
+     */
+    public CompletableFuture<List<Controller.AclDeletion>> deleteAcls(List<AclBindingFilter> filters) {
+        return call("DeleteAcls",
+                () -> local.deleteAcls(filters).thenApply(ControllerClient::orNotControllerDeletions),
+                ch -> ch.<DeleteAclsResponse>send(new DeleteAclsRequest.Builder(new DeleteAclsRequestData()
+                                .setFilters(filters.stream().map(DeleteAclsRequest::deleteAclsFilter).toList())),
+                                ApiKeys.DELETE_ACLS.latestVersion())
+                        .thenApply(r -> orNotControllerDeletions(r.filterResults().stream()
+                                .map(f -> new Controller.AclDeletion(new ApiError(Errors.forCode(f.errorCode()),
+                                        f.errorMessage()), f.matchingAcls().stream()
+                                        .map(DeleteAclsResponse::aclBinding).toList())).toList())));
+    }
+
+    private static List<ApiError> orNotController(List<ApiError> results) {
+        for (ApiError error : results) {
+            if (error.error() == Errors.NOT_CONTROLLER) {
+                throw new NotControllerException(error.messageWithFallback());
+            }
+        }
+        return results;
+    }
+
+    private static List<Controller.AclDeletion> orNotControllerDeletions(List<Controller.AclDeletion> results) {
+        orNotController(results.stream().map(Controller.AclDeletion::error).toList());
+        return results;
     }
 
     /** Turns a per-topic NOT_CONTROLLER (leadership moved while the request waited) into a retry of the whole call. */

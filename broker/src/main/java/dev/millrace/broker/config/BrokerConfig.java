@@ -120,6 +120,20 @@ public final class BrokerConfig {
             + "(alterUserScramCredentials) and kept, salted, in the metadata log.")
     String saslEnabledMechanisms = "SCRAM-SHA-256,SCRAM-SHA-512";
 
+    @Setting(name = "authorizer.class.name", doc = "Turns on ACL authorization when set (to any name: Millrace "
+            + "has one authorizer, with Kafka's ACL semantics, e.g. "
+            + "org.apache.kafka.metadata.authorizer.StandardAuthorizer). Unset, every client may do everything.")
+    String authorizerClassName = "";
+
+    @Setting(name = "super.users", doc = "Principals always allowed when the authorizer is on, separated by ';' "
+            + "(User:admin;User:CN=broker). Brokers that forward requests to each other connect with the "
+            + "inter-broker listener's principal, which must be one.")
+    String superUsers = "";
+
+    @Setting(name = "allow.everyone.if.no.acl.found", doc = "When the authorizer is on, whether a resource that no "
+            + "ACL names is open to everyone (true) or to super users only (false, as Kafka).")
+    boolean allowEveryoneIfNoAclFound = false;
+
     @Setting(name = "data.dir", doc = "Directory holding the partition logs and the metadata quorum's state.")
     @NotBlank
     String dataDir = "data";
@@ -546,6 +560,19 @@ public final class BrokerConfig {
 
     public short defaultReplicationFactor() {
         return (short) defaultReplicationFactor;
+    }
+
+    /** Whether requests are checked against the ACLs ({@code authorizer.class.name} is set). */
+    public boolean authorizerEnabled() {
+        return authorizerClassName != null && !authorizerClassName.isBlank();
+    }
+
+    public String superUsers() {
+        return superUsers;
+    }
+
+    public boolean allowEveryoneIfNoAclFound() {
+        return allowEveryoneIfNoAclFound;
     }
 
     public boolean autoCreateTopicsEnable() {

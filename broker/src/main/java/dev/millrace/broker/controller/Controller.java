@@ -84,6 +84,31 @@ public interface Controller extends AutoCloseable {
     }
 
     /**
+     * Creates ACL bindings (Kafka's CreateAcls, checked by {@link AclControlManager}), committed to the metadata log
+     * as {@link MetadataRecord.AclRecord}s so every broker's authorizer sees them.
+     *
+     * @return per creation, in order: NONE or INVALID_REQUEST naming the problem
+     */
+    default CompletableFuture<List<ApiError>> createAcls(List<org.apache.kafka.common.acl.AclBinding> creations) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("ACLs"));
+    }
+
+    /**
+     * Deletes the ACL bindings that match each filter (Kafka's DeleteAcls), committed as
+     * {@link MetadataRecord.RemoveAclRecord}s.
+     *
+     * @return per filter, in order: the bindings it removed, or its error
+     */
+    default CompletableFuture<List<AclDeletion>> deleteAcls(
+            List<org.apache.kafka.common.acl.AclBindingFilter> filters) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("ACLs"));
+    }
+
+    /** The bindings one DeleteAcls filter removed (NONE), or the error that filter got (none removed). */
+    record AclDeletion(ApiError error, List<org.apache.kafka.common.acl.AclBinding> deleted) {
+    }
+
+    /**
      * Allocates the next block of {@link ProducerIdBlock#BLOCK_SIZE} consecutive producer ids to a
      * broker (Kafka's AllocateProducerIds). No id is ever in two blocks, also across restarts and
      * leader changes. The future fails with

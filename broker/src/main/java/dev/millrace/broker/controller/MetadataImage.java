@@ -3,8 +3,10 @@ package dev.millrace.broker.controller;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
@@ -22,13 +24,23 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  *                       setting name, both sorted; a group with no setting is absent (defaults are not listed)
  * @param scramCredentials the users' salted SCRAM credentials ({@link MetadataRecord.UserScramCredentialRecord}), by
  *                       user then mechanism name ({@code SCRAM-SHA-256}), both sorted; a user with none is absent
+ * @param acls           the ACL bindings ({@link MetadataRecord.AclRecord}), each once, in creation order
  */
 public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
                             String clusterId, Map<Integer, BrokerImage> brokers,
                             Map<String, Map<String, String>> groupConfigs,
-                            Map<String, Map<String, ScramCredentialImage>> scramCredentials) {
+                            Map<String, Map<String, ScramCredentialImage>> scramCredentials,
+                            Set<AclBinding> acls) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
+
+    /** An image with no ACL. */
+    public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
+                         String clusterId, Map<Integer, BrokerImage> brokers,
+                         Map<String, Map<String, String>> groupConfigs,
+                         Map<String, Map<String, ScramCredentialImage>> scramCredentials) {
+        this(appliedIndex, topics, nextProducerId, clusterId, brokers, groupConfigs, scramCredentials, Set.of());
+    }
 
     /** An image with no SCRAM credentials. */
     public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,

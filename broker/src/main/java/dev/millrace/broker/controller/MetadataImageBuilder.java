@@ -3,11 +3,13 @@ package dev.millrace.broker.controller;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclBinding;
 
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
@@ -24,6 +26,8 @@ import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
+import dev.millrace.broker.controller.MetadataRecord.AclRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveAclRecord;
 import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
 
@@ -57,6 +61,7 @@ final class MetadataImageBuilder {
     /** Every user's SCRAM credentials; a user's map is copied before its first change in this batch. */
     private final Map<String, Map<String, ScramCredentialImage>> scramCredentials;
     private final Set<String> changedUsers = new HashSet<>();
+    private final Set<AclBinding> acls;
     private long nextProducerId;
     private String clusterId;
 
@@ -66,6 +71,7 @@ final class MetadataImageBuilder {
         this.brokers = new TreeMap<>(base.brokers());
         this.groupConfigs = new TreeMap<>(base.groupConfigs());
         this.scramCredentials = new TreeMap<>(base.scramCredentials());
+        this.acls = new LinkedHashSet<>(base.acls());
         this.topics = new HashMap<>(base.topics());
         for (TopicImage topic : base.topics().values()) {
             namesById.put(topic.topicId(), topic.name());
@@ -95,6 +101,10 @@ final class MetadataImageBuilder {
             replay(r);
         } else if (record instanceof RemoveUserScramCredentialRecord r) {
             replay(r);
+        } else if (record instanceof AclRecord r) {
+            acls.add(r.toBinding());
+        } else if (record instanceof RemoveAclRecord r) {
+            acls.remove(r.acl().toBinding());
         } else {
             throw new IllegalStateException("No replay for metadata record " + record);
         }
@@ -122,7 +132,8 @@ final class MetadataImageBuilder {
         return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId,
                 clusterId, Collections.unmodifiableMap(new TreeMap<>(brokers)),
                 Collections.unmodifiableMap(new TreeMap<>(groupConfigs)),
-                Collections.unmodifiableMap(new TreeMap<>(scramCredentials)));
+                Collections.unmodifiableMap(new TreeMap<>(scramCredentials)),
+                Collections.unmodifiableSet(new LinkedHashSet<>(acls)));
     }
 
     /** A user's credential for one mechanism is created or replaced. */

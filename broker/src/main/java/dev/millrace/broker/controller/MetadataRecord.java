@@ -5,6 +5,13 @@ import java.util.Map;
 import java.util.Objects;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * One change to the cluster metadata, as committed through the quorum. Records are computed by the
@@ -260,6 +267,52 @@ public sealed interface MetadataRecord {
     record RemoveUserScramCredentialRecord(String user, byte mechanism) implements MetadataRecord {
         public RemoveUserScramCredentialRecord {
             Objects.requireNonNull(user, "user");
+        }
+    }
+    /**
+     * An ACL binding is created (Admin {@code createAcls}): who ({@code principal}, {@code User:name} or
+     * {@code User:*}) may or may not ({@code permission}) do {@code operation} from {@code host} ({@code *}: any) on
+     * the resources the pattern names. Bytes are Kafka's codes ({@code ResourceType}, {@code PatternType},
+     * {@code AclOperation}, {@code AclPermissionType}), so the binding converts to kafka-clients' {@link AclBinding}.
+     * Creating a binding that exists changes nothing.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 12 ACL, type 13 REMOVE_ACL, version 0, same layout):
+     *   +---------------------+-----------------------+--------------------+------------------+
+     *   | resourceType (int8) | resourceName (string) | patternType (int8) | principal (string)|
+     *   +---------------------+-----------------------+--------------------+------------------+
+     *   +---------------+------------------+-------------------+
+     *   | host (string) | operation (int8) | permission (int8) |
+     *   +---------------+------------------+-------------------+
+     *   resourceType: 2 TOPIC, 3 GROUP, 4 CLUSTER, 5 TRANSACTIONAL_ID ...; patternType: 3 LITERAL, 4 PREFIXED;
+     *   operation: 2 ALL, 3 READ, 4 WRITE, 5 CREATE, 6 DELETE, 7 ALTER, 8 DESCRIBE, ...; permission: 2 DENY, 3 ALLOW
+     * </pre>
+     */
+    record AclRecord(byte resourceType, String resourceName, byte patternType, String principal, String host,
+                     byte operation, byte permission) implements MetadataRecord {
+        public AclRecord {
+            Objects.requireNonNull(resourceName, "resourceName");
+            Objects.requireNonNull(principal, "principal");
+            Objects.requireNonNull(host, "host");
+        }
+
+        static AclRecord of(AclBinding binding) {
+            return new AclRecord(binding.pattern().resourceType().code(), binding.pattern().name(),
+                    binding.pattern().patternType().code(), binding.entry().principal(), binding.entry().host(),
+                    binding.entry().operation().code(), binding.entry().permissionType().code());
+        }
+
+        AclBinding toBinding() {
+            return new AclBinding(new ResourcePattern(ResourceType.fromCode(resourceType), resourceName,
+                    PatternType.fromCode(patternType)), new AccessControlEntry(principal, host,
+                    AclOperation.fromCode(operation), AclPermissionType.fromCode(permission)));
+        }
+    }
+
+    /** An ACL binding is deleted (Admin {@code deleteAcls}); the body is that of {@link AclRecord}. */
+    record RemoveAclRecord(AclRecord acl) implements MetadataRecord {
+        public RemoveAclRecord {
+            Objects.requireNonNull(acl, "acl");
         }
     }
 }

@@ -21,6 +21,8 @@ import dev.millrace.broker.controller.MetadataRecord.GroupConfigRecord;
 import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
+import dev.millrace.broker.controller.MetadataRecord.AclRecord;
+import dev.millrace.broker.controller.MetadataRecord.RemoveAclRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
@@ -65,6 +67,9 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *                   storedKey: bytes, serverKey: bytes, iterations: int32
  *  11 REMOVE_USER_SCRAM_CREDENTIAL
  *                   user: string, mechanism: int8
+ *  12 ACL           resourceType: int8, resourceName: string, patternType: int8, principal: string, host: string,
+ *                   operation: int8, permission: int8 (Kafka's codes, see MetadataRecord.AclRecord)
+ *  13 REMOVE_ACL    as ACL
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
@@ -96,6 +101,8 @@ public final class MetadataRecordSerde {
     static final byte TYPE_GROUP_CONFIG = 9;
     static final byte TYPE_USER_SCRAM_CREDENTIAL = 10;
     static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 11;
+    static final byte TYPE_ACL = 12;
+    static final byte TYPE_REMOVE_ACL = 13;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -245,6 +252,12 @@ public final class MetadataRecordSerde {
             writeString(body, r.user());
             body.writeByte(r.mechanism());
             return TYPE_REMOVE_USER_SCRAM_CREDENTIAL;
+        } else if (record instanceof AclRecord r) {
+            writeAcl(body, r);
+            return TYPE_ACL;
+        } else if (record instanceof RemoveAclRecord r) {
+            writeAcl(body, r.acl());
+            return TYPE_REMOVE_ACL;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -314,9 +327,28 @@ public final class MetadataRecordSerde {
                         readBytes(body, "storedKey"), readBytes(body, "serverKey"), body.getInt());
             case TYPE_REMOVE_USER_SCRAM_CREDENTIAL:
                 return new RemoveUserScramCredentialRecord(readString(body, "user"), body.get());
+            case TYPE_ACL:
+                return readAcl(body);
+            case TYPE_REMOVE_ACL:
+                return new RemoveAclRecord(readAcl(body));
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }
+    }
+
+    private static void writeAcl(DataOutputStream body, AclRecord r) throws IOException {
+        body.writeByte(r.resourceType());
+        writeString(body, r.resourceName());
+        body.writeByte(r.patternType());
+        writeString(body, r.principal());
+        writeString(body, r.host());
+        body.writeByte(r.operation());
+        body.writeByte(r.permission());
+    }
+
+    private static AclRecord readAcl(ByteBuffer body) {
+        return new AclRecord(body.get(), readString(body, "resourceName"), body.get(), readString(body, "principal"),
+                readString(body, "host"), body.get(), body.get());
     }
 
     private static BrokerRegistrationRecord readBrokerRegistration(byte version, ByteBuffer body) {

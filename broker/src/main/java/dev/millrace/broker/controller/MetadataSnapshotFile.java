@@ -30,7 +30,8 @@ import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
  * {@link BrokerRegistrationRecord} and, unless fenced, a {@link BrokerStateRecord}; per topic, by name: its {@link TopicRecord}, its
  * {@link ConfigRecord}s, its {@link PartitionRecord}s; then, once any producer id was allocated, one
  * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id; last, per group by id, its
- * {@link GroupConfigRecord}s by name; then per user by name, its {@link UserScramCredentialRecord}s by mechanism), in
+ * {@link GroupConfigRecord}s by name; then per user by name, its {@link UserScramCredentialRecord}s by mechanism;
+ * then the ACL bindings in creation order), in
  * the batch format of
  * {@link MetadataRecordSerde}, so loading a snapshot is the same replay as applying the log.
  * All integers are big-endian.
@@ -151,6 +152,7 @@ final class MetadataSnapshotFile {
                 records.add(new UserScramCredentialRecord(user,
                         org.apache.kafka.common.security.scram.internals.ScramMechanism.forMechanismName(mechanism)
                                 .type(), c.salt(), c.storedKey(), c.serverKey(), c.iterations()))));
+        image.acls().forEach(acl -> records.add(MetadataRecord.AclRecord.of(acl)));
         return records;
     }
 }

@@ -81,6 +81,7 @@ public final class RaftController implements Controller {
     private final TopicControlManager topicControl;
     private final ConfigControlManager configControl;
     private final ScramControlManager scramControl = new ScramControlManager();
+    private final AclControlManager aclControl = new AclControlManager();
     private final ProducerIdControlManager producerIdControl = new ProducerIdControlManager();
     private final ReplicationControlManager replicationControl;
     private final ReassignmentControlManager reassignmentControl = new ReassignmentControlManager();
@@ -291,6 +292,25 @@ public final class RaftController implements Controller {
         request.upsertions().forEach(u -> users.add(u.name()));
         org.apache.kafka.common.message.AlterUserScramCredentialsRequestData copy = request.duplicate();
         return submit("AlterUserScramCredentials", users, false, image -> scramControl.handleAlter(image, copy));
+    }
+
+    @Override
+    public CompletableFuture<List<ApiError>> createAcls(List<org.apache.kafka.common.acl.AclBinding> creations) {
+        List<org.apache.kafka.common.acl.AclBinding> copy = List.copyOf(creations);
+        return submitEvent("CreateAcls", copy.size() + " bindings", false,
+                image -> aclControl.handleCreate(image, copy),
+                (response, error, message) -> response.complete(java.util.Collections.nCopies(copy.size(),
+                        new ApiError(error, message))));
+    }
+
+    @Override
+    public CompletableFuture<List<AclDeletion>> deleteAcls(
+            List<org.apache.kafka.common.acl.AclBindingFilter> filters) {
+        List<org.apache.kafka.common.acl.AclBindingFilter> copy = List.copyOf(filters);
+        return submitEvent("DeleteAcls", copy.size() + " filters", false,
+                image -> aclControl.handleDelete(image, copy),
+                (response, error, message) -> response.complete(java.util.Collections.nCopies(copy.size(),
+                        new AclDeletion(new ApiError(error, message), List.of()))));
     }
 
     /**

@@ -383,7 +383,11 @@ public final class BrokerServer implements AutoCloseable {
                 shareRequests, 10_000));
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
         kafkaApis.setScramAdminHandler(new ScramAdminHandler(controller, controllerClient));
-        apis.set(kafkaApis);
+        kafkaApis.setAclAdminHandler(new AclAdminHandler(controller, controllerClient));
+        apis.set(config.authorizerEnabled() ? new AuthorizingApis(kafkaApis, new dev.millrace.broker.security
+                .AclAuthorizer(() -> controller.image().acls(), dev.millrace.broker.security.AclAuthorizer
+                .parseSuperUsers(config.superUsers()), config.allowEveryoneIfNoAclFound()), controller::image)
+                : kafkaApis);
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
         background.scheduleWithFixedDelay(producePurgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);

@@ -26,6 +26,9 @@ import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -127,6 +130,9 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_PRODUCERS)
             .addAll(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS)
             .addAll(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS)
+            .addAll(ApiKeys.CREATE_ACLS)
+            .addAll(ApiKeys.DESCRIBE_ACLS)
+            .addAll(ApiKeys.DELETE_ACLS)
             // from other brokers' transaction coordinators and Admin.abortTransaction (versions 1-2)
             .addAll(ApiKeys.WRITE_TXN_MARKERS)
             // share groups (KIP-932), the versions kafka-clients 4.4 speaks
@@ -167,6 +173,7 @@ public final class KafkaApis implements RequestHandler {
     private final FindCoordinatorHandler findCoordinator;
     private final TransactionHandler transactions;
     private volatile ScramAdminHandler scramAdmin;
+    private volatile AclAdminHandler aclAdmin;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
     private volatile ShareBroker shares;
     private volatile WriteTxnMarkersHandler writeTxnMarkers;
@@ -228,6 +235,11 @@ public final class KafkaApis implements RequestHandler {
     /** Serves Alter/DescribeUserScramCredentials with {@code handler}; set once, before the first request. */
     void setScramAdminHandler(ScramAdminHandler handler) {
         this.scramAdmin = handler;
+    }
+
+    /** Serves Create/Describe/DeleteAcls with {@code handler}; set once, before the first request. */
+    void setAclAdminHandler(AclAdminHandler handler) {
+        this.aclAdmin = handler;
     }
 
     /** Serves WriteTxnMarkers with {@code handler}; set once, before the first request. */
@@ -354,6 +366,12 @@ public final class KafkaApis implements RequestHandler {
                         .thenApply(r -> r);
             case DESCRIBE_USER_SCRAM_CREDENTIALS:
                 return done(scramAdmin.describe((DescribeUserScramCredentialsRequest) request));
+            case CREATE_ACLS:
+                return aclAdmin.create((CreateAclsRequest) request, forwarded(context)).thenApply(r -> r);
+            case DESCRIBE_ACLS:
+                return done(aclAdmin.describe((DescribeAclsRequest) request, version));
+            case DELETE_ACLS:
+                return aclAdmin.delete((DeleteAclsRequest) request, version, forwarded(context)).thenApply(r -> r);
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));
