@@ -53,6 +53,10 @@ public final class JmsExceptions {
         if (t instanceof org.apache.kafka.common.errors.AuthenticationException) {
             // SASL (wrong password, unknown user, mechanism not offered) or TLS (untrusted certificate) refusals
             e = new JMSSecurityException(what + ": the broker refused this client: " + t.getMessage());
+        } else if (t instanceof org.apache.kafka.common.errors.AuthorizationException) {
+            // an ACL refused the operation (topic, group, transactional id or cluster): named by what
+            e = new JMSSecurityException(what + ": not authorized: " + t.getMessage(),
+                    t.getClass().getSimpleName());
         } else if (t instanceof InvalidTopicException || t instanceof UnknownTopicOrPartitionException) {
             e = new InvalidDestinationException(what + ": " + t.getMessage());
         } else if (t instanceof TimeoutException || t instanceof org.apache.kafka.common.errors.TimeoutException) {

@@ -50,6 +50,13 @@ class QueueConsumerReconnectIntegrationTest {
                 ss.createProducer(ss.createQueue("q.reconnect")).send(ss.createTextMessage("after"));
                 Message m = consumer.receive(30_000);
                 assertThat(m).as("received through the same consumer after the restart").isNotNull();
+                if (((TextMessage) m).getText().equals("before")) {
+                    // its acceptance leaves after receive returns (provider README): the broker may have stopped
+                    // before it arrived (seen under load), and then delivers it again, flagged, as JMS allows
+                    assertThat(m.getJMSRedelivered()).as("a second delivery of 'before' is flagged").isTrue();
+                    m = consumer.receive(30_000);
+                    assertThat(m).as("received through the same consumer after the restart").isNotNull();
+                }
                 assertThat(((TextMessage) m).getText()).isEqualTo("after");
             }
         }
