@@ -31,9 +31,10 @@ import jakarta.jms.JMSSecurityRuntimeException;
 import jakarta.jms.Session;
 
 /**
- * Sends refused by the broker's ACLs: a user without WRITE on a destination's topic gets a
+ * Sends and receives refused by the broker's ACLs: a user without WRITE on a destination's topic gets a
  * {@link JMSSecurityException} (a {@link JMSSecurityRuntimeException} from a JMSContext) that names the destination
- * and the operation, while a destination the user may write to works on the same connection.
+ * and the operation, while a destination the user may write to works on the same connection; a queue consumer whose
+ * share group the user may not read gets one naming the queue.
  */
 @Timeout(120)
 class AuthorizationIntegrationTest {
@@ -97,6 +98,18 @@ class AuthorizationIntegrationTest {
             assertThatThrownBy(() -> refused.send(session.createTextMessage("refused")))
                     .isInstanceOf(JMSSecurityException.class)
                     .hasMessageContaining("send to")
+                    .hasMessageContaining("closed.orders")
+                    .hasMessageContaining("not authorized");
+        }
+    }
+
+    @Test
+    void shouldRefuseAReceiveFromAQueueWhoseShareGroupTheUserMayNotReadNamingTheQueue() throws Exception {
+        try (Connection connection = factory().createConnection("alice", "alice-secret")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            connection.start();
+            assertThatThrownBy(() -> session.createConsumer(session.createQueue("closed.orders")).receive(30_000))
+                    .isInstanceOf(JMSSecurityException.class)
                     .hasMessageContaining("closed.orders")
                     .hasMessageContaining("not authorized");
         }
