@@ -28,7 +28,7 @@ public class ConcurrentMdb implements MessageListener {
     private static final AtomicInteger ACTIVE = new AtomicInteger();
     private static final CountDownLatch TWO_AT_ONCE = new CountDownLatch(1);
 
-    @Resource(lookup = "java:/jms/millrace/ConnectionFactory")
+    @Resource(name = AppResources.CONNECTION_FACTORY)
     private ConnectionFactory factory;
 
     @Override

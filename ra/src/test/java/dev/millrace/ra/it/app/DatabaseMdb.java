@@ -14,7 +14,7 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 
 /**
- * Consumes {@code it.db} and writes a row of each message's body into the XA data source of {@code it-ds.xml}, in one
+ * Consumes {@code it.db} and writes a row of each message's body into the XA data source {@link AppResources#DATA_SOURCE}, in one
  * XA transaction with the message's receipt; a body starting with {@code fail} throws after the insert, so both roll
  * back (after maxDeliveries=2 the message is in {@code it.db.DLQ}, and no row was written).
  */
@@ -25,7 +25,7 @@ import jakarta.jms.MessageListener;
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "1")})
 public class DatabaseMdb implements MessageListener {
 
-    @Resource(lookup = OrdersTable.DATA_SOURCE)
+    @Resource(name = AppResources.DATA_SOURCE)
     private DataSource dataSource;
 
     @Override

@@ -15,7 +15,7 @@ import jakarta.jms.MessageListener;
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "4")})
 public class LoadMdb implements MessageListener {
 
-    @Resource(lookup = "java:/jms/millrace/ConnectionFactory")
+    @Resource(name = AppResources.CONNECTION_FACTORY)
     private ConnectionFactory factory;
 
     @Override

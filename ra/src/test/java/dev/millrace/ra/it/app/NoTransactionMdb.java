@@ -22,7 +22,7 @@ import jakarta.jms.MessageListener;
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class NoTransactionMdb implements MessageListener {
 
-    @Resource(lookup = "java:/jms/millrace/ConnectionFactory")
+    @Resource(name = AppResources.CONNECTION_FACTORY)
     private ConnectionFactory factory;
 
     @Override

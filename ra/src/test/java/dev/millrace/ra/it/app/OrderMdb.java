@@ -19,7 +19,7 @@ import jakarta.jms.MessageListener;
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "2")})
 public class OrderMdb implements MessageListener {
 
-    @Resource(lookup = "java:/jms/millrace/ConnectionFactory")
+    @Resource(name = AppResources.CONNECTION_FACTORY)
     private ConnectionFactory factory;
 
     @Override

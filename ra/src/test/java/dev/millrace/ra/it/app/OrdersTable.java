@@ -16,21 +16,25 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
-/** Creates the table {@link DatabaseMdb} writes to, and reads it for {@link TestServlet}. */
+/**
+ * Creates the table {@link DatabaseMdb} writes to, and reads it for {@link TestServlet}. Its SQL is what both test
+ * databases understand: WildFly's H2 and GlassFish's Derby (no {@code IF NOT EXISTS}: the table is looked up first).
+ */
 @Singleton
 @Startup
 public class OrdersTable {
 
-    static final String DATA_SOURCE = "java:jboss/datasources/MillraceItXA";
-
-    @Resource(lookup = DATA_SOURCE)
+    @Resource(name = AppResources.DATA_SOURCE)
     private DataSource dataSource;
 
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void create() {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS it_rows(id IDENTITY PRIMARY KEY, body VARCHAR(200))");
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                ResultSet table = c.getMetaData().getTables(null, null, "IT_ROWS", null)) {
+            if (!table.next()) {
+                s.execute("CREATE TABLE it_rows(id INT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body VARCHAR(200))");
+            }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }

@@ -16,7 +16,7 @@ import jakarta.jms.MessageListener;
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "1")})
 public class SelectorMdb implements MessageListener {
 
-    @Resource(lookup = "java:/jms/millrace/ConnectionFactory")
+    @Resource(name = AppResources.CONNECTION_FACTORY)
     private ConnectionFactory factory;
 
     @Override

@@ -16,7 +16,7 @@ import jakarta.jms.Session;
 @Stateless
 public class SenderBean {
 
-    @Resource(lookup = "java:/jms/millrace/ConnectionFactory")
+    @Resource(name = AppResources.CONNECTION_FACTORY)
     private ConnectionFactory factory;
 
     @Resource

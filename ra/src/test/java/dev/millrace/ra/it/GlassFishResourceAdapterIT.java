@@ -1,0 +1,200 @@
+package dev.millrace.ra.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import org.jboss.arquillian.container.test.api.Deployer;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.container.test.api.OperateOnDeployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.ResourceAdapterArchive;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import dev.millrace.ra.it.app.AppResources;
+import dev.millrace.ra.it.app.BadDestinationTypeMdb;
+import dev.millrace.ra.it.app.BadMaxSessionMdb;
+import dev.millrace.ra.it.app.BadSelectorMdb;
+import jakarta.ejb.MessageDriven;
+
+/**
+ * The resource adapter in a real GlassFish 7 ({@code domain1}, started by Arquillian) against a real Millrace broker
+ * in this JVM ({@link MillraceBrokerExtension}), the scenarios of {@link ResourceAdapterScenarios}. What the server
+ * is given is what ra/README.md's "Deploy to GlassFish" describes:
+ * <ul>
+ *   <li>the .rar, deployed as {@code millrace-ra.rar}: its module name {@code millrace-ra} is the adapter's name;
+ *   <li>the pooled connection factory (an XA connector connection pool and its connector resource) and an XA data
+ *   source of GlassFish's embedded Derby, in memory: application-scoped resources in the war's
+ *   {@code WEB-INF/glassfish-resources.xml} ({@code java:app/...}), the same settings as
+ *   {@code asadmin create-connector-connection-pool} and {@code create-connector-resource};
+ *   <li>every message-driven bean bound to {@code millrace-ra} in {@code WEB-INF/glassfish-ejb-jar.xml}
+ *   ({@code <mdb-resource-adapter>}, or GlassFish would give it to its own JMS adapter), with the test broker as
+ *   its activation's {@code brokers} (the README's other way, the adapter's {@code brokers} in an
+ *   {@code asadmin create-resource-adapter-config}, would outlive the run in the domain's configuration while the
+ *   broker's port changes from run to run).
+ * </ul>
+ * GlassFish answers a deployment whose activation fails with "EJB Container initialization error. Please see
+ * server.log": the property is named in the server log, which is what {@link #assertDeploymentFails} reads.
+ */
+@ExtendWith({MillraceBrokerExtension.class, ArquillianExtension.class})
+@RunAsClient
+class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
+
+    /** The module name of the deployed .rar, which beans and pools name as their resource adapter. */
+    static final String ADAPTER = "millrace-ra";
+
+    static final String FACTORY_JNDI = "java:app/jms/millrace/ConnectionFactory";
+
+    static final String DATA_SOURCE_JNDI = "java:app/jdbc/MillraceItXA";
+
+    @ArquillianResource
+    private Deployer deployer;
+
+    @ArquillianResource
+    @OperateOnDeployment("app")
+    private URL app;
+
+    @Override
+    protected Deployer deployer() {
+        return deployer;
+    }
+
+    @Override
+    protected URL appUrl() {
+        return app;
+    }
+
+    @Deployment(name = "rar", order = 1, testable = false)
+    static ResourceAdapterArchive rar() {
+        return builtRar();
+    }
+
+    @Deployment(name = "app", order = 2, testable = false)
+    static WebArchive app() {
+        return appWar("millrace-it.war", Map.of(AppResources.CONNECTION_FACTORY, FACTORY_JNDI,
+                AppResources.DATA_SOURCE, DATA_SOURCE_JNDI), APP_CLASSES)
+                .addAsWebInfResource(new StringAsset(resources()), "glassfish-resources.xml")
+                .addAsWebInfResource(new StringAsset(mdbBindings(APP_CLASSES)), "glassfish-ejb-jar.xml");
+    }
+
+    @Deployment(name = "bad-type", managed = false, testable = false)
+    static WebArchive badType() {
+        return badWar("bad-type.war", BadDestinationTypeMdb.class);
+    }
+
+    @Deployment(name = "bad-max", managed = false, testable = false)
+    static WebArchive badMaxSession() {
+        return badWar("bad-max.war", BadMaxSessionMdb.class);
+    }
+
+    @Deployment(name = "bad-selector", managed = false, testable = false)
+    static WebArchive badSelector() {
+        return badWar("bad-selector.war", BadSelectorMdb.class);
+    }
+
+    /** The deployment fails, and the server log written meanwhile names {@code property}. */
+    @Override
+    protected void assertDeploymentFails(String deployment, String property) {
+        Path log = Path.of(System.getProperty("glassfish.home"), "glassfish", "domains", "domain1", "logs",
+                "server.log");
+        try {
+            long before = Files.size(log);
+            assertThatThrownBy(() -> deployer().deploy(deployment)).hasStackTraceContaining("EJB Container");
+            String written;
+            try (InputStream in = Files.newInputStream(log)) {
+                in.skipNBytes(before);
+                written = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            assertThat(written).as("server log of the failed deployment " + deployment)
+                    .containsPattern("RAR8501: Exception during endpoint activation for ra \\[ " + ADAPTER + " \\][^\\n]*"
+                            + Pattern.quote(property));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            try {
+                deployer().undeploy(deployment);
+            } catch (RuntimeException ignored) {
+                // not deployed: nothing to remove
+            }
+        }
+    }
+
+    private static WebArchive badWar(String name, Class<?> mdb) {
+        return ShrinkWrap.create(WebArchive.class, name).addClasses(mdb)
+                .addAsWebInfResource(new StringAsset(mdbBindings(mdb)), "glassfish-ejb-jar.xml");
+    }
+
+    /**
+     * The application-scoped resources: the connection factory over an XA pool of the adapter's connection
+     * definition (connections to the test broker), and an XA data source of an in-memory Derby database.
+     */
+    static String resources() {
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE resources PUBLIC "-//GlassFish.org//DTD GlassFish Application Server 3.1 Resource Definitions//EN"
+                        "http://glassfish.org/dtds/glassfish-resources_1_5.dtd">
+                <resources>
+                    <connector-connection-pool name="java:app/millrace-pool" resource-adapter-name="%s"
+                            connection-definition-name="jakarta.jms.ConnectionFactory"
+                            transaction-support="XATransaction" steady-pool-size="0" max-pool-size="20">
+                        <property name="brokers" value="%s"/>
+                    </connector-connection-pool>
+                    <connector-resource pool-name="java:app/millrace-pool" jndi-name="%s"/>
+                    <jdbc-connection-pool name="java:app/millrace-it-db" res-type="javax.sql.XADataSource"
+                            datasource-classname="org.apache.derby.jdbc.EmbeddedXADataSource">
+                        <property name="databaseName" value="memory:millrace-it"/>
+                        <property name="connectionAttributes" value=";create=true"/>
+                    </jdbc-connection-pool>
+                    <jdbc-resource pool-name="java:app/millrace-it-db" jndi-name="%s"/>
+                </resources>
+                """.formatted(ADAPTER, MillraceBrokerExtension.bootstrap(), FACTORY_JNDI, DATA_SOURCE_JNDI);
+    }
+
+    /**
+     * {@code glassfish-ejb-jar.xml} binding each message-driven bean among {@code classes} to the adapter, with the
+     * test broker as its activation's {@code brokers} (an activation property added to the bean's own).
+     */
+    static String mdbBindings(Class<?>... classes) {
+        String beans = Arrays.stream(classes).filter(c -> c.isAnnotationPresent(MessageDriven.class))
+                .map(c -> """
+                                <ejb>
+                                    <ejb-name>%s</ejb-name>
+                                    <mdb-resource-adapter>
+                                        <resource-adapter-mid>%s</resource-adapter-mid>
+                                        <activation-config>
+                                            <activation-config-property>
+                                                <activation-config-property-name>brokers</activation-config-property-name>
+                                                <activation-config-property-value>%s</activation-config-property-value>
+                                            </activation-config-property>
+                                        </activation-config>
+                                    </mdb-resource-adapter>
+                                </ejb>
+                        """.formatted(c.getSimpleName(), ADAPTER, MillraceBrokerExtension.bootstrap()))
+                .collect(Collectors.joining());
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE glassfish-ejb-jar PUBLIC "-//GlassFish.org//DTD GlassFish Application Server 3.1 EJB 3.1//EN"
+                        "http://glassfish.org/dtds/glassfish-ejb-jar_3_1-1.dtd">
+                <glassfish-ejb-jar>
+                    <enterprise-beans>
+                %s    </enterprise-beans>
+                </glassfish-ejb-jar>
+                """.formatted(beans);
+    }
+}
