@@ -38,16 +38,15 @@ import jakarta.ejb.MessageDriven;
  * in this JVM ({@link MillraceBrokerExtension}), the scenarios of {@link ResourceAdapterScenarios}. What the server
  * is given is what ra/README.md's "Deploy to GlassFish" describes:
  * <ul>
+ *   <li>the adapter's {@code brokers} (the test broker): {@code asadmin create-resource-adapter-config}, the
+ *   post-boot command of {@code arquillian.xml}, run on a fresh domain before the .rar is deployed;
  *   <li>the .rar, deployed as {@code millrace-ra.rar}: its module name {@code millrace-ra} is the adapter's name;
  *   <li>the pooled connection factory (an XA connector connection pool and its connector resource) and an XA data
  *   source of GlassFish's embedded Derby, in memory: application-scoped resources in the war's
  *   {@code WEB-INF/glassfish-resources.xml} ({@code java:app/...}), the same settings as
  *   {@code asadmin create-connector-connection-pool} and {@code create-connector-resource};
  *   <li>every message-driven bean bound to {@code millrace-ra} in {@code WEB-INF/glassfish-ejb-jar.xml}
- *   ({@code <mdb-resource-adapter>}, or GlassFish would give it to its own JMS adapter), with the test broker as
- *   its activation's {@code brokers} (the README's other way, the adapter's {@code brokers} in an
- *   {@code asadmin create-resource-adapter-config}, would outlive the run in the domain's configuration while the
- *   broker's port changes from run to run).
+ *   ({@code <mdb-resource-adapter>}), or GlassFish would give it to its own JMS adapter.
  * </ul>
  * GlassFish answers a deployment whose activation fails with "EJB Container initialization error. Please see
  * server.log": the property is named in the server log, which is what {@link #assertDeploymentFails} reads.
@@ -166,10 +165,7 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
                 """.formatted(ADAPTER, MillraceBrokerExtension.bootstrap(), FACTORY_JNDI, DATA_SOURCE_JNDI);
     }
 
-    /**
-     * {@code glassfish-ejb-jar.xml} binding each message-driven bean among {@code classes} to the adapter, with the
-     * test broker as its activation's {@code brokers} (an activation property added to the bean's own).
-     */
+    /** {@code glassfish-ejb-jar.xml} binding each message-driven bean among {@code classes} to the adapter. */
     static String mdbBindings(Class<?>... classes) {
         String beans = Arrays.stream(classes).filter(c -> c.isAnnotationPresent(MessageDriven.class))
                 .map(c -> """
@@ -177,15 +173,9 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
                                     <ejb-name>%s</ejb-name>
                                     <mdb-resource-adapter>
                                         <resource-adapter-mid>%s</resource-adapter-mid>
-                                        <activation-config>
-                                            <activation-config-property>
-                                                <activation-config-property-name>brokers</activation-config-property-name>
-                                                <activation-config-property-value>%s</activation-config-property-value>
-                                            </activation-config-property>
-                                        </activation-config>
                                     </mdb-resource-adapter>
                                 </ejb>
-                        """.formatted(c.getSimpleName(), ADAPTER, MillraceBrokerExtension.bootstrap()))
+                        """.formatted(c.getSimpleName(), ADAPTER))
                 .collect(Collectors.joining());
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
