@@ -121,8 +121,8 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
                 written = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
             assertThat(written).as("server log of the failed deployment " + deployment)
-                    .containsPattern("RAR8501: Exception during endpoint activation for ra \\[ " + ADAPTER + " \\][^\\n]*"
-                            + Pattern.quote(property));
+                    .containsPattern("RAR8501: Exception during endpoint activation for ra \\[ " + ADAPTER
+                            + " \\][^\\n]*" + Pattern.quote(property));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

@@ -14,8 +14,8 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 
 /**
- * Consumes {@code it.db} and writes a row of each message's body into the XA data source {@link AppResources#DATA_SOURCE}, in one
- * XA transaction with the message's receipt; a body starting with {@code fail} throws after the insert, so both roll
+ * Consumes {@code it.db} and writes a row of each message's body into the XA data source
+ * {@link AppResources#DATA_SOURCE}, in one XA transaction with the message's receipt; a body starting with {@code fail} throws after the insert, so both roll
  * back (after maxDeliveries=2 the message is in {@code it.db.DLQ}, and no row was written).
  */
 @MessageDriven(activationConfig = {
