@@ -31,6 +31,9 @@ import dev.millrace.ra.it.app.AppResources;
 import dev.millrace.ra.it.app.BadDestinationTypeMdb;
 import dev.millrace.ra.it.app.BadMaxSessionMdb;
 import dev.millrace.ra.it.app.BadSelectorMdb;
+import dev.millrace.ra.it.app.DurableTopicMdb;
+import dev.millrace.ra.it.app.Forwarding;
+import dev.millrace.ra.it.app.LoadMdb;
 import jakarta.ejb.MessageDriven;
 
 /**
@@ -88,8 +91,25 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
     static WebArchive app() {
         return appWar("millrace-it.war", Map.of(AppResources.CONNECTION_FACTORY, FACTORY_JNDI,
                 AppResources.DATA_SOURCE, DATA_SOURCE_JNDI), APP_CLASSES)
-                .addAsWebInfResource(new StringAsset(resources()), "glassfish-resources.xml")
+                .addAsWebInfResource(new StringAsset(resources(true)), "glassfish-resources.xml")
                 .addAsWebInfResource(new StringAsset(mdbBindings(APP_CLASSES)), "glassfish-ejb-jar.xml");
+    }
+
+    @Deployment(name = "topic-app", managed = false, testable = false)
+    static WebArchive topicApp() {
+        return factoryOnlyWar("millrace-topic-it.war", DurableTopicMdb.class, AppResources.class);
+    }
+
+    @Deployment(name = "load-app", managed = false, testable = false)
+    static WebArchive loadApp() {
+        return factoryOnlyWar("millrace-load-it.war", LoadMdb.class, Forwarding.class, AppResources.class);
+    }
+
+    /** A war of {@code classes} with its own connection factory (application-scoped) and its MDBs bound. */
+    private static WebArchive factoryOnlyWar(String name, Class<?>... classes) {
+        return appWar(name, Map.of(AppResources.CONNECTION_FACTORY, FACTORY_JNDI), classes)
+                .addAsWebInfResource(new StringAsset(resources(false)), "glassfish-resources.xml")
+                .addAsWebInfResource(new StringAsset(mdbBindings(classes)), "glassfish-ejb-jar.xml");
     }
 
     @Deployment(name = "bad-type", managed = false, testable = false)
@@ -141,9 +161,18 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
 
     /**
      * The application-scoped resources: the connection factory over an XA pool of the adapter's connection
-     * definition (connections to the test broker), and an XA data source of an in-memory Derby database.
+     * definition (connections to the test broker), and with {@code withDatabase} an XA data source of an in-memory
+     * Derby database.
      */
-    static String resources() {
+    static String resources(boolean withDatabase) {
+        String database = !withDatabase ? "" : """
+                    <jdbc-connection-pool name="java:app/millrace-it-db" res-type="javax.sql.XADataSource"
+                            datasource-classname="org.apache.derby.jdbc.EmbeddedXADataSource">
+                        <property name="databaseName" value="memory:millrace-it"/>
+                        <property name="connectionAttributes" value=";create=true"/>
+                    </jdbc-connection-pool>
+                    <jdbc-resource pool-name="java:app/millrace-it-db" jndi-name="%s"/>
+                """.formatted(DATA_SOURCE_JNDI);
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!DOCTYPE resources PUBLIC "-//GlassFish.org//DTD GlassFish Application Server 3.1 Resource Definitions//EN"
@@ -155,14 +184,8 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
                         <property name="brokers" value="%s"/>
                     </connector-connection-pool>
                     <connector-resource pool-name="java:app/millrace-pool" jndi-name="%s"/>
-                    <jdbc-connection-pool name="java:app/millrace-it-db" res-type="javax.sql.XADataSource"
-                            datasource-classname="org.apache.derby.jdbc.EmbeddedXADataSource">
-                        <property name="databaseName" value="memory:millrace-it"/>
-                        <property name="connectionAttributes" value=";create=true"/>
-                    </jdbc-connection-pool>
-                    <jdbc-resource pool-name="java:app/millrace-it-db" jndi-name="%s"/>
-                </resources>
-                """.formatted(ADAPTER, MillraceBrokerExtension.bootstrap(), FACTORY_JNDI, DATA_SOURCE_JNDI);
+                %s</resources>
+                """.formatted(ADAPTER, MillraceBrokerExtension.bootstrap(), FACTORY_JNDI, database);
     }
 
     /** {@code glassfish-ejb-jar.xml} binding each message-driven bean among {@code classes} to the adapter. */

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jboss.arquillian.container.test.api.Deployer;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
@@ -47,8 +49,9 @@ import jakarta.jms.Topic;
  * ({@link MillraceBrokerExtension}): each container suite extends this with its own deployments (the .rar as Maven
  * built it, then {@link #APP_CLASSES} in a web archive named {@code millrace-it.war} whose {@code web.xml} maps the
  * container-neutral {@link AppResources} names to the server's resources, see {@link #appWar}) and hands over its
- * Arquillian {@link Deployer} and the application's URL. The unmanaged deployments {@code bad-type},
- * {@code bad-max} and {@code bad-selector} each hold one bean with a bad activation.
+ * Arquillian {@link Deployer} and the application's URL. The unmanaged deployments: {@code topic-app}
+ * ({@code DurableTopicMdb}), {@code load-app} ({@code LoadMdb}), and {@code bad-type}, {@code bad-max} and
+ * {@code bad-selector}, each one bean with a bad activation.
  */
 abstract class ResourceAdapterScenarios {
 
@@ -239,6 +242,77 @@ abstract class ResourceAdapterScenarios {
             rows = body.isEmpty() ? List.of() : body.lines().toList();
         }
         assertThat(rows).as("rows written").containsExactly("row-1");
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldKeepMessagesOfDurableSubscriptionWhileMdbIsUndeployed() {
+        deployer().deploy("topic-app");
+        try (JMSContext client = client()) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.prices.done"));
+            Topic prices = client.createTopic("it.prices");
+            // the subscription exists once a message sent to the topic comes through
+            String first = null;
+            long deadline = System.currentTimeMillis() + 60_000;
+            for (int i = 0; first == null && System.currentTimeMillis() < deadline; i++) {
+                client.createProducer().send(prices, "warm-up-" + i);
+                first = done.receiveBody(String.class, 1000);
+            }
+            assertThat(first).as("a warm-up message through the subscription").startsWith("warm-up-");
+            client.createProducer().send(prices, "deployed");
+            assertThat(receiveUntil(done, "deployed")).last().isEqualTo("deployed");
+
+            deployer().undeploy("topic-app");
+            client.createProducer().send(prices, "while-undeployed");
+            deployer().deploy("topic-app");
+            assertThat(receiveUntil(done, "while-undeployed")).containsExactly("while-undeployed");
+        } finally {
+            deployer().undeploy("topic-app");
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldLoseNothingAndLeaveNoGroupMemberWhenMdbIsUndeployedUnderLoad() throws Exception {
+        int count = 300;
+        deployer().deploy("load-app");
+        try (JMSContext client = client(); Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, MillraceBrokerExtension.bootstrap()))) {
+            JMSConsumer done = client.createConsumer(client.createQueue("it.load.done"));
+            for (int i = 0; i < count; i++) {
+                client.createProducer().send(client.createQueue("it.load"), "load-" + i);
+            }
+            List<String> forwarded = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + WAIT_MS;
+            while (forwarded.size() < count / 10 && System.currentTimeMillis() < deadline) {
+                String body = done.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+                if (body != null) {
+                    forwarded.add(body);
+                }
+            }
+            assertThat(forwarded).as("forwarded before the undeploy").hasSizeGreaterThanOrEqualTo(count / 10);
+
+            deployer().undeploy("load-app");
+            assertThat(BrokerState.shareGroupMembers(admin, "millrace.queue.it.load")).as("members after the undeploy").isZero();
+
+            deployer().deploy("load-app");
+            deadline = System.currentTimeMillis() + 90_000;
+            while (new HashSet<>(forwarded).size() < count && System.currentTimeMillis() < deadline) {
+                String body = done.receiveBody(String.class, Math.max(1, deadline - System.currentTimeMillis()));
+                if (body != null) {
+                    forwarded.add(body);
+                }
+            }
+            String late = done.receiveBody(String.class, 1000);
+            if (late != null) {
+                forwarded.add(late);
+            }
+            assertThat(new HashSet<>(forwarded)).as("each message forwarded; " + BrokerState.describeMissing(client, forwarded))
+                    .hasSize(count);
+            assertThat(forwarded).as("no message forwarded twice").hasSize(count);
+        } finally {
+            deployer().undeploy("load-app");
+        }
     }
 
     @Test
