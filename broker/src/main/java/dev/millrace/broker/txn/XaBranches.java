@@ -315,10 +315,11 @@ final class XaBranches {
      * abort when it closes a producer gracefully, and a prepared branch is rolled back by its Xid only.
      */
     CompletableFuture<Errors> commitByProducer(TxnPartition p, TransactionMetadata id) {
+        // the id's earlier branches of the same producer id and epoch are completed (they freed the producer)
         XaBranch branch = null;
         for (XaBranch b : p.branches.values()) {
             if (b.transactionalId().equals(id.transactionalId()) && b.producerId() == id.producerId()
-                    && b.producerEpoch() == id.producerEpoch()) {
+                    && b.producerEpoch() == id.producerEpoch() && !b.state().isCompleted()) {
                 branch = b;
                 break;
             }

@@ -300,6 +300,11 @@ class XaBranchesTest {
         assertThat(written).hasSize(1);
         assertThat(recover()).filteredOn(b -> b.xid().equals(XID2)).singleElement()
                 .extracting(XaRecover.Branch::state).isEqualTo(XaRecover.BranchState.PREPARED);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true)))
+                .as("the second branch of the same producer id and epoch, the first one still remembered")
+                .isEqualTo(Errors.NONE);
+        assertThat(written).last().isEqualTo(new Markers(pid, (short) 0, true, List.of(P1)));
+        assertThat(recover()).extracting(XaRecover.Branch::state).containsOnly(XaRecover.BranchState.COMMITTED);
     }
 
     @Test
