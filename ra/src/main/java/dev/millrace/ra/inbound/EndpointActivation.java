@@ -7,10 +7,12 @@ import java.util.List;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
+import dev.millrace.jms.MillraceDestination;
 import dev.millrace.jms.MillraceQueue;
 import dev.millrace.jms.MillraceTopic;
 import dev.millrace.jms.MillraceXAConnectionFactory;
 import jakarta.jms.Destination;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import jakarta.jms.Queue;
@@ -84,14 +86,36 @@ public final class EndpointActivation {
             throw new NotSupportedException("the endpoint is not a jakarta.jms.MessageListener: " + endpointFactory,
                     e);
         }
-        Destination destination = destination(spec);
+        Destination destination = destination(spec, EndpointActivation::lookupInitialContext);
         EndpointActivation activation = new EndpointActivation(endpointFactory, spec, factory,
                 Subscription.of(spec, destination), transacted);
         activation.startWorkers(workManager);
         return activation;
     }
 
-    private static Destination destination(MillraceActivationSpec spec) throws ResourceException {
+    /** A JNDI lookup: {@code new InitialContext().lookup(name)} in the container, a stub in tests. */
+    @FunctionalInterface
+    interface Lookup {
+        Object lookup(String name) throws NamingException;
+    }
+
+    private static Object lookupInitialContext(String name) throws NamingException {
+        InitialContext context = new InitialContext();
+        try {
+            return context.lookup(name);
+        } finally {
+            context.close();
+        }
+    }
+
+    /**
+     * The destination of {@code spec}: {@code destination} by name, or what {@code destinationLookup} names in JNDI
+     * (any provider's Queue or Topic, usually the adapter's administered objects), as a Millrace destination.
+     *
+     * @throws InvalidPropertyException naming destination or destinationLookup (and its JNDI name) when the name is
+     *     not valid, nothing is bound there, or what is bound is not a destination of {@code destinationType}
+     */
+    static Destination destination(MillraceActivationSpec spec, Lookup jndi) throws ResourceException {
         if (MillraceActivationSpec.isBlank(spec.getDestinationLookup())) {
             try {
                 return spec.isTopic() ? new MillraceTopic(spec.getDestination())
@@ -100,18 +124,24 @@ public final class EndpointActivation {
                 throw new InvalidPropertyException("destination: " + e.getMessage(), e);
             }
         }
+        String lookup = spec.getDestinationLookup();
         Object found;
         try {
-            found = new InitialContext().lookup(spec.getDestinationLookup());
-        } catch (NamingException e) {
-            throw new InvalidPropertyException("destinationLookup: nothing bound at '" + spec.getDestinationLookup()
-                    + "': " + e.getMessage(), e);
+            found = jndi.lookup(lookup);
+        } catch (NamingException | RuntimeException e) {
+            throw new InvalidPropertyException("destinationLookup: nothing bound at '" + lookup + "': " + e, e);
         }
         if (spec.isTopic() ? !(found instanceof Topic) : !(found instanceof Queue)) {
-            throw new InvalidPropertyException("destinationLookup: '" + spec.getDestinationLookup() + "' is "
-                    + found + ", not a " + spec.getDestinationType());
+            throw new InvalidPropertyException("destinationLookup: '" + lookup + "' is " + found
+                    + (found == null ? "" : " (" + found.getClass().getName() + ")") + ", not a "
+                    + spec.getDestinationType() + " (destinationType)");
         }
-        return (Destination) found;
+        try {
+            return MillraceDestination.from((Destination) found);
+        } catch (JMSException e) {
+            throw new InvalidPropertyException("destinationLookup: '" + lookup + "' is not a Millrace destination: "
+                    + e.getMessage(), e);
+        }
     }
 
     private synchronized void startWorkers(WorkManager workManager) throws ResourceException {
