@@ -3,14 +3,17 @@ package dev.millrace.ra.inbound;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
+import dev.millrace.jms.MillraceConnectionFactory;
 import dev.millrace.jms.MillraceDestination;
 import dev.millrace.jms.MillraceQueue;
 import dev.millrace.jms.MillraceTopic;
 import dev.millrace.jms.MillraceXAConnectionFactory;
+import dev.millrace.ra.outbound.MillraceConnectionFactoryHandle;
 import jakarta.jms.Destination;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -73,9 +76,10 @@ public final class EndpointActivation {
     public static EndpointActivation start(MessageEndpointFactory endpointFactory, MillraceActivationSpec spec,
             String defaultBrokers, WorkManager workManager) throws ResourceException {
         spec.validate();
+        Map<String, String> base = connectionOptions(spec, EndpointActivation::lookupInitialContext);
         MillraceXAConnectionFactory factory = new MillraceXAConnectionFactory();
         try {
-            factory.setProperties(spec.connectionFactory(defaultBrokers).getProperties());
+            factory.setProperties(spec.connectionFactory(defaultBrokers, base).getProperties());
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException("invalid activation of " + spec + ": " + e.getMessage(), e);
         }
@@ -106,6 +110,36 @@ public final class EndpointActivation {
         } finally {
             context.close();
         }
+    }
+
+    /**
+     * The options of the connection factory {@code connectionFactoryLookup} names (the adapter's
+     * {@link MillraceConnectionFactoryHandle} or a provider {@link MillraceConnectionFactory}), or null without one.
+     *
+     * @throws InvalidPropertyException naming connectionFactoryLookup and its JNDI name when nothing is bound there
+     *     or it is not a Millrace connection factory
+     */
+    static Map<String, String> connectionOptions(MillraceActivationSpec spec, Lookup jndi)
+            throws InvalidPropertyException {
+        String lookup = spec.getConnectionFactoryLookup();
+        if (MillraceActivationSpec.isBlank(lookup)) {
+            return null;
+        }
+        Object found;
+        try {
+            found = jndi.lookup(lookup);
+        } catch (NamingException | RuntimeException e) {
+            throw new InvalidPropertyException("connectionFactoryLookup: nothing bound at '" + lookup + "': " + e, e);
+        }
+        if (found instanceof MillraceConnectionFactoryHandle handle) {
+            return handle.connectionOptions();
+        }
+        if (found instanceof MillraceConnectionFactory factory) {
+            return factory.getProperties();
+        }
+        throw new InvalidPropertyException("connectionFactoryLookup: '" + lookup + "' is " + found
+                + (found == null ? "" : " (" + found.getClass().getName() + ")")
+                + ", not a Millrace connection factory");
     }
 
     /**
