@@ -145,6 +145,10 @@ final class MillraceXAResource implements XAResource {
             throw xa(branch != null ? XAException.XAER_PROTO : XAException.XAER_NOTA, "one-phase commit of "
                     + x + ", which is " + (branch != null ? "prepared already" : "unknown here"));
         }
+        if (branch != null && branch.commitPrepared()) {
+            manager().forgetListed(x);
+            return;
+        }
         complete(x, branch, XaComplete.Action.COMMIT);
     }
 
@@ -224,7 +228,8 @@ final class MillraceXAResource implements XAResource {
                 case XaCodes.XA_HEURRB, XaCodes.XA_RBROLLBACK, XaCodes.XA_RBTIMEOUT -> false;
                 default -> null;
             };
-            branch.completedOnBroker(committed);
+            boolean heuristic = xaCode == XaCodes.XA_HEURCOM || xaCode == XaCodes.XA_HEURRB;
+            branch.completedOnBroker(committed, !heuristic);
         }
         if (xaCode != XaCodes.XA_HEURCOM && xaCode != XaCodes.XA_HEURRB) {
             rm.forgetListed(x);

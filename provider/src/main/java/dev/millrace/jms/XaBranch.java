@@ -1,6 +1,5 @@
 package dev.millrace.jms;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -61,9 +60,18 @@ import jakarta.jms.JMSException;
  *       durable-subscription offsets are added to it (AddOffsetsToTxn + TxnOffsetCommit), as a transacted session
  *       does at commit.</li>
  *   <li>prepare: flush, check the sends, holds and offsets, then {@link XaPrepare} (producer id -1: kafka-clients
- *       does not expose it) to the id's coordinator; on XA_OK the producer is closed (its id now belongs to the
- *       branch on the broker) and the transactional id goes back to the pool. A branch that did nothing on the
+ *       does not expose it) to the id's coordinator. On XA_OK the producer id belongs to the branch on the broker;
+ *       the branch keeps its transactional id and producer until it completes. A branch that did nothing on the
  *       broker answers XA_RDONLY without a request.</li>
+ *   <li>commit after prepare, from this JVM: the producer's own EndTxn commit if it began the transaction itself
+ *       ({@link #commitPrepared}: kafka-clients' commitTransaction, one round trip; the broker commits the branch
+ *       and frees the producer); otherwise, or if that is refused, XaComplete COMMIT. After an XaComplete (commit
+ *       or rollback) that the broker completed other than by hand, the producer is kept too, brought in step by an
+ *       EndTxn of the same outcome if it began the transaction ({@link #completedOnBroker}). So one producer and
+ *       its connections serve a connection's successive branches; a producer is given up (and the id's next one
+ *       made in the background, {@link XaProducers#retire}) only after a lost prepare, a refused EndTxn or a
+ *       heuristic outcome. A kept producer is only ever closed with a zero timeout: a graceful close would send an
+ *       abort (which the broker refuses for a prepared branch anyway).</li>
  *   <li>commit(onePhase): the same steps, then EndTxn commit (kafka-clients commitTransaction); a branch that only
  *       consumed acknowledges its messages as a transacted session's commit does. The producer goes back to the
  *       pool for the next branch.</li>
@@ -99,6 +107,8 @@ final class XaBranch {
     private boolean rollbackOnly;
     private XaProducers.Lease lease;
     private boolean began;
+    /** The producer itself began the broker transaction (a send, or offsets): its EndTxn reaches the broker. */
+    private boolean producerStarted;
     /** Queue messages were held for the broker transaction (which that began it, if nothing else had). */
     private boolean held;
     /** The transactional id the broker holds the branch under, once XaPrepare was sent. */
@@ -184,6 +194,7 @@ final class XaBranch {
             discardProducer();
             throw JmsExceptions.fromClient("begin the transaction of XA branch " + xid, e);
         }
+        producerStarted = true;
         return lease.producer();
     }
 
@@ -243,11 +254,8 @@ final class XaBranch {
                     + " " + r.errorMessage());
         }
         phase = Phase.PREPARED;
-        // the producer id now belongs to the branch: this producer is done (the abort its close sends is refused);
-        // the transactional id can serve the next branch at once (its next InitProducerId leaves this one alone)
-        began = false;
-        connection.producers().retire(lease); // closes this producer, makes the id's next one in the background
-        lease = null;
+        // the producer id now belongs to the branch: the producer stays with it until it completes (commit: its own
+        // EndTxn, commitPrepared; else XaComplete, after which the broker lets the producer go on: completedOnBroker)
         // the queue messages are the broker's now (its markers accept or release them); topic messages stay here
         // until the outcome is known: committed, or delivered again (completedOnBroker)
         consumed.keySet().retainAll(topicConsumers);
@@ -281,11 +289,42 @@ final class XaBranch {
                     + " committed: " + e, e);
         }
         began = false;
+        producerStarted = false;
         for (MillraceMessageConsumer c : topicConsumers) {
             committedQuietly(c);
         }
         consumed.clear();
         endLocally();
+    }
+
+    /**
+     * Commits a branch prepared here whose producer began its transaction, with that producer's EndTxn commit (one
+     * round trip, and the producer stays usable for the next branch: the broker commits the branch and frees the
+     * producer, see the broker's XaBranches). Returns false, having given up the producer, when that is not possible
+     * or the broker refused it: the caller then commits by Xid (XaComplete), which answers with the XA code (a
+     * branch completed by hand, rolled back, unknown) or fails when the broker is unreachable. Throws XAER_RMFAIL
+     * when the EndTxn got no answer within the connection's blocking timeout (its request timeout plus failover
+     * window): the outcome is unknown until the transaction manager commits again, then by Xid.
+     */
+    synchronized boolean commitPrepared() throws XAException {
+        if (phase != Phase.PREPARED || lease == null || lease.producer() == null || !producerStarted) {
+            return false;
+        }
+        try {
+            lease.producer().commitTransaction();
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            retireProducer();
+            throw MillraceXAResource.xa(XAException.XAER_RMFAIL, "the commit of branch " + xid + " got no answer"
+                    + " in time; commit it again", e);
+        } catch (KafkaException | IllegalStateException e) {
+            // refused, unreachable, or closed with its connection (a branch outlives the connection it ran on)
+            retireProducer();
+            return false;
+        }
+        began = false;
+        producerStarted = false;
+        completedOnBroker(true, true);
+        return true;
     }
 
     /** Rolls back a branch that was not prepared: the broker transaction aborts, consumed messages come again. */
@@ -302,6 +341,7 @@ final class XaBranch {
             discardProducer();
         }
         began = false;
+        producerStarted = false;
         held = false;
         for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
             try {
@@ -317,12 +357,32 @@ final class XaBranch {
     /**
      * The broker completed the branch (after prepare, or after a prepare whose answer was lost): the topic messages
      * it consumed are committed ({@code committed} true) or delivered again (false; null: the outcome is not known
-     * here, they are left as they are); a producer that may still hold the lost prepare's transaction is discarded.
+     * here, they are left as they are). {@code producerFreed}: the broker completed it other than by hand, so it freed
+     * the id's producer (the broker's XaBranches): a producer of a branch prepared here is kept for the next branch,
+     * brought in step first if it began the transaction itself (an EndTxn of the outcome, answered at once); any
+     * other producer (a lost prepare's, a branch completed by hand) is given up and the id gets a new one in the
+     * background.
      */
-    synchronized void completedOnBroker(Boolean committed) {
-        if (began) {
-            discardProducer();
+    synchronized void completedOnBroker(Boolean committed, boolean producerFreed) {
+        if (lease != null && lease.producer() != null) {
+            boolean keep = phase == Phase.PREPARED && producerFreed && committed != null;
+            if (keep && producerStarted) {
+                try {
+                    if (committed) {
+                        lease.producer().commitTransaction();
+                    } else {
+                        lease.producer().abortTransaction();
+                    }
+                } catch (KafkaException | IllegalStateException e) {
+                    keep = false;
+                }
+            }
+            if (!keep) {
+                retireProducer();
+            }
         }
+        began = false;
+        producerStarted = false;
         if (committed != null) {
             for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
                 try {
@@ -388,6 +448,7 @@ final class XaBranch {
                 var offsets = e.getKey().transactionOffsets(e.getValue());
                 if (offsets != null && !offsets.getValue().isEmpty()) {
                     beginIfNeeded();
+                    producerStarted = true;
                     producer.sendOffsetsToTransaction(offsets.getValue(), new ConsumerGroupMetadata(offsets.getKey()));
                 }
                 topicConsumers.add(e.getKey());
@@ -447,16 +508,23 @@ final class XaBranch {
         manager.forget(this);
     }
 
+    /** Gives up the producer after a prepare: the id gets its next one in the background ({@link XaProducers}). */
+    private void retireProducer() {
+        if (lease != null) {
+            connection.producers().retire(lease);
+            lease = null;
+        }
+        began = false;
+        producerStarted = false;
+    }
+
     private void discardProducer() {
         if (lease != null && lease.producer() != null) {
-            try {
-                lease.producer().close(Duration.ZERO);
-            } catch (KafkaException ignored) {
-                // closing anyway
-            }
+            connection.producers().discard(lease.producer());
             lease = lease.withoutProducer();
         }
         began = false;
+        producerStarted = false;
     }
 
     @Override

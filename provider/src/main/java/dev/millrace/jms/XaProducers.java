@@ -2,8 +2,11 @@ package dev.millrace.jms;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -16,13 +19,14 @@ import dev.millrace.jms.wire.KafkaClients;
 
 /**
  * The transactional ids (and their producers) an XA connection's branches run on: {@code millrace-xa-<connection
- * id>-<n>}. A branch leases one for its life on the client and gives it back when it is prepared (the id can serve
- * the next branch at once: its next InitProducerId gets a new producer id and leaves the prepared branch alone) or
- * completed. A producer that ended its transaction with commit or abort is kept with its id for the next branch;
- * after a prepare the producer is closed (its producer id belongs to the branch) and a new one is made for the id
- * in the background ({@link #retire}), so that the next branch finds it initialised: a new KafkaProducer costs
- * several round trips (bootstrap, FindCoordinator, a connection to the coordinator, InitProducerId, metadata) that
- * would otherwise sit inside the next transaction. So the ids in use stay as many as the branches open at once.
+ * id>-<n>}. A branch leases one for its life on the client, prepare included, and gives it back when it completes;
+ * its producer is kept with the id for the next branch ({@link #giveBack}; after a prepare the broker frees the
+ * producer once the branch completes, see {@link XaBranch}). A producer that cannot go on (a lost prepare, a refused
+ * EndTxn, a heuristic outcome) is closed and a new one is made for the id in the background ({@link #retire}), so
+ * that the next branch finds it initialised: a new KafkaProducer costs several round trips (bootstrap,
+ * FindCoordinator, a connection to the coordinator, InitProducerId, metadata) that would otherwise sit inside the
+ * next transaction. So the ids in use stay as many as the branches open or in doubt here at once; a branch prepared
+ * here but completed elsewhere (another JVM's recovery) keeps its id and producer until the connection closes.
  *
  * <p>The background work runs on one thread per connection, started on the first prepare and ended after 30 s
  * without work. XA producers retry after {@value #RETRY_BACKOFF_MS} ms rather than kafka-clients' 100 ms (growing
@@ -49,6 +53,8 @@ final class XaProducers implements AutoCloseable {
     private final Deque<Lease> free = new ArrayDeque<>();
     /** Ids whose new producer is being made in the background, oldest first; never completed exceptionally. */
     private final Deque<CompletableFuture<Lease>> warming = new ArrayDeque<>();
+    /** Producers leased to branches, closed with the connection. */
+    private final Set<KafkaProducer<byte[], byte[]>> leased = Collections.newSetFromMap(new IdentityHashMap<>());
     private final ThreadPoolExecutor warmer;
     private int next;
     private boolean closed;
@@ -91,13 +97,29 @@ final class XaProducers implements AutoCloseable {
             close(lease.producer());
             lease = lease.withoutProducer();
         }
-        return lease.producer() != null ? lease : withProducer(new Lease(lease.transactionalId(), null, timeoutMs));
+        return lease.producer() != null ? leased(lease)
+                : withProducer(new Lease(lease.transactionalId(), null, timeoutMs));
+    }
+
+    private Lease leased(Lease lease) {
+        boolean isClosed;
+        synchronized (this) {
+            isClosed = closed;
+            if (!isClosed) {
+                leased.add(lease.producer());
+            }
+        }
+        if (isClosed) {
+            close(lease.producer());
+            throw new KafkaException("the XA connection is closed");
+        }
+        return lease;
     }
 
     /** {@code lease} with a new initialised producer (its last one was discarded). */
     Lease withProducer(Lease lease) {
         try {
-            return initialised(lease);
+            return leased(initialised(lease));
         } catch (KafkaException e) {
             synchronized (this) {
                 free.addLast(lease.withoutProducer());
@@ -127,6 +149,7 @@ final class XaProducers implements AutoCloseable {
         Lease bare = lease.withoutProducer();
         KafkaProducer<byte[], byte[]> old = lease.producer();
         synchronized (this) {
+            leased.remove(old);
             if (!closed) {
                 warming.addLast(CompletableFuture.supplyAsync(() -> {
                     if (old != null) {
@@ -149,6 +172,7 @@ final class XaProducers implements AutoCloseable {
     /** Gives {@code lease} back; its producer, if any, must have no open transaction. */
     void giveBack(Lease lease) {
         synchronized (this) {
+            leased.remove(lease.producer());
             if (!closed) {
                 free.addFirst(lease);
                 return;
@@ -159,6 +183,15 @@ final class XaProducers implements AutoCloseable {
         }
     }
 
+    /** Closes a leased producer that cannot go on; its lease is given back later without it. */
+    void discard(KafkaProducer<byte[], byte[]> producer) {
+        synchronized (this) {
+            leased.remove(producer);
+        }
+        close(producer);
+    }
+
+    /** Closes at once (a zero timeout: a graceful close would send an abort for an open transaction). */
     private static void close(KafkaProducer<byte[], byte[]> producer) {
         try {
             producer.close(Duration.ZERO);
@@ -167,7 +200,10 @@ final class XaProducers implements AutoCloseable {
         }
     }
 
-    /** Closes the pooled producers; leases given back later are closed then. */
+    /**
+     * Closes the pooled producers and those leased to branches (an open branch then fails at its next step; a
+     * prepared one stays prepared on the broker); leases given back later are closed then.
+     */
     @Override
     public void close() {
         Deque<Lease> toClose;
@@ -175,6 +211,10 @@ final class XaProducers implements AutoCloseable {
             closed = true;
             toClose = new ArrayDeque<>(free);
             free.clear();
+            for (KafkaProducer<byte[], byte[]> p : leased) {
+                toClose.add(new Lease("", p, 0));
+            }
+            leased.clear();
             for (CompletableFuture<Lease> w : warming) {
                 w.thenAccept(l -> {
                     if (l.producer() != null) {

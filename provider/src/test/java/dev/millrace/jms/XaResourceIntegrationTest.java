@@ -569,6 +569,56 @@ class XaResourceIntegrationTest {
         }
     }
 
+    /**
+     * The connection's successive branches, two-phase, committed or rolled back, sending or only receiving, run on
+     * one producer: the broker lists every prepared branch with the producer id it was written with, and that id is
+     * the same each time (a new KafkaProducer per branch would get a new producer id from InitProducerId).
+     */
+    @Test
+    void shouldRunSuccessiveTwoPhaseBranchesOnOneProducer() throws Exception {
+        try (XAConnection xc = factory.createXAConnection(); Connection c = broker.factory().createConnection();
+             dev.millrace.broker.cli.XaClient admin = new dev.millrace.broker.cli.XaClient(broker.bootstrap(),
+                     java.time.Duration.ofSeconds(10))) {
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue in = plain.createQueue("xa.one-producer.in");
+            Queue out = plain.createQueue("xa.one-producer.out");
+            send(plain, in, "input");
+            XASession xs = xc.createXASession();
+            XAResource r = xs.getXAResource();
+            MessageConsumer consumer = xs.createConsumer(in);
+            xc.start();
+            List<Long> producerIds = new ArrayList<>();
+            String[] kinds = {"send-commit", "send-rollback", "receive-only-commit", "send-commit-again"};
+            for (String kind : kinds) {
+                Xid xid = TestXid.next();
+                r.start(xid, XAResource.TMNOFLAGS);
+                if (kind.startsWith("receive")) {
+                    assertThat(((TextMessage) consumer.receive(10_000)).getText()).isEqualTo("input");
+                } else {
+                    send(xs, out, kind);
+                }
+                r.end(xid, XAResource.TMSUCCESS);
+                assertThat(r.prepare(xid)).isEqualTo(XAResource.XA_OK);
+                producerIds.add(admin.recoverAll(null).stream().filter(l -> gtrid(xid).equals(
+                        new String(l.branch().xid().gtrid(), StandardCharsets.US_ASCII))).findFirst()
+                        .orElseThrow().branch().producerId());
+                if (kind.contains("rollback")) {
+                    r.rollback(xid);
+                } else {
+                    r.commit(xid, false);
+                }
+            }
+            assertThat(producerIds).as("producer id of each prepared branch").hasSize(kinds.length)
+                    .containsOnly(producerIds.get(0));
+
+            MessageConsumer outputs = plain.createConsumer(out);
+            c.start();
+            assertThat(drain(outputs)).containsExactly("send-commit", "send-commit-again");
+            consumer.close();
+            assertThat(plain.createConsumer(in).receive(1500)).as("the input accepted by its commit").isNull();
+        }
+    }
+
     private static String gtrid(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII);
     }

@@ -400,7 +400,12 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
                 || state == TransactionState.COMPLETE_ABORT;
     }
 
-    /** EndTxn: commits or aborts the producer's open transaction; answers after the markers are written. */
+    /**
+     * EndTxn: commits or aborts the producer's open transaction; answers after the markers are written. From the
+     * producer whose transaction was prepared as an XA branch (PREPARED_XA, same producer id and epoch), a commit
+     * commits that branch and leaves the producer free for its next transaction ({@link XaBranches}); an abort is
+     * refused (INVALID_TXN_STATE).
+     */
     public CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short epoch,
                                                     boolean commit) {
         return call(transactionalId, e -> e, p -> {
@@ -418,6 +423,11 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
             }
             if (state == (commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT)) {
                 return done(Errors.CONCURRENT_TRANSACTIONS);
+            }
+            if (state == TransactionState.PREPARED_XA && commit) {
+                // the producer that prepared an XA branch commits it (XaBranches#commitByProducer); its abort is
+                // refused below: a closing kafka-clients producer sends one, and a branch is rolled back by Xid only
+                return xa.commitByProducer(p, current);
             }
             log.debug("EndTxn({}) of {} refused in state {}", commit ? "commit" : "abort", transactionalId, state);
             return done(Errors.INVALID_TXN_STATE);

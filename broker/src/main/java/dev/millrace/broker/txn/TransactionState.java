@@ -22,11 +22,18 @@ package dev.millrace.broker.txn;
  *
  * <p>XA (see {@link XaBranches}): XaPrepare moves an ONGOING transaction out of its transactional id into an
  * {@link XaBranch} of its own, keyed by its Xid, and leaves the id in PREPARED_XA: its producer id now belongs to the
- * branch, so the id's producer can do nothing more (AddPartitions, EndTxn and its batches are refused), and the id's
- * next InitProducerId gives it a new producer id with epoch 0 (EMPTY), without touching the branch:
+ * branch, so the id's producer can start nothing new (AddPartitions and its batches are refused), and the id's
+ * next InitProducerId gives it a new producer id with epoch 0 (EMPTY), without touching the branch. The producer
+ * that prepared the branch may commit it with EndTxn commit (its abort is refused); once the branch's markers are
+ * written by whichever completion (that EndTxn or XaComplete, not a heuristic one), the id moves on to
+ * COMPLETE_COMMIT or COMPLETE_ABORT with the same producer id and epoch, and that producer can begin its next
+ * transaction:
  *
  * <pre>
  *   ONGOING --XaPrepare--> PREPARED_XA --InitProducerId (new producer id)--> EMPTY
+ *                              |
+ *                              +--branch's markers written (its producer's EndTxn commit, or XaComplete)-->
+ *                                 COMPLETE_COMMIT or COMPLETE_ABORT (same producer id and epoch)
  * </pre>
  */
 public enum TransactionState {

@@ -42,9 +42,10 @@ import dev.millrace.protocol.ext.XaXid;
  *       consumers of those partitions wait, as for any open transaction: an in-doubt branch left alone holds them
  *       up, which is why administrators can list and resolve branches), and its queue records stay held (below).</li>
  *   <li><b>The producer id belongs to the branch.</b> The branch's markers carry the producer id and epoch its
- *       records were written with, so that id must write nothing else until they are written. The id's producer is
- *       refused from then on (AddPartitionsToTxn, EndTxn, transactional batches at a coordinator-local partition:
- *       INVALID_TXN_STATE), and the id's next InitProducerId gets a new producer id with epoch 0, leaving the branch
+ *       records were written with, so that id must write nothing else until they are written. The id's producer
+ *       can start nothing new until then (AddPartitionsToTxn, transactional batches at a coordinator-local
+ *       partition and its EndTxn abort: INVALID_TXN_STATE; its EndTxn commit commits the branch, below), and the
+ *       id's next InitProducerId gets a new producer id with epoch 0, leaving the branch
  *       alone. This is this coordinator's answer to KIP-939's keepPreparedTxn: a new producer for the id neither
  *       fences nor aborts a prepared branch, and it need not wait for it: one transactional id can serve a session's
  *       successive branches while earlier ones are still in doubt.</li>
@@ -56,6 +57,12 @@ import dev.millrace.protocol.ext.XaXid;
  *       recover list being the lookup for a client that has lost the mapping. A Xid is unique per coordinator
  *       partition (XAER_DUPID otherwise); two branches with one Xid under ids of different partitions are not
  *       detected (a transaction manager never issues one Xid twice).</li>
+ *   <li><b>Commit by the producer that prepared it.</b> A client that still holds the producer of a branch it
+ *       prepared may commit the branch with that producer's EndTxn instead of XaComplete ({@link #commitByProducer}):
+ *       one round trip. Once a branch's markers are written by any completion but a heuristic one, the id's
+ *       producer is free again (PREPARED_XA moves to CompleteCommit/CompleteAbort with the same producer id and
+ *       epoch): the client keeps its producer and its connections across branches (after XaComplete it brings the
+ *       producer back in step with an EndTxn of the same outcome, answered at once).</li>
  *   <li><b>Completion</b> is EndTxn's: the decision (COMMITTING or ROLLING_BACK) is written and replicated before
  *       any marker, the markers go to every partition of the branch, then COMMITTED or ROLLED_BACK is written; the
  *       client is answered after the markers (or once the decision is durable, if markers fail: they are retried
@@ -269,13 +276,66 @@ final class XaBranches {
 
         @Override
         public void append(TxnPartition p, XaBranch completed) {
-            partitions.appendBranch(p, completed, null);
+            partitions.appendBranch(p, completed, releasedId(p, completed));
         }
 
         @Override
         public String describe(XaBranch decided) {
             return "XA branch " + decided.xid() + " of " + decided.transactionalId();
         }
+    }
+
+    /**
+     * The id's state once {@code completed}'s markers are written: COMPLETE_COMMIT or COMPLETE_ABORT with the branch's
+     * producer id and epoch, if the id is still PREPARED_XA with them (its producer may then begin its next
+     * transaction: nothing of the branch is open on any partition any more); null to leave the id as it is (it has a
+     * new producer id, or the branch was completed by hand: its producer's EndTxn must then be refused, so that the
+     * client asks XaComplete and reports the heuristic outcome).
+     */
+    private static TransactionMetadata releasedId(TxnPartition p, XaBranch completed) {
+        TransactionMetadata id = p.txns.get(completed.transactionalId());
+        if (completed.heuristic() || id == null || id.state() != TransactionState.PREPARED_XA
+                || id.producerId() != completed.producerId() || id.producerEpoch() != completed.producerEpoch()) {
+            return null;
+        }
+        return id.with(completed.state() == XaBranchState.COMMITTED ? TransactionState.COMPLETE_COMMIT
+                : TransactionState.COMPLETE_ABORT, Set.of(), -1, completed.lastUpdateMs());
+    }
+
+    // ---- EndTxn commit from the producer of a prepared branch
+
+    /**
+     * EndTxn commit from the producer that prepared a branch ({@code id} is PREPARED_XA with the request's producer id
+     * and epoch): commits that branch as XaComplete COMMIT does, and answers once its markers are written (the id is
+     * then COMPLETE_COMMIT, {@link #releasedId}). So a client that prepared a branch and kept its producer commits it
+     * in the one round trip of kafka-clients' commitTransaction, and keeps that producer (and its connections) for
+     * its next branch. Answers CONCURRENT_TRANSACTIONS (retriable) while the branch's commit markers are being
+     * written, and INVALID_TXN_STATE when the branch is gone, was completed by hand, or was rolled back: the client
+     * then asks XaComplete, which answers with the XA code. There is no abort counterpart: kafka-clients sends an
+     * abort when it closes a producer gracefully, and a prepared branch is rolled back by its Xid only.
+     */
+    CompletableFuture<Errors> commitByProducer(TxnPartition p, TransactionMetadata id) {
+        // the id's earlier branches of the same producer id and epoch are completed (they freed the producer)
+        XaBranch branch = null;
+        for (XaBranch b : p.branches.values()) {
+            if (b.transactionalId().equals(id.transactionalId()) && b.producerId() == id.producerId()
+                    && b.producerEpoch() == id.producerEpoch() && !b.state().isCompleted()) {
+                branch = b;
+                break;
+            }
+        }
+        if (branch == null || branch.heuristic()) {
+            return done(Errors.INVALID_TXN_STATE);
+        }
+        if (branch.state() != XaBranchState.PREPARED) {
+            return done(branch.state() == XaBranchState.COMMITTING ? Errors.CONCURRENT_TRANSACTIONS
+                    : Errors.INVALID_TXN_STATE);
+        }
+        XaBranch deciding = branch.with(XaBranchState.COMMITTING, false, time.milliseconds());
+        partitions.appendBranch(p, deciding, null);
+        log.debug("Committing XA branch {} of {} on its producer's EndTxn", branch.xid(), branch.transactionalId());
+        return completeWithMarkers(p, deciding).thenApply(b -> b.state().isCompleted() ? Errors.NONE
+                : Errors.CONCURRENT_TRANSACTIONS);
     }
 
     // ---- leadership, expiry, recover

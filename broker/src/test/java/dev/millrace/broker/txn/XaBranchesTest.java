@@ -277,6 +277,75 @@ class XaBranchesTest {
     }
 
     @Test
+    void shouldCommitAPreparedBranchWithItsProducersEndTxnAndLetThatProducerGoOn() throws Exception {
+        long pid = ongoing("tx", P0, P1);
+        prepare("tx", XID);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true))).isEqualTo(Errors.NONE);
+        assertThat(written).containsExactly(new Markers(pid, (short) 0, true, List.of(P0, P1)));
+        assertThat(recover()).singleElement().extracting(XaRecover.Branch::state)
+                .isEqualTo(XaRecover.BranchState.COMMITTED);
+        assertThat(state("tx").state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
+        assertThat(state("tx").producerId()).isEqualTo(pid);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true))).as("a retried EndTxn")
+                .isEqualTo(Errors.NONE);
+        assertThat(complete("tx", XID, XaComplete.Action.COMMIT).xaCode()).as("the commit by Xid after it")
+                .isEqualTo(XaCodes.XA_OK);
+
+        assertThat(get(coordinator.addPartitions("tx", pid, (short) 0, List.of(P1))))
+                .as("the same producer's next transaction").isEqualTo(Errors.NONE);
+        assertThat(prepare("tx", XID2).xaCode()).isEqualTo(XaCodes.XA_OK);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, false)))
+                .as("the abort a closing producer sends leaves a prepared branch alone")
+                .isEqualTo(Errors.INVALID_TXN_STATE);
+        assertThat(written).hasSize(1);
+        assertThat(recover()).filteredOn(b -> b.xid().equals(XID2)).singleElement()
+                .extracting(XaRecover.Branch::state).isEqualTo(XaRecover.BranchState.PREPARED);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true)))
+                .as("the second branch of the same producer id and epoch, the first one still remembered")
+                .isEqualTo(Errors.NONE);
+        assertThat(written).last().isEqualTo(new Markers(pid, (short) 0, true, List.of(P1)));
+        assertThat(recover()).extracting(XaRecover.Branch::state).containsOnly(XaRecover.BranchState.COMMITTED);
+    }
+
+    @Test
+    void shouldFreeTheProducerOfABranchCompletedByXidButNotOfOneCompletedByHand() throws Exception {
+        long pid = ongoing("tx", P0);
+        prepare("tx", XID);
+        assertThat(complete("tx", XID, XaComplete.Action.ROLLBACK).xaCode()).isEqualTo(XaCodes.XA_OK);
+        assertThat(state("tx").state()).isEqualTo(TransactionState.COMPLETE_ABORT);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true)))
+                .as("commit of a branch rolled back by Xid").isEqualTo(Errors.INVALID_TXN_STATE);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, false)))
+                .as("the producer brought in step with the rollback").isEqualTo(Errors.NONE);
+
+        assertThat(get(coordinator.addPartitions("tx", pid, (short) 0, List.of(P0)))).isEqualTo(Errors.NONE);
+        prepare("tx", XID2);
+        assertThat(complete("tx", XID2, XaComplete.Action.COMMIT, true).xaCode()).isEqualTo(XaCodes.XA_OK);
+        assertThat(state("tx").state()).as("completed by hand: the producer stays refused")
+                .isEqualTo(TransactionState.PREPARED_XA);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true))).isEqualTo(Errors.INVALID_TXN_STATE);
+        assertThat(complete("tx", XID2, XaComplete.Action.COMMIT).xaCode()).as("the XA code comes from XaComplete")
+                .isEqualTo(XaCodes.XA_HEURCOM);
+    }
+
+    @Test
+    void shouldAnswerTheProducersCommitConcurrentWhileMarkersFailThenDone() throws Exception {
+        long pid = ongoing("tx", P0);
+        prepare("tx", XID);
+        markersFail.set(true);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true)))
+                .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true))).as("asked again meanwhile")
+                .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+        assertThat(state("tx").state()).isEqualTo(TransactionState.PREPARED_XA);
+        markersFail.set(false);
+        advance(MarkerCompletion.MARKER_RETRY_MS);
+        awaitCondition("the retried markers", () -> state("tx").state() == TransactionState.COMPLETE_COMMIT);
+        assertThat(written).containsExactly(new Markers(pid, (short) 0, true, List.of(P0)));
+        assertThat(get(coordinator.endTransaction("tx", pid, (short) 0, true))).isEqualTo(Errors.NONE);
+    }
+
+    @Test
     void shouldKeepPreparedAndCompletingBranchesAcrossARestart() throws Exception {
         long pid1 = ongoing("tx-1", P0);
         long pid2 = ongoing("tx-2", P1);
@@ -299,10 +368,12 @@ class XaBranchesTest {
         assertThat(recover()).filteredOn(b -> b.xid().equals(XID)).singleElement()
                 .extracting(XaRecover.Branch::state).isEqualTo(XaRecover.BranchState.PREPARED);
         assertThat(state("tx-1").state()).isEqualTo(TransactionState.PREPARED_XA);
-        assertThat(complete("tx-1", XID, XaComplete.Action.ROLLBACK).xaCode()).isEqualTo(XaCodes.XA_OK);
-        assertThat(written).last().isEqualTo(new Markers(pid1, (short) 0, false, List.of(P0)));
         assertThat(get(coordinator.initProducerId("tx-1", TIMEOUT_MS, -1, (short) -1)).producerId())
                 .as("a new producer id after the restart too").isEqualTo(1002);
+        assertThat(complete("tx-1", XID, XaComplete.Action.ROLLBACK).xaCode()).isEqualTo(XaCodes.XA_OK);
+        assertThat(written).last().isEqualTo(new Markers(pid1, (short) 0, false, List.of(P0)));
+        assertThat(state("tx-1").producerId()).as("the id's new producer is left as it is").isEqualTo(1002);
+        assertThat(state("tx-1").state()).isEqualTo(TransactionState.EMPTY);
     }
 
     @Test

@@ -3,14 +3,19 @@ package dev.millrace.ra.inbound;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
+import dev.millrace.jms.MillraceConnectionFactory;
+import dev.millrace.jms.MillraceDestination;
 import dev.millrace.jms.MillraceQueue;
 import dev.millrace.jms.MillraceTopic;
 import dev.millrace.jms.MillraceXAConnectionFactory;
+import dev.millrace.ra.outbound.MillraceConnectionFactoryHandle;
 import jakarta.jms.Destination;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import jakarta.jms.Queue;
@@ -71,9 +76,10 @@ public final class EndpointActivation {
     public static EndpointActivation start(MessageEndpointFactory endpointFactory, MillraceActivationSpec spec,
             String defaultBrokers, WorkManager workManager) throws ResourceException {
         spec.validate();
+        Map<String, String> base = connectionOptions(spec, EndpointActivation::lookupInitialContext);
         MillraceXAConnectionFactory factory = new MillraceXAConnectionFactory();
         try {
-            factory.setProperties(spec.connectionFactory(defaultBrokers).getProperties());
+            factory.setProperties(spec.connectionFactory(defaultBrokers, base).getProperties());
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException("invalid activation of " + spec + ": " + e.getMessage(), e);
         }
@@ -84,14 +90,66 @@ public final class EndpointActivation {
             throw new NotSupportedException("the endpoint is not a jakarta.jms.MessageListener: " + endpointFactory,
                     e);
         }
-        Destination destination = destination(spec);
+        Destination destination = destination(spec, EndpointActivation::lookupInitialContext);
         EndpointActivation activation = new EndpointActivation(endpointFactory, spec, factory,
                 Subscription.of(spec, destination), transacted);
         activation.startWorkers(workManager);
         return activation;
     }
 
-    private static Destination destination(MillraceActivationSpec spec) throws ResourceException {
+    /** A JNDI lookup: {@code new InitialContext().lookup(name)} in the container, a stub in tests. */
+    @FunctionalInterface
+    interface Lookup {
+        Object lookup(String name) throws NamingException;
+    }
+
+    private static Object lookupInitialContext(String name) throws NamingException {
+        InitialContext context = new InitialContext();
+        try {
+            return context.lookup(name);
+        } finally {
+            context.close();
+        }
+    }
+
+    /**
+     * The options of the connection factory {@code connectionFactoryLookup} names (the adapter's
+     * {@link MillraceConnectionFactoryHandle} or a provider {@link MillraceConnectionFactory}), or null without one.
+     *
+     * @throws InvalidPropertyException naming connectionFactoryLookup and its JNDI name when nothing is bound there
+     *     or it is not a Millrace connection factory
+     */
+    static Map<String, String> connectionOptions(MillraceActivationSpec spec, Lookup jndi)
+            throws InvalidPropertyException {
+        String lookup = spec.getConnectionFactoryLookup();
+        if (MillraceActivationSpec.isBlank(lookup)) {
+            return null;
+        }
+        Object found;
+        try {
+            found = jndi.lookup(lookup);
+        } catch (NamingException | RuntimeException e) {
+            throw new InvalidPropertyException("connectionFactoryLookup: nothing bound at '" + lookup + "': " + e, e);
+        }
+        if (found instanceof MillraceConnectionFactoryHandle handle) {
+            return handle.connectionOptions();
+        }
+        if (found instanceof MillraceConnectionFactory factory) {
+            return factory.getProperties();
+        }
+        throw new InvalidPropertyException("connectionFactoryLookup: '" + lookup + "' is " + found
+                + (found == null ? "" : " (" + found.getClass().getName() + ")")
+                + ", not a Millrace connection factory");
+    }
+
+    /**
+     * The destination of {@code spec}: {@code destination} by name, or what {@code destinationLookup} names in JNDI
+     * (any provider's Queue or Topic, usually the adapter's administered objects), as a Millrace destination.
+     *
+     * @throws InvalidPropertyException naming destination or destinationLookup (and its JNDI name) when the name is
+     *     not valid, nothing is bound there, or what is bound is not a destination of {@code destinationType}
+     */
+    static Destination destination(MillraceActivationSpec spec, Lookup jndi) throws ResourceException {
         if (MillraceActivationSpec.isBlank(spec.getDestinationLookup())) {
             try {
                 return spec.isTopic() ? new MillraceTopic(spec.getDestination())
@@ -100,18 +158,24 @@ public final class EndpointActivation {
                 throw new InvalidPropertyException("destination: " + e.getMessage(), e);
             }
         }
+        String lookup = spec.getDestinationLookup();
         Object found;
         try {
-            found = new InitialContext().lookup(spec.getDestinationLookup());
-        } catch (NamingException e) {
-            throw new InvalidPropertyException("destinationLookup: nothing bound at '" + spec.getDestinationLookup()
-                    + "': " + e.getMessage(), e);
+            found = jndi.lookup(lookup);
+        } catch (NamingException | RuntimeException e) {
+            throw new InvalidPropertyException("destinationLookup: nothing bound at '" + lookup + "': " + e, e);
         }
         if (spec.isTopic() ? !(found instanceof Topic) : !(found instanceof Queue)) {
-            throw new InvalidPropertyException("destinationLookup: '" + spec.getDestinationLookup() + "' is "
-                    + found + ", not a " + spec.getDestinationType());
+            throw new InvalidPropertyException("destinationLookup: '" + lookup + "' is " + found
+                    + (found == null ? "" : " (" + found.getClass().getName() + ")") + ", not a "
+                    + spec.getDestinationType() + " (destinationType)");
         }
-        return (Destination) found;
+        try {
+            return MillraceDestination.from((Destination) found);
+        } catch (JMSException e) {
+            throw new InvalidPropertyException("destinationLookup: '" + lookup + "' is not a Millrace destination: "
+                    + e.getMessage(), e);
+        }
     }
 
     private synchronized void startWorkers(WorkManager workManager) throws ResourceException {

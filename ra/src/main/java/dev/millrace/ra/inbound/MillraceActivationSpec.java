@@ -3,7 +3,9 @@ package dev.millrace.ra.inbound;
 import java.beans.IntrospectionException;
 import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.millrace.jms.MillraceConnectionFactory;
 import dev.millrace.protocol.selector.Selector;
@@ -35,8 +37,9 @@ import jakarta.validation.constraints.Pattern;
  *   <tr><td>subscriptionName</td><td></td><td>name of the (durable or shared) subscription; required for
  *       Durable</td></tr>
  *   <tr><td>clientId</td><td></td><td>client id of the connections (an unshared durable subscription)</td></tr>
- *   <tr><td>connectionFactoryLookup</td><td></td><td>accepted for portability; Millrace's own settings below
- *       configure the connections</td></tr>
+ *   <tr><td>connectionFactoryLookup</td><td></td><td>JNDI name of a Millrace connection factory (the adapter's
+ *       pooled one or the provider's) whose options (all but clientId) the activation's connections start from;
+ *       the settings below that are set override them ({@code prefetch} always)</td></tr>
  *   <tr><td>maxSession</td><td>15</td><td>most messages delivered at once (concurrent sessions), at least 1</td></tr>
  *   <tr><td>brokers</td><td>the resource adapter's</td><td>bootstrap brokers {@code host:port[,...]}</td></tr>
  *   <tr><td>maxDeliveries</td><td>10</td><td>deliveries of a queue message before it goes to the dead-letter
@@ -188,13 +191,30 @@ public class MillraceActivationSpec implements ActivationSpec {
 
     /**
      * A provider factory with this activation's connection settings ({@code defaultBrokers} when {@code brokers} is
-     * not set; a null default keeps the provider's).
+     * not set; a null default keeps the provider's), without a {@code connectionFactoryLookup}'s.
      *
      * @throws IllegalArgumentException naming the setting that does not fit
      */
     MillraceConnectionFactory connectionFactory(String defaultBrokers) {
+        return connectionFactory(defaultBrokers, null);
+    }
+
+    /**
+     * A provider factory with the options {@code base} (those of the factory {@code connectionFactoryLookup} names,
+     * or null; but not its {@code clientId}: that of the activation's connections is this activation's) overridden
+     * by this activation's connection settings that are set, {@code prefetch} always; the brokers are this
+     * activation's, else {@code base}'s, else {@code defaultBrokers} (a null default keeps the provider's).
+     *
+     * @throws IllegalArgumentException naming the setting that does not fit
+     */
+    MillraceConnectionFactory connectionFactory(String defaultBrokers, Map<String, String> base) {
         MillraceConnectionFactory factory = new MillraceConnectionFactory();
-        String b = !isBlank(brokers) ? brokers : defaultBrokers;
+        if (base != null) {
+            Map<String, String> options = new HashMap<>(base);
+            options.remove("clientId");
+            factory.setProperties(options);
+        }
+        String b = !isBlank(brokers) ? brokers : base != null && base.containsKey("brokers") ? null : defaultBrokers;
         if (b != null) {
             factory.setBrokers(b);
         }

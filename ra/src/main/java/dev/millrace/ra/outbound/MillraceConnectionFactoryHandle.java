@@ -1,6 +1,7 @@
 package dev.millrace.ra.outbound;
 
 import java.io.Serializable;
+import java.util.Map;
 
 import javax.naming.Reference;
 
@@ -125,6 +126,15 @@ public class MillraceConnectionFactoryHandle implements ConnectionFactory, Queue
                 && mode != JMSContext.DUPS_OK_ACKNOWLEDGE && mode != JMSContext.SESSION_TRANSACTED) {
             throw new JMSRuntimeException("unknown session mode " + mode);
         }
+    }
+
+    /**
+     * The options of this factory's connections, by the provider's option names (a copy, as
+     * {@code MillraceConnectionFactory.getProperties}): what a message-driven bean whose
+     * {@code connectionFactoryLookup} names this factory starts its own connections from.
+     */
+    public Map<String, String> connectionOptions() {
+        return factory.options();
     }
 
     @Override

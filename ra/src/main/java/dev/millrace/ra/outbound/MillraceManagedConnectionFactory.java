@@ -1,6 +1,7 @@
 package dev.millrace.ra.outbound;
 
 import java.io.PrintWriter;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -123,6 +124,11 @@ public class MillraceManagedConnectionFactory implements ManagedConnectionFactor
     @Override
     public String toString() {
         return "MillraceManagedConnectionFactory" + settings.toString().substring("MillraceXAConnectionFactory".length());
+    }
+
+    /** Every option that is set, as {@code MillraceConnectionFactory.getProperties} (a copy). */
+    Map<String, String> options() {
+        return settings.getProperties();
     }
 
     // ---- the provider's options, one JavaBean property each (wrapper types, as Jakarta Connectors requires)
