@@ -121,6 +121,16 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
     static <C extends MillraceConnection> C open(ConnectionSettings settings,
                                                  java.util.function.Function<ConnectionSettings, C> create)
             throws JMSException {
+        return open(settings, create, true);
+    }
+
+    /**
+     * As {@link #open(ConnectionSettings, java.util.function.Function)}; {@code claimClientId} false opens it without
+     * the factory's client id (a connection for the provider's own short work, which must not compete for it).
+     */
+    static <C extends MillraceConnection> C open(ConnectionSettings settings,
+                                                 java.util.function.Function<ConnectionSettings, C> create,
+                                                 boolean claimClientId) throws JMSException {
         C made;
         try {
             made = create.apply(settings);
@@ -130,7 +140,7 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
         MillraceConnection c = made;
         try {
             c.shared.checkAliveForOpen(settings.connectionCheckIntervalMs());
-            if (settings.clientId() != null) {
+            if (claimClientId && settings.clientId() != null) {
                 c.claimClientId(settings.clientId());
                 c.clientIdFromFactory = true;
             }
@@ -366,6 +376,10 @@ public class MillraceConnection implements Connection, QueueConnection, TopicCon
 
     void removeSession(MillraceSession session) {
         sessions.remove(session);
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     void checkClosed() throws IllegalStateException {

@@ -15,8 +15,9 @@ import jakarta.jms.XATopicSession;
  * A connection whose {@link #createXASession XA sessions} take part in XA transactions; its plain sessions work as
  * those of a {@link MillraceConnection}. Besides a connection's resources it has the transactional ids (and
  * producers) of its branches ({@link XaProducers}) and a connection for the XA extension requests
- * ({@link XaRequests}), both closed with it: an XAResource of a closed connection answers XAER_RMFAIL (a transaction
- * manager recovering uses a new connection).
+ * ({@link XaRequests}), both closed with it. An XAResource of a closed connection still completes prepared branches
+ * and recovers (on a short-lived connection, {@link MillraceXAResource}): containers may close a pooled connection
+ * between prepare and commit.
  *
  * <p>Thread-safe.
  */

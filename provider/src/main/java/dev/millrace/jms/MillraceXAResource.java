@@ -38,6 +38,8 @@ import jakarta.jms.JMSException;
  *       transaction's timeout: it aborts a branch not prepared in time, and prepare then throws XA_RBROLLBACK);
  *       0 restores the factory's {@code transactionTimeoutMs}.</li>
  *   <li>A broker that cannot be reached within the failover window: XAER_RMFAIL.</li>
+ *   <li>After the session's connection is closed, commit, rollback and forget of a prepared branch, and recover,
+ *       still work (on a short-lived connection of the same settings).</li>
  * </ul>
  *
  * <p>Thread-safe (a transaction manager may complete branches from other threads than the session's).
@@ -203,13 +205,10 @@ final class MillraceXAResource implements XAResource {
             transactionalId = l.branch().transactionalId();
             coordinator = l.coordinator();
         }
-        XaComplete.Response r;
-        try {
-            r = requests().complete(new XaComplete.Request(transactionalId, x, action, false), coordinator);
-        } catch (JMSException e) {
-            throw xa(XAException.XAER_RMFAIL, action.name().toLowerCase() + " of branch " + x + ": " + e.getMessage(),
-                    e);
-        }
+        XaComplete.Request request = new XaComplete.Request(transactionalId, x, action, false);
+        org.apache.kafka.common.Node at = coordinator;
+        XaComplete.Response r = onRequests(action.name().toLowerCase() + " of branch " + x,
+                requests -> requests.complete(request, at));
         if (r.xaCode() != XaCodes.XA_RETRY) {
             // decided by the broker (or unknown to it): this JVM no longer needs the branch
             forgetHere(rm, x, branch, action, r.xaCode());
@@ -263,10 +262,38 @@ final class MillraceXAResource implements XAResource {
     }
 
     private List<XaRequests.Listed> scan() throws XAException {
+        return onRequests("recover", XaRequests::recover);
+    }
+
+    /** One XA extension call ({@link #onRequests}). */
+    @FunctionalInterface
+    private interface XaCall<T> {
+        T call(XaRequests requests) throws JMSException;
+    }
+
+    /**
+     * Runs {@code call} on this resource's connection or, once that is closed, on a short-lived connection with the
+     * same settings (without its client id): a transaction manager may complete or recover branches through an
+     * XAResource whose connection its application, or a container's pool, has closed since prepare (e.g. while
+     * undeploying). XAER_RMFAIL when the cluster cannot be reached.
+     */
+    private <T> T onRequests(String what, XaCall<T> call) throws XAException {
         try {
-            return requests().recover();
+            if (!connection.isClosed()) {
+                try {
+                    return call.call(connection.xaRequests());
+                } catch (jakarta.jms.IllegalStateException closedMeanwhile) {
+                    if (!connection.isClosed()) {
+                        throw closedMeanwhile;
+                    }
+                }
+            }
+            try (MillraceXAConnection shortLived = MillraceConnection.open(connection.settings(),
+                    MillraceXAConnection::new, false)) {
+                return call.call(shortLived.xaRequests());
+            }
         } catch (JMSException e) {
-            throw xa(XAException.XAER_RMFAIL, "recover: " + e.getMessage(), e);
+            throw xa(XAException.XAER_RMFAIL, what + ": " + e.getMessage(), e);
         }
     }
 

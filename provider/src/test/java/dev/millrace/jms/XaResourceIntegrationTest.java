@@ -619,6 +619,37 @@ class XaResourceIntegrationTest {
         }
     }
 
+    /**
+     * A container may close a pooled connection between prepare and commit (GlassFish does while undeploying): the
+     * transaction manager's commit and rollback through that connection's XAResource still complete the branches.
+     */
+    @Test
+    void shouldCompletePreparedBranchesThroughTheXaResourceOfAClosedConnection() throws Exception {
+        XAConnection xc = factory.createXAConnection();
+        XASession xs = xc.createXASession();
+        XAResource r = xs.getXAResource();
+        Queue q = xs.createQueue("xa.closed-connection");
+        Xid toCommit = TestXid.next();
+        Xid toRollBack = TestXid.next();
+        for (Xid xid : List.of(toCommit, toRollBack)) {
+            r.start(xid, XAResource.TMNOFLAGS);
+            send(xs, q, xid == toCommit ? "committed" : "rolled-back");
+            r.end(xid, XAResource.TMSUCCESS);
+            assertThat(r.prepare(xid)).isEqualTo(XAResource.XA_OK);
+        }
+        xc.close();
+        assertThat(Arrays.stream(r.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN))
+                .map(XaResourceIntegrationTest::gtrid)).contains(gtrid(toCommit), gtrid(toRollBack));
+        r.commit(toCommit, false);
+        r.rollback(toRollBack);
+        try (Connection c = broker.factory().createConnection()) {
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer reader = plain.createConsumer(q);
+            c.start();
+            assertThat(drain(reader)).containsExactly("committed");
+        }
+    }
+
     private static String gtrid(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII);
     }
