@@ -242,6 +242,30 @@ class ClientQuotaIntegrationTest {
         }
     }
 
+    @Test
+    void shouldThrottleAClientOverItsRequestPercentageOnEveryResponse() throws Exception {
+        String clientId = "busy-producer";
+        admin.alterClientQuotas(List.of(new ClientQuotaAlteration(entity("client-id", clientId),
+                List.of(new Op("request_percentage", 1.0))))).all().get(30, TimeUnit.SECONDS);
+        await(() -> broker.clientQuotas().find(QuotaType.REQUEST, "ANONYMOUS", clientId) != null,
+                "the quota reaches the broker");
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, TestBrokers.bootstrap(broker));
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>("quota-produce", new byte[10])).get(30, TimeUnit.SECONDS);
+            }
+            // 1 % of a request thread is 10 ms per second: any handler time at all is paid back in throttle time
+            assertThat(metric(producer.metrics(), "producer-metrics", "produce-throttle-time-max")).isPositive();
+            assertThat(metric(producer.metrics(), "producer-metrics", "connection-close-total")).isZero();
+        } finally {
+            admin.alterClientQuotas(List.of(new ClientQuotaAlteration(entity("client-id", clientId),
+                    List.of(new Op("request_percentage", null))))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
     private static long valueBytes(Iterable<ConsumerRecord<byte[], byte[]>> records) {
         long bytes = 0;
         for (ConsumerRecord<byte[], byte[]> record : records) {
