@@ -30,7 +30,7 @@ import dev.millrace.protocol.ext.ExtensionHeader;
  * Enforces client quotas around the APIs it wraps, per (user, client id): the user is the connection's principal
  * name ({@code ANONYMOUS} without authentication), the client id the request header's.
  * <ul>
- *   <li>{@code producer_byte_rate}: a Produce request's record bytes are recorded once it is answered;</li>
+ *   <li>{@code producer_byte_rate}: a Produce request's record bytes, recorded once it is answered;</li>
  *   <li>{@code consumer_byte_rate}: a consumer Fetch's or a ShareFetch's response record bytes; a Fetch of a client
  *       with this quota asks for at most one quota sample's worth of bytes (its {@code max_bytes} is lowered, the
  *       first batch is still returned whole), so one response cannot overshoot by more than that;</li>
@@ -84,6 +84,8 @@ final class ThrottlingApis implements RequestHandler {
                 fetch.data().setMaxBytes((int) Math.min(Integer.MAX_VALUE, perWindow));
             }
         }
+        // counted before the handler runs: nothing it does to the request (releasing its records) changes the count
+        long producedBytes = byteQuota != null && request instanceof ProduceRequest produce ? produceBytes(produce) : 0;
         long startNs = time.nanoseconds();
         CompletableFuture<AbstractResponse> response = apis.handle(context, request);
         long requestThrottleMs = requestQuota == null ? 0 : quotas.recordAndGetThrottleMs(QuotaType.REQUEST,
@@ -95,7 +97,7 @@ final class ThrottlingApis implements RequestHandler {
             long throttleMs = requestThrottleMs;
             if (byteQuota != null) {
                 throttleMs = Math.max(throttleMs, quotas.recordAndGetThrottleMs(byteType, byteQuota,
-                        api == ApiKeys.PRODUCE ? produceBytes((ProduceRequest) request) : responseBytes(r)));
+                        api == ApiKeys.PRODUCE ? producedBytes : responseBytes(r)));
             }
             if (throttleMs <= 0) {
                 return CompletableFuture.completedFuture(r);
