@@ -10,6 +10,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
@@ -54,6 +59,31 @@ class ThrottlingApisTest {
         assertThat(response.throttleTimeMs()).isEqualTo(500);
         response = apis.handle(context("idle"), request).get(5, TimeUnit.SECONDS);
         assertThat(response.throttleTimeMs()).isZero();
+    }
+
+    @Test
+    void shouldHoldBackAnAcksZeroProduceOverItsByteRateForTheThrottleTime() throws Exception {
+        quotas.update(Map.of(new ClientQuotaEntity(Map.of("client-id", "fire-and-forget")),
+                Map.of("producer_byte_rate", 1000.0)));
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[200]));
+        ProduceRequest produce = ProduceRequest.builder(new ProduceRequestData().setAcks((short) 0).setTimeoutMs(1000)
+                .setTopicData(new ProduceRequestData.TopicProduceDataCollection(List.of(
+                        new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
+                                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records))))
+                        .iterator()))).build(ApiKeys.PRODUCE.latestVersion());
+        ThrottlingApis apis = new ThrottlingApis((context, req) -> CompletableFuture.completedFuture(null), quotas,
+                time, 1000);
+        RequestHeader header = new RequestHeader(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(),
+                "fire-and-forget", 1);
+        RequestContext context = new RequestContext(header, "connection-1", InetAddress.getLoopbackAddress(),
+                KafkaPrincipal.ANONYMOUS, ListenerName.normalised("PLAINTEXT"), SecurityProtocol.PLAINTEXT,
+                ClientInformation.EMPTY, false);
+        long start = System.nanoTime();
+        // no response to carry throttle_time_ms: the completion (and with it the connection's next request) waits
+        CompletableFuture<AbstractResponse> done = apis.handle(context, produce);
+        assertThat(done.get(5, TimeUnit.SECONDS)).isNull();
+        long throttleMs = (long) Math.ceil(records.sizeInBytes() * 1000.0 / 1000.0);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(throttleMs);
     }
 
     @Test
