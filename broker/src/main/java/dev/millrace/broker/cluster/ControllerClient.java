@@ -277,6 +277,38 @@ public final class ControllerClient implements AutoCloseable {
                                         .map(DeleteAclsResponse::aclBinding).toList())).toList())));
     }
 
+    /**
+     * Client quota changes at the active controller ({@link Controller#alterClientQuotas}), sent as the same
+     * AlterClientQuotas request. Per entry, in order, NONE or the error with its message.
+     */
+    public CompletableFuture<List<ApiError>> alterClientQuotas(
+            List<org.apache.kafka.common.message.AlterClientQuotasRequestData.EntryData> entries,
+            boolean validateOnly) {
+        return call("AlterClientQuotas",
+                () -> local.alterClientQuotas(entries, validateOnly).thenApply(ControllerClient::orNotController),
+                ch -> ch.<org.apache.kafka.common.requests.AlterClientQuotasResponse>send(
+                                alterClientQuotasRequest(entries, validateOnly),
+                                ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion())
+                        .thenApply(r -> orNotController(r.data().entries().stream()
+                                .map(e -> new ApiError(Errors.forCode(e.errorCode()), e.errorMessage())).toList())));
+    }
+
+    /** The request as the client sent it (kafka-clients' builder would merge an entity type given twice). */
+    private static org.apache.kafka.common.requests.AbstractRequest.Builder<
+            org.apache.kafka.common.requests.AlterClientQuotasRequest> alterClientQuotasRequest(
+            List<org.apache.kafka.common.message.AlterClientQuotasRequestData.EntryData> entries,
+            boolean validateOnly) {
+        org.apache.kafka.common.message.AlterClientQuotasRequestData data =
+                new org.apache.kafka.common.message.AlterClientQuotasRequestData().setValidateOnly(validateOnly)
+                        .setEntries(entries.stream().map(e -> e.duplicate()).toList());
+        return new org.apache.kafka.common.requests.AbstractRequest.Builder<>(ApiKeys.ALTER_CLIENT_QUOTAS) {
+            @Override
+            public org.apache.kafka.common.requests.AlterClientQuotasRequest build(short version) {
+                return new org.apache.kafka.common.requests.AlterClientQuotasRequest(data.duplicate(), version);
+            }
+        };
+    }
+
     private static List<ApiError> orNotController(List<ApiError> results) {
         for (ApiError error : results) {
             if (error.error() == Errors.NOT_CONTROLLER) {

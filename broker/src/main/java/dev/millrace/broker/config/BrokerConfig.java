@@ -134,6 +134,18 @@ public final class BrokerConfig {
             + "ACL names is open to everyone (true) or to super users only (false, as Kafka).")
     boolean allowEveryoneIfNoAclFound = false;
 
+    @Setting(name = "quota.window.num", doc = "How many samples client quotas are measured over (set with the "
+            + "Admin API, alterClientQuotas): a client's rate is its usage in the last quota.window.num samples of "
+            + "quota.window.size.seconds each, and it is throttled for at most that whole window.")
+    @Min(2)
+    @Max(1000)
+    int quotaWindowNum = 11;
+
+    @Setting(name = "quota.window.size.seconds", doc = "The length of one client quota sample, in seconds.")
+    @Min(1)
+    @Max(3600)
+    int quotaWindowSizeSeconds = 1;
+
     @Setting(name = "data.dir", doc = "Directory holding the partition logs and the metadata quorum's state.")
     @NotBlank
     String dataDir = "data";
@@ -573,6 +585,16 @@ public final class BrokerConfig {
 
     public boolean allowEveryoneIfNoAclFound() {
         return allowEveryoneIfNoAclFound;
+    }
+
+    /** {@code quota.window.num}: the samples client quotas are measured over. */
+    public int quotaWindowNum() {
+        return quotaWindowNum;
+    }
+
+    /** {@code quota.window.size.seconds}: one client quota sample. */
+    public int quotaWindowSizeSeconds() {
+        return quotaWindowSizeSeconds;
     }
 
     public boolean autoCreateTopicsEnable() {

@@ -104,6 +104,18 @@ public interface Controller extends AutoCloseable {
         return CompletableFuture.failedFuture(new UnsupportedOperationException("ACLs"));
     }
 
+    /**
+     * Sets and removes client quotas (Kafka's AlterClientQuotas, checked by {@link ClientQuotaControlManager}),
+     * committed to the metadata log as {@link MetadataRecord.ClientQuotaRecord}s so every broker enforces them.
+     *
+     * @return per entry, in order: NONE or INVALID_REQUEST naming the entity type, key or value at fault
+     */
+    default CompletableFuture<List<ApiError>> alterClientQuotas(
+            List<org.apache.kafka.common.message.AlterClientQuotasRequestData.EntryData> entries,
+            boolean validateOnly) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("client quotas"));
+    }
+
     /** The bindings one DeleteAcls filter removed (NONE), or the error that filter got (none removed). */
     record AclDeletion(ApiError error, List<org.apache.kafka.common.acl.AclBinding> deleted) {
     }

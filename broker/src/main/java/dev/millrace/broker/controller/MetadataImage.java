@@ -7,6 +7,7 @@ import java.util.Set;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
@@ -25,14 +26,26 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  * @param scramCredentials the users' salted SCRAM credentials ({@link MetadataRecord.UserScramCredentialRecord}), by
  *                       user then mechanism name ({@code SCRAM-SHA-256}), both sorted; a user with none is absent
  * @param acls           the ACL bindings ({@link MetadataRecord.AclRecord}), each once, in creation order
+ * @param clientQuotas   the client quotas ({@link MetadataRecord.ClientQuotaRecord}) by entity (user, client id or
+ *                       both; a null name is the default entity), then key to value; in the order the entities got
+ *                       their first key; an entity with no key is absent
  */
 public record MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
                             String clusterId, Map<Integer, BrokerImage> brokers,
                             Map<String, Map<String, String>> groupConfigs,
                             Map<String, Map<String, ScramCredentialImage>> scramCredentials,
-                            Set<AclBinding> acls) {
+                            Set<AclBinding> acls, Map<ClientQuotaEntity, Map<String, Double>> clientQuotas) {
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of());
+
+    /** An image with no client quota. */
+    public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,
+                         String clusterId, Map<Integer, BrokerImage> brokers,
+                         Map<String, Map<String, String>> groupConfigs,
+                         Map<String, Map<String, ScramCredentialImage>> scramCredentials, Set<AclBinding> acls) {
+        this(appliedIndex, topics, nextProducerId, clusterId, brokers, groupConfigs, scramCredentials, acls,
+                Map.of());
+    }
 
     /** An image with no ACL. */
     public MetadataImage(long appliedIndex, Map<String, TopicImage> topics, long nextProducerId,

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
@@ -27,6 +28,7 @@ import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.AclRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClientQuotaRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveAclRecord;
 import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
@@ -62,6 +64,9 @@ final class MetadataImageBuilder {
     private final Map<String, Map<String, ScramCredentialImage>> scramCredentials;
     private final Set<String> changedUsers = new HashSet<>();
     private final Set<AclBinding> acls;
+    /** Every entity's quotas; an entity's map is copied before its first change in this batch. */
+    private final Map<ClientQuotaEntity, Map<String, Double>> clientQuotas;
+    private final Set<ClientQuotaEntity> changedQuotaEntities = new HashSet<>();
     private long nextProducerId;
     private String clusterId;
 
@@ -72,6 +77,7 @@ final class MetadataImageBuilder {
         this.groupConfigs = new TreeMap<>(base.groupConfigs());
         this.scramCredentials = new TreeMap<>(base.scramCredentials());
         this.acls = new LinkedHashSet<>(base.acls());
+        this.clientQuotas = new java.util.LinkedHashMap<>(base.clientQuotas());
         this.topics = new HashMap<>(base.topics());
         for (TopicImage topic : base.topics().values()) {
             namesById.put(topic.topicId(), topic.name());
@@ -105,6 +111,8 @@ final class MetadataImageBuilder {
             acls.add(r.toBinding());
         } else if (record instanceof RemoveAclRecord r) {
             acls.remove(r.acl().toBinding());
+        } else if (record instanceof ClientQuotaRecord r) {
+            replay(r);
         } else {
             throw new IllegalStateException("No replay for metadata record " + record);
         }
@@ -129,11 +137,53 @@ final class MetadataImageBuilder {
             }
         }
         changedUsers.clear();
+        for (ClientQuotaEntity entity : changedQuotaEntities) {
+            Map<String, Double> quotas = clientQuotas.get(entity);
+            if (quotas != null) {
+                clientQuotas.put(entity, Collections.unmodifiableMap(quotas));
+            }
+        }
+        changedQuotaEntities.clear();
         return new MetadataImage(appliedIndex, Collections.unmodifiableMap(new TreeMap<>(topics)), nextProducerId,
                 clusterId, Collections.unmodifiableMap(new TreeMap<>(brokers)),
                 Collections.unmodifiableMap(new TreeMap<>(groupConfigs)),
                 Collections.unmodifiableMap(new TreeMap<>(scramCredentials)),
-                Collections.unmodifiableSet(new LinkedHashSet<>(acls)));
+                Collections.unmodifiableSet(new LinkedHashSet<>(acls)),
+                Collections.unmodifiableMap(new java.util.LinkedHashMap<>(clientQuotas)));
+    }
+
+    /**
+     * A quota key of an entity is set or removed; an entity left with no key disappears from the image. The entity
+     * names one or both of {@code user} and {@code client-id}, and a set value is positive and finite (what the
+     * controller's checks let through).
+     */
+    private void replay(ClientQuotaRecord record) {
+        Map<String, String> parts = record.entity();
+        if (parts.isEmpty() || !parts.keySet().stream().allMatch(t -> t.equals(ClientQuotaEntity.USER)
+                || t.equals(ClientQuotaEntity.CLIENT_ID))) {
+            throw new IllegalStateException("Cannot replay " + record + ": the entity must name user and/or "
+                    + "client-id");
+        }
+        if (!record.remove() && !(record.value() > 0 && Double.isFinite(record.value()))) {
+            throw new IllegalStateException("Cannot replay " + record + ": a quota is positive and finite");
+        }
+        ClientQuotaEntity entity = new ClientQuotaEntity(parts);
+        Map<String, Double> quotas = changedQuotaEntities.add(entity)
+                ? new TreeMap<>(clientQuotas.getOrDefault(entity, Map.of()))
+                : clientQuotas.get(entity);
+        if (quotas == null) {
+            quotas = new TreeMap<>();
+        }
+        if (record.remove()) {
+            quotas.remove(record.key());
+        } else {
+            quotas.put(record.key(), record.value());
+        }
+        if (quotas.isEmpty()) {
+            clientQuotas.remove(entity);
+        } else {
+            clientQuotas.put(entity, quotas);
+        }
     }
 
     /** A user's credential for one mechanism is created or replaced. */

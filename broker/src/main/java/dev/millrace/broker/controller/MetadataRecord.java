@@ -315,4 +315,43 @@ public sealed interface MetadataRecord {
             Objects.requireNonNull(acl, "acl");
         }
     }
+
+    /**
+     * A client quota is set or removed (Admin {@code alterClientQuotas}) for one quota entity: a user, a client id,
+     * or a user and client id, each either named or the default ({@code <default>}, a null name) of its type. Keys
+     * are Kafka's: {@code producer_byte_rate}, {@code consumer_byte_rate} (bytes per second),
+     * {@code request_percentage} (percent of one request thread). Replaying a removal of a key the entity does not
+     * have changes nothing; an entity left with no key disappears from the image.
+     *
+     * <pre>
+     * body in {@link MetadataRecordSerde} (type 14, version 0):
+     *   +---------------+-------------------------------------------------------+
+     *   | count (int32) | count x ( entityType (string) | entityName (nullable string) ) |
+     *   +---------------+-------------------------------------------------------+
+     *   +--------------+---------------+-----------------+
+     *   | key (string) | remove (int8) | value (float64) |
+     *   +--------------+---------------+-----------------+
+     *   entityType: "user" or "client-id", each at most once, sorted; entityName null: the default entity
+     *   remove: 1 the key is removed (value is 0 and ignored), 0 the key is set to value (&gt; 0)
+     * </pre>
+     *
+     * @param entity the entity's parts, entity type to name (null for the default), sorted by type
+     */
+    record ClientQuotaRecord(Map<String, String> entity, String key, double value, boolean remove)
+            implements MetadataRecord {
+        public ClientQuotaRecord {
+            Objects.requireNonNull(key, "key");
+            entity = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(entity));
+        }
+
+        /** Sets {@code key} of {@code entity} to {@code value}. */
+        static ClientQuotaRecord set(Map<String, String> entity, String key, double value) {
+            return new ClientQuotaRecord(entity, key, value, false);
+        }
+
+        /** Removes {@code key} from {@code entity}. */
+        static ClientQuotaRecord remove(Map<String, String> entity, String key) {
+            return new ClientQuotaRecord(entity, key, 0, true);
+        }
+    }
 }

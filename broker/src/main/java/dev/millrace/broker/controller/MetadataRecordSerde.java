@@ -22,6 +22,7 @@ import dev.millrace.broker.controller.MetadataRecord.PartitionRecord;
 import dev.millrace.broker.controller.MetadataRecord.ProducerIdsRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveTopicRecord;
 import dev.millrace.broker.controller.MetadataRecord.AclRecord;
+import dev.millrace.broker.controller.MetadataRecord.ClientQuotaRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveAclRecord;
 import dev.millrace.broker.controller.MetadataRecord.RemoveUserScramCredentialRecord;
 import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
@@ -70,12 +71,16 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  *  12 ACL           resourceType: int8, resourceName: string, patternType: int8, principal: string, host: string,
  *                   operation: int8, permission: int8 (Kafka's codes, see MetadataRecord.AclRecord)
  *  13 REMOVE_ACL    as ACL
+ *  14 CLIENT_QUOTA  count: int32, then count times (entityType: string, entityName: nullable string (null: the
+ *                   default entity)), sorted by type; key: string; remove: int8 (0 set, 1 remove); value: float64
+ *                   (see MetadataRecord.ClientQuotaRecord)
  *
  *   string           int32 length (&gt;= 0), then that many bytes of UTF-8
  *   nullable string  as string; length -1 means null
  *   uuid             int64 most significant bits, int64 least significant bits
  *   int32[]          int32 count, then count int32 values
  *   bytes            int32 length (&gt;= 0), then that many bytes
+ *   float64          IEEE 754 double, 8 bytes
  * </pre>
  *
  * <p>Decoding is strict: an unknown type or version, a body that is shorter or longer than its
@@ -103,6 +108,7 @@ public final class MetadataRecordSerde {
     static final byte TYPE_REMOVE_USER_SCRAM_CREDENTIAL = 11;
     static final byte TYPE_ACL = 12;
     static final byte TYPE_REMOVE_ACL = 13;
+    static final byte TYPE_CLIENT_QUOTA = 14;
 
     private static final int RECORD_HEADER_BYTES = 1 + 1 + 4;
 
@@ -258,6 +264,16 @@ public final class MetadataRecordSerde {
         } else if (record instanceof RemoveAclRecord r) {
             writeAcl(body, r.acl());
             return TYPE_REMOVE_ACL;
+        } else if (record instanceof ClientQuotaRecord r) {
+            body.writeInt(r.entity().size());
+            for (Map.Entry<String, String> part : r.entity().entrySet()) {
+                writeString(body, part.getKey());
+                writeString(body, part.getValue());
+            }
+            writeString(body, r.key());
+            body.writeByte(r.remove() ? 1 : 0);
+            body.writeDouble(r.value());
+            return TYPE_CLIENT_QUOTA;
         }
         throw new IllegalArgumentException("Unknown metadata record " + record);
     }
@@ -331,6 +347,8 @@ public final class MetadataRecordSerde {
                 return readAcl(body);
             case TYPE_REMOVE_ACL:
                 return new RemoveAclRecord(readAcl(body));
+            case TYPE_CLIENT_QUOTA:
+                return readClientQuota(body);
             default:
                 throw new MetadataCodecException("unknown record type " + type);
         }
@@ -344,6 +362,28 @@ public final class MetadataRecordSerde {
         writeString(body, r.host());
         body.writeByte(r.operation());
         body.writeByte(r.permission());
+    }
+
+    private static ClientQuotaRecord readClientQuota(ByteBuffer body) {
+        int count = body.getInt();
+        if (count < 0 || (long) count * 8 > body.remaining()) {
+            throw new MetadataCodecException("entity part count " + count + " but " + body.remaining()
+                    + " bytes left");
+        }
+        Map<String, String> entity = new java.util.TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            String type = readString(body, "entityType");
+            if (entity.containsKey(type)) {
+                throw new MetadataCodecException("entity type " + type + " appears twice");
+            }
+            entity.put(type, readNullableString(body, "entityName"));
+        }
+        String key = readString(body, "key");
+        byte remove = body.get();
+        if (remove != 0 && remove != 1) {
+            throw new MetadataCodecException("remove is " + remove + ", expected 0 or 1");
+        }
+        return new ClientQuotaRecord(entity, key, body.getDouble(), remove == 1);
     }
 
     private static AclRecord readAcl(ByteBuffer body) {

@@ -31,7 +31,8 @@ import dev.millrace.broker.controller.MetadataRecord.UserScramCredentialRecord;
  * {@link ConfigRecord}s, its {@link PartitionRecord}s; then, once any producer id was allocated, one
  * {@link ProducerIdsRecord} with broker id -1 carrying the next producer id; last, per group by id, its
  * {@link GroupConfigRecord}s by name; then per user by name, its {@link UserScramCredentialRecord}s by mechanism;
- * then the ACL bindings in creation order), in
+ * then the ACL bindings in creation order; then per quota entity, in image order, its
+ * {@link MetadataRecord.ClientQuotaRecord}s by key), in
  * the batch format of
  * {@link MetadataRecordSerde}, so loading a snapshot is the same replay as applying the log.
  * All integers are big-endian.
@@ -153,6 +154,8 @@ final class MetadataSnapshotFile {
                         org.apache.kafka.common.security.scram.internals.ScramMechanism.forMechanismName(mechanism)
                                 .type(), c.salt(), c.storedKey(), c.serverKey(), c.iterations()))));
         image.acls().forEach(acl -> records.add(MetadataRecord.AclRecord.of(acl)));
+        image.clientQuotas().forEach((entity, quotas) -> quotas.forEach((key, value) ->
+                records.add(MetadataRecord.ClientQuotaRecord.set(entity.entries(), key, value))));
         return records;
     }
 }

@@ -82,6 +82,7 @@ public final class RaftController implements Controller {
     private final ConfigControlManager configControl;
     private final ScramControlManager scramControl = new ScramControlManager();
     private final AclControlManager aclControl = new AclControlManager();
+    private final ClientQuotaControlManager quotaControl = new ClientQuotaControlManager();
     private final ProducerIdControlManager producerIdControl = new ProducerIdControlManager();
     private final ReplicationControlManager replicationControl;
     private final ReassignmentControlManager reassignmentControl = new ReassignmentControlManager();
@@ -299,6 +300,18 @@ public final class RaftController implements Controller {
         List<org.apache.kafka.common.acl.AclBinding> copy = List.copyOf(creations);
         return submitEvent("CreateAcls", copy.size() + " bindings", false,
                 image -> aclControl.handleCreate(image, copy),
+                (response, error, message) -> response.complete(java.util.Collections.nCopies(copy.size(),
+                        new ApiError(error, message))));
+    }
+
+    @Override
+    public CompletableFuture<List<ApiError>> alterClientQuotas(
+            List<org.apache.kafka.common.message.AlterClientQuotasRequestData.EntryData> entries,
+            boolean validateOnly) {
+        List<org.apache.kafka.common.message.AlterClientQuotasRequestData.EntryData> copy = entries.stream()
+                .map(org.apache.kafka.common.message.AlterClientQuotasRequestData.EntryData::duplicate).toList();
+        return submitEvent("AlterClientQuotas", copy.size() + " entities", validateOnly,
+                image -> quotaControl.handleAlter(image, copy, validateOnly),
                 (response, error, message) -> response.complete(java.util.Collections.nCopies(copy.size(),
                         new ApiError(error, message))));
     }

@@ -52,6 +52,12 @@ import dev.millrace.protocol.ext.ExtensionHeader;
  * connection idle for {@code connections.max.idle.ms} (no bytes read or written) is closed unless a request of it
  * is being handled (a long-poll fetch, a join waiting for a rebalance). Other connections are unaffected.
  *
+ * <p>Throttling (client quotas, KIP-219): a response whose {@code throttle_time_ms} is above 0 is written first,
+ * then the connection is muted for that time: it stops reading ({@code autoRead} off) and starts no queued request,
+ * so the client is held back without being disconnected. A client speaking a request version that predates
+ * KIP-219 (it does not throttle itself: Produce before v6, Fetch before v8) gets the response only after the
+ * throttle time, muted meanwhile, as Kafka brokers do. A muted connection is not idle.
+ *
  * <p>No exception leaves this class: handler failures are answered with the request's error response; a response
  * that cannot be built or written closes the connection; anything else that reaches {@link #exceptionCaught} or
  * escapes one of the tasks it runs on the event loop is a bug, counted in {@link NetworkStats#unexpectedErrors()},
@@ -79,6 +85,8 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     /** A response is being written to the socket. */
     private boolean writing;
     private boolean closing;
+    /** The connection is muted for a client over its quota. */
+    private boolean throttled;
 
     KafkaConnectionHandler(RequestHandler handler, ApiVersionTable versions, Executor requestExecutor,
                            ConnectionCloser closer, long idleTimeoutMs) {
@@ -136,7 +144,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) {
-            if (!handling && !closing) {
+            if (!handling && !closing && !throttled) {
                 closer.close(ctx.channel(), CloseReason.IDLE, "no bytes in or out for " + idleTimeoutMs + " ms"
                         + (writing ? " (a response is waiting for the client to read)" : ""));
             }
@@ -148,6 +156,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Stops reading while the queue is full or the channel not writable; reads again when both cleared. */
     private void updateReading(ChannelHandlerContext ctx) {
         ChannelConfig config = ctx.channel().config();
+        if (throttled) {
+            config.setAutoRead(false);
+            return;
+        }
         boolean writable = ctx.channel().isWritable();
         if (config.isAutoRead()) {
             if (!writable || queued.size() >= MAX_QUEUED_FRAMES || queuedBytes >= MAX_QUEUED_BYTES) {
@@ -159,7 +171,7 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void maybeProcessNext(ChannelHandlerContext ctx) {
-        if (handling || writing || closing || queued.isEmpty()) {
+        if (handling || writing || closing || throttled || queued.isEmpty()) {
             return;
         }
         ByteBuffer frame = queued.poll();
@@ -292,6 +304,8 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                          AbstractResponse response, Throwable error) {
         RequestHeader header = context.header;
         SendRegion region;
+        int throttleMs;
+        boolean clientThrottles;
         try {
             AbstractResponse toSend = response;
             if (error != null) {
@@ -311,6 +325,8 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             region = new SendRegion(toSend.toSend(header.toResponseHeader(), context.apiVersion()));
+            throttleMs = toSend.throttleTimeMs();
+            clientThrottles = throttleMs > 0 && toSend.shouldClientThrottle(context.apiVersion());
         } catch (RuntimeException e) {
             closer.stats().onHandlerFailure();
             log.warn("The response to {} from {} cannot be built", header, ctx.channel().remoteAddress(), e);
@@ -318,15 +334,55 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
                     + header.apiVersion() + " cannot be built: " + e);
             return;
         }
-        write(ctx, region);
+        if (throttleMs <= 0) {
+            write(ctx, region, 0);
+        } else if (clientThrottles) {
+            write(ctx, region, throttleMs);
+        } else {
+            mute(ctx, throttleMs, () -> write(ctx, region, 0));
+        }
     }
 
     private void write(ChannelHandlerContext ctx, Object response) {
+        write(ctx, response, 0);
+    }
+
+    /**
+     * Mutes the connection for {@code throttleMs}: no read, no queued request started; then runs {@code then} (or,
+     * when null, reads and serves again).
+     */
+    private void mute(ChannelHandlerContext ctx, long throttleMs, Runnable then) {
+        throttled = true;
+        updateReading(ctx);
+        ctx.executor().schedule(() -> {
+            throttled = false;
+            if (closing) {
+                return;
+            }
+            try {
+                updateReading(ctx);
+                if (then != null) {
+                    then.run();
+                } else {
+                    maybeProcessNext(ctx);
+                }
+            } catch (RuntimeException | Error e) {
+                closer.closeUnexpected(ctx.channel(), e);
+            }
+        }, throttleMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Writes {@code response}, then serves the next request, or first mutes for {@code muteAfterMs} when above 0. */
+    private void write(ChannelHandlerContext ctx, Object response, long muteAfterMs) {
         writing = true;
         ctx.writeAndFlush(response).addListener(done -> {
             writing = false;
             if (done.isSuccess()) {
                 try {
+                    if (muteAfterMs > 0) {
+                        mute(ctx, muteAfterMs, null);
+                        return;
+                    }
                     maybeProcessNext(ctx);
                 } catch (RuntimeException | Error e) {
                     closer.closeUnexpected(ctx.channel(), e); // Netty would only log it, leaving the slot stuck

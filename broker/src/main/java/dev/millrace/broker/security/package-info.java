@@ -31,8 +31,12 @@
  * one connection's exchange are drawn in {@link SaslAuthenticator}. A credential created through one broker is used
  * by another once that one has applied the metadata record (normally within milliseconds).
  *
+ * <h2>Elsewhere</h2>
+ * Client quotas are measured in {@code dev.millrace.broker.quota} and enforced by
+ * {@code dev.millrace.broker.server.ThrottlingApis}.
+ *
  * <h2>Not here yet</h2>
- * ACLs and quotas; OpenSSL (netty-tcnative) engines; SASL re-authentication (KIP-368) and the unframed SASL of
+ * OpenSSL (netty-tcnative) engines; SASL re-authentication (KIP-368) and the unframed SASL of
  * SaslHandshake version 0; TLS and SASL between the nodes of a cluster (the inter-broker listener is PLAINTEXT).
  */
 package dev.millrace.broker.security;

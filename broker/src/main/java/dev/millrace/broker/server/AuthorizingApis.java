@@ -77,6 +77,7 @@ import dev.millrace.broker.security.AclAuthorizer;
  *   Create/DeleteAcls, AlterUserScramCredentials        ALTER cluster
  *   DescribeAcls, DescribeUserScramCredentials          DESCRIBE cluster
  *   WriteTxnMarkers, ElectLeaders, reassignments         CLUSTER_ACTION / ALTER cluster
+ *   AlterClientQuotas / DescribeClientQuotas             ALTER_CONFIGS / DESCRIBE_CONFIGS cluster
  * </pre>
  * Other APIs and the Millrace extension APIs are not checked yet.
  *
@@ -142,6 +143,8 @@ final class AuthorizingApis implements RequestHandler {
             case DESCRIBE_ACLS, DESCRIBE_USER_SCRAM_CREDENTIALS, LIST_PARTITION_REASSIGNMENTS ->
                     cluster(check, AclOperation.DESCRIBE);
             case WRITE_TXN_MARKERS -> cluster(check, AclOperation.CLUSTER_ACTION);
+            case ALTER_CLIENT_QUOTAS -> cluster(check, AclOperation.ALTER_CONFIGS);
+            case DESCRIBE_CLIENT_QUOTAS -> cluster(check, AclOperation.DESCRIBE_CONFIGS);
             default -> null;
         };
         if (denied != null) {

@@ -62,6 +62,7 @@ import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.NetworkStats;
 import dev.millrace.broker.security.BrokerListenerSecurity;
 import dev.millrace.broker.network.RequestHandler;
+import dev.millrace.broker.quota.ClientQuotaManager;
 import dev.millrace.broker.share.ShareBroker;
 import dev.millrace.broker.txn.ProducerIdManager;
 import dev.millrace.broker.txn.TransactionCoordinator;
@@ -106,6 +107,7 @@ public final class BrokerServer implements AutoCloseable {
     /** Share-group offset calls passed on to the share-partitions' leaders. */
     private BrokerRequestSender shareRequests;
     private KafkaApis kafkaApis;
+    private ClientQuotaManager clientQuotas;
     private PartitionManager partitions;
     private TransactionCoordinator transactions;
     private DelayedDeliveryService delays;
@@ -384,10 +386,23 @@ public final class BrokerServer implements AutoCloseable {
         kafkaApis.setWriteTxnMarkersHandler(new WriteTxnMarkersHandler(markerWriter));
         kafkaApis.setScramAdminHandler(new ScramAdminHandler(controller, controllerClient));
         kafkaApis.setAclAdminHandler(new AclAdminHandler(controller, controllerClient));
-        apis.set(config.authorizerEnabled() ? new AuthorizingApis(kafkaApis, new dev.millrace.broker.security
-                .AclAuthorizer(() -> controller.image().acls(), dev.millrace.broker.security.AclAuthorizer
+        kafkaApis.setClientQuotaAdminHandler(new ClientQuotaAdminHandler(controller, controllerClient));
+        RequestHandler served = config.authorizerEnabled() ? new AuthorizingApis(kafkaApis, new dev.millrace.broker
+                .security.AclAuthorizer(() -> controller.image().acls(), dev.millrace.broker.security.AclAuthorizer
                 .parseSuperUsers(config.superUsers()), config.allowEveryoneIfNoAclFound()), controller::image)
-                : kafkaApis);
+                : kafkaApis;
+        // client quotas: applied from this node's metadata image, now and at every change
+        long quotaWindowMs = config.quotaWindowSizeSeconds() * 1000L;
+        clientQuotas = new ClientQuotaManager(time, config.quotaWindowNum(), quotaWindowMs);
+        ClientQuotaManager quotas = clientQuotas;
+        controller.registerListener((previous, current) -> {
+            if (!previous.clientQuotas().equals(current.clientQuotas())) {
+                quotas.update(current.clientQuotas());
+            }
+        });
+        quotas.update(controller.image().clientQuotas());
+        background.scheduleWithFixedDelay(quotas::purgeIdle, 30, 30, TimeUnit.SECONDS);
+        apis.set(new ThrottlingApis(served, quotas, time, quotaWindowMs));
         maintenance.start(background, config.logMaintenanceIntervalMs());
         background.scheduleWithFixedDelay(purgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
         background.scheduleWithFixedDelay(producePurgatory::purgeCompleted, 10, 10, TimeUnit.SECONDS);
@@ -458,6 +473,11 @@ public final class BrokerServer implements AutoCloseable {
     /** The durable delayed-delivery service. */
     public synchronized DelayedDeliveryService delayService() {
         return delays;
+    }
+
+    /** The client quotas in force and the clients' measured rates. */
+    public synchronized ClientQuotaManager clientQuotas() {
+        return clientQuotas;
     }
 
     /** The request router, for its per-API request counts. */

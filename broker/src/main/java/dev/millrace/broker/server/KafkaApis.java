@@ -15,7 +15,9 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.AlterClientQuotasRequest;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
@@ -133,6 +135,8 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.CREATE_ACLS)
             .addAll(ApiKeys.DESCRIBE_ACLS)
             .addAll(ApiKeys.DELETE_ACLS)
+            .addAll(ApiKeys.ALTER_CLIENT_QUOTAS)
+            .addAll(ApiKeys.DESCRIBE_CLIENT_QUOTAS)
             // from other brokers' transaction coordinators and Admin.abortTransaction (versions 1-2)
             .addAll(ApiKeys.WRITE_TXN_MARKERS)
             // share groups (KIP-932), the versions kafka-clients 4.4 speaks
@@ -174,6 +178,7 @@ public final class KafkaApis implements RequestHandler {
     private final TransactionHandler transactions;
     private volatile ScramAdminHandler scramAdmin;
     private volatile AclAdminHandler aclAdmin;
+    private volatile ClientQuotaAdminHandler quotaAdmin;
     private final Map<ApiKeys, LongAdder> requestCounts = new EnumMap<>(ApiKeys.class);
     private volatile ShareBroker shares;
     private volatile WriteTxnMarkersHandler writeTxnMarkers;
@@ -240,6 +245,11 @@ public final class KafkaApis implements RequestHandler {
     /** Serves Create/Describe/DeleteAcls with {@code handler}; set once, before the first request. */
     void setAclAdminHandler(AclAdminHandler handler) {
         this.aclAdmin = handler;
+    }
+
+    /** Serves Alter/DescribeClientQuotas with {@code handler}; set once, before the first request. */
+    void setClientQuotaAdminHandler(ClientQuotaAdminHandler handler) {
+        this.quotaAdmin = handler;
     }
 
     /** Serves WriteTxnMarkers with {@code handler}; set once, before the first request. */
@@ -372,6 +382,10 @@ public final class KafkaApis implements RequestHandler {
                 return done(aclAdmin.describe((DescribeAclsRequest) request, version));
             case DELETE_ACLS:
                 return aclAdmin.delete((DeleteAclsRequest) request, version, forwarded(context)).thenApply(r -> r);
+            case ALTER_CLIENT_QUOTAS:
+                return quotaAdmin.alter((AlterClientQuotasRequest) request, forwarded(context)).thenApply(r -> r);
+            case DESCRIBE_CLIENT_QUOTAS:
+                return done(quotaAdmin.describe((DescribeClientQuotasRequest) request));
             default:
                 return CompletableFuture.failedFuture(new UnsupportedVersionException(
                         "API " + context.header.apiKey() + " is not served by this broker"));
