@@ -116,6 +116,18 @@ class AuthorizationIntegrationTest {
     }
 
     @Test
+    void shouldRefuseAReceiveFromATopicTheUserMayNotReadNamingTheTopic() throws Exception {
+        try (Connection connection = factory().createConnection("alice", "alice-secret")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            connection.start();
+            assertThatThrownBy(() -> session.createConsumer(session.createTopic("closed.orders")).receive(30_000))
+                    .isInstanceOf(JMSSecurityException.class)
+                    .hasMessageContaining("closed.orders")
+                    .hasMessageContaining("not authorized");
+        }
+    }
+
+    @Test
     void shouldRefuseASendFromAContextWithTheRuntimeException() {
         try (JMSContext context = factory().createContext("alice", "alice-secret")) {
             assertThatThrownBy(() -> context.createProducer().send(context.createTopic("closed.orders"), "refused"))
