@@ -133,14 +133,15 @@ class ClusterCommandIntegrationTest {
         return new ProcessBuilder(command).redirectError(tmp.resolve("parent.err").toFile()).start();
     }
 
-    /** A base port P whose P, P+1, P+100, P+101 are all free now. */
-    private static int freeBasePort() throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int candidate;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                candidate = socket.getLocalPort();
-            }
-            if (candidate + 1 + (NODES - 1) * 100 <= 65535 && allFree(candidate)) {
+    /**
+     * A base port P whose P, P+1, P+100, P+101 (and so on per node) are all free now, below the kernel's ephemeral
+     * range (32768 and up here), where outgoing connections could take one before the nodes bind it.
+     */
+    private static int freeBasePort() {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int candidate = 15_000 + java.util.concurrent.ThreadLocalRandom.current()
+                    .nextInt(32_000 - 15_000 - 2 - (NODES - 1) * 100);
+            if (allFree(candidate)) {
                 return candidate;
             }
         }

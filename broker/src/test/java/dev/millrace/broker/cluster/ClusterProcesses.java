@@ -1,7 +1,6 @@
 package dev.millrace.broker.cluster;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +11,7 @@ import java.util.TreeMap;
 
 import dev.millrace.broker.cli.ClusterLayout;
 import dev.millrace.broker.cli.NodeProcess;
+import dev.millrace.broker.server.TestBrokers;
 
 /**
  * A cluster of broker processes on 127.0.0.1 for crash tests: node i (1-based) is {@code millrace server}
@@ -72,23 +72,17 @@ public final class ClusterProcesses implements AutoCloseable {
         }
     }
 
-    /** Distinct free ports for {@code count} nodes, each bound at once so that none is handed out twice. */
+    /**
+     * Distinct free ports for {@code count} nodes, below the kernel's ephemeral range and never handed out twice in
+     * this JVM ({@link TestBrokers#freePort}): a port from {@code new ServerSocket(0)} is in the ephemeral range,
+     * where another test's outgoing connection can take it before the node binds it.
+     */
     private static List<ClusterLayout.Ports> freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < 2 * count; i++) {
-                sockets.add(new ServerSocket(0));
-            }
-            List<ClusterLayout.Ports> ports = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                ports.add(new ClusterLayout.Ports(sockets.get(2 * i).getLocalPort(), sockets.get(2 * i + 1).getLocalPort()));
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
+        List<ClusterLayout.Ports> ports = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ports.add(new ClusterLayout.Ports(TestBrokers.freePort(), TestBrokers.freePort()));
         }
+        return ports;
     }
 
     private void launch(int nodeId) throws IOException {

@@ -11,7 +11,7 @@ import org.apache.kafka.common.utils.Time;
 import dev.millrace.broker.config.BrokerConfigLoader;
 
 /** Starts in-process brokers on loopback with ephemeral ports, for integration tests. */
-final class TestBrokers {
+public final class TestBrokers {
 
     private TestBrokers() {
     }
@@ -41,7 +41,7 @@ final class TestBrokers {
      * where outgoing connections of this and the other test JVM take their local ports and could take it between
      * this choice and the bind, checked bindable on 127.0.0.1, and never handed out twice in this JVM.
      */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         while (true) {
             int port = 15_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(17_000);
             if (!HANDED_OUT.add(port)) {
