@@ -107,7 +107,10 @@ final class XaBranch {
     private boolean rollbackOnly;
     private XaProducers.Lease lease;
     private boolean began;
-    /** The producer itself began the broker transaction (a send, or offsets): its EndTxn reaches the broker. */
+    /**
+     * The producer's own requests began the broker transaction (a send that succeeded, or offsets), so that its
+     * EndTxn reaches the broker: kafka-clients sends none for a transaction it added no partition to.
+     */
     private boolean producerStarted;
     /** Queue messages were held for the broker transaction (which that began it, if nothing else had). */
     private boolean held;
@@ -194,7 +197,6 @@ final class XaBranch {
             discardProducer();
             throw JmsExceptions.fromClient("begin the transaction of XA branch " + xid, e);
         }
-        producerStarted = true;
         return lease.producer();
     }
 
@@ -366,7 +368,9 @@ final class XaBranch {
     synchronized void completedOnBroker(Boolean committed, boolean producerFreed) {
         if (lease != null && lease.producer() != null) {
             boolean keep = phase == Phase.PREPARED && producerFreed && committed != null;
-            if (keep && producerStarted) {
+            if (keep && began) {
+                // kafka-clients still has the transaction open: an EndTxn of the outcome (answered at once by the
+                // broker, or not sent at all when the producer added no partition) brings it back to ready
                 try {
                     if (committed) {
                         lease.producer().commitTransaction();
@@ -437,6 +441,9 @@ final class XaBranch {
             long waitMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
             for (Future<RecordMetadata> send : sends) {
                 send.get(waitMs, TimeUnit.MILLISECONDS);
+            }
+            if (!sends.isEmpty()) {
+                producerStarted = true; // every send of the branch was written: its partitions are in the transaction
             }
             for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
                 if (e.getKey().isQueueConsumer()) {
