@@ -12,7 +12,7 @@ import jakarta.ejb.TransactionAttributeType;
 /**
  * Every delivery {@link OrderProcessor} got, as {@code <body>:<JMSXDeliveryCount>:<JMSRedelivered>}, in arrival
  * order (kept outside the deliveries' transactions, so rolled-back deliveries stay recorded). In memory, for
- * {@link OrdersServlet}; thread-safe.
+ * {@link OrdersResource}; thread-safe.
  */
 @Singleton
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)

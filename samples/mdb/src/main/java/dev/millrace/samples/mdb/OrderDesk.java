@@ -8,7 +8,7 @@ import jakarta.jms.Queue;
 
 /**
  * Places orders: each {@link #place} sends one order to the {@code orders} queue in the caller's container
- * transaction (a new one per call when the caller has none, as from {@link OrdersServlet}), through the resource
+ * transaction (a new one per call when the caller has none, as from {@link OrdersResource}), through the resource
  * adapter's pooled connection factory; the message is visible to the MDB once that transaction commits.
  */
 @Stateless
