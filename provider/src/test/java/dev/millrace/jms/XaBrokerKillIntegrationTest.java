@@ -57,8 +57,11 @@ class XaBrokerKillIntegrationTest {
         try {
             broker.awaitListening(Duration.ofSeconds(60));
             MillraceXAConnectionFactory factory = new MillraceXAConnectionFactory(bootstrap);
-            factory.setRequestTimeoutMs(2000);
-            factory.setFailoverTimeoutMs(0); // an unreachable broker fails the call at once
+            // a freshly started broker JVM may take seconds over its first answers when the machine is loaded (2 s
+            // failed twice in full runs); no failover window: once the broker is killed, a call fails after one
+            // request timeout
+            factory.setRequestTimeoutMs(10_000);
+            factory.setFailoverTimeoutMs(0);
             try (XAConnection xc = factory.createXAConnection()) {
                 XASession xs = xc.createXASession();
                 XAResource r = xs.getXAResource();
