@@ -62,8 +62,7 @@ class ClusterListenersIntegrationTest {
                         org.assertj.core.groups.Tuple.tuple(1, sslPorts.get(1)),
                         org.assertj.core.groups.Tuple.tuple(2, sslPorts.get(2)));
                 admin.createTopics(List.of(new NewTopic("spread", 4, (short) 1))).all().get(60, TimeUnit.SECONDS);
-                TopicDescription description = admin.describeTopics(List.of("spread")).allTopicNames()
-                        .get(60, TimeUnit.SECONDS).get("spread");
+                TopicDescription description = describedOnceKnown(admin, "spread");
                 assertThat(description.partitions()).extracting(TopicPartitionInfo::leader)
                         .extracting(Node::port).containsOnly(sslPorts.get(1), sslPorts.get(2))
                         .contains(sslPorts.get(2));
@@ -96,6 +95,25 @@ class ClusterListenersIntegrationTest {
                 consumer.commitSync(Duration.ofSeconds(30));
             }
             assertThat(values).containsExactlyInAnyOrder("v0", "v1", "v2", "v3");
+        }
+    }
+
+    /**
+     * The topic as the node the admin asks describes it, once that node's metadata has it: CreateTopics is answered
+     * when the controller committed the topic, and the other node may learn of it a moment later
+     * (UNKNOWN_TOPIC_OR_PARTITION until then).
+     */
+    private static TopicDescription describedOnceKnown(Admin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+            }
         }
     }
 }
