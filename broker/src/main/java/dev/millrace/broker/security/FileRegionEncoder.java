@@ -1,7 +1,6 @@
 package dev.millrace.broker.security;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 
 import io.netty.buffer.ByteBuf;
@@ -30,37 +29,12 @@ final class FileRegionEncoder extends MessageToByteEncoder<FileRegion> {
             throw new IOException("A response of " + count + " bytes is too large for a TLS connection");
         }
         out.ensureWritable((int) count);
-        WritableByteChannel target = new BufferChannel(out);
+        WritableByteChannel target = new ResponseFrames.BufferChannel(out);
         while (region.transferred() < count) {
             long written = region.transferTo(target, region.transferred());
             if (written <= 0) {
                 throw new IOException("A response stopped after " + region.transferred() + " of " + count + " bytes");
             }
-        }
-    }
-
-    /** Appends what is written to a buffer. */
-    private static final class BufferChannel implements WritableByteChannel {
-        private final ByteBuf out;
-
-        BufferChannel(ByteBuf out) {
-            this.out = out;
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = src.remaining();
-            out.writeBytes(src);
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -33,8 +33,8 @@ final class ResponseFrames {
         return out;
     }
 
-    /** Appends what is written to a buffer. */
-    private static final class BufferChannel implements TransferableChannel {
+    /** Appends what is written to a buffer (also {@link FileRegionEncoder}'s target). */
+    static final class BufferChannel implements TransferableChannel {
         private final ByteBuf out;
 
         BufferChannel(ByteBuf out) {
