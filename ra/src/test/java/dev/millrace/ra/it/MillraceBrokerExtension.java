@@ -36,16 +36,29 @@ public final class MillraceBrokerExtension implements BeforeAllCallback {
         return "127.0.0.1:" + System.getProperty(PORT_PROPERTY);
     }
 
-    /** The broker; closed by JUnit with the root context. */
-    static final class RunningBroker implements AutoCloseable {
+    /** A broker on loopback; the suite's is closed by JUnit with the root context. */
+    public static final class RunningBroker implements AutoCloseable {
 
         private final BrokerServer server;
+        private final int port;
 
-        private RunningBroker(BrokerServer server) {
+        private RunningBroker(BrokerServer server, int port) {
             this.server = server;
+            this.port = port;
         }
 
+        /** The suite's broker, whose port goes into {@value #PORT_PROPERTY}. */
         static RunningBroker start() {
+            RunningBroker broker = start(0);
+            System.setProperty(PORT_PROPERTY, String.valueOf(broker.port()));
+            return broker;
+        }
+
+        /**
+         * A broker of its own for a test, which tells clients to connect to {@code advertisedPort} (a relay in
+         * front of it, say), or to its own port when that is 0.
+         */
+        public static RunningBroker start(int advertisedPort) {
             try {
                 int port = freePort();
                 int controllerPort = freePort();
@@ -61,16 +74,22 @@ public final class MillraceBrokerExtension implements BeforeAllCallback {
                         Map.entry("group.initial.rebalance.delay.ms", "0"),
                         Map.entry("transaction.state.log.num.partitions", "1"),
                         Map.entry("group.share.auto.offset.reset", "earliest"),
-                        Map.entry("delay.topic.num.partitions", "1"))), Time.SYSTEM);
+                        Map.entry("delay.topic.num.partitions", "1"),
+                        Map.entry("advertised.port", String.valueOf(advertisedPort)))), Time.SYSTEM);
                 server.start();
-                System.setProperty(PORT_PROPERTY, String.valueOf(port));
-                return new RunningBroker(server);
+                return new RunningBroker(server, port);
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start the test broker: " + e, e);
             }
         }
 
-        private static int freePort() throws IOException {
+        /** The port the broker listens on (127.0.0.1). */
+        public int port() {
+            return port;
+        }
+
+        /** A port on 127.0.0.1 below the kernel's ephemeral range that is free now. */
+        public static int freePort() throws IOException {
             while (true) {
                 int port = 15_000 + ThreadLocalRandom.current().nextInt(17_000);
                 try (ServerSocket socket = new ServerSocket()) {
