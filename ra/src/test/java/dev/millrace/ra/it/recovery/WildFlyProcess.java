@@ -3,9 +3,6 @@ package dev.millrace.ra.it.recovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +20,9 @@ import java.util.stream.Stream;
  * which keeps the configuration, the deployment scanner's directory, the transaction log and the data across
  * restarts) and a port offset, so it never meets the Arquillian-managed servers' ports. Applications are deployed
  * by copying archives into {@code deployments/} (the scanner redeploys them on every start, as a real installation
- * does). {@link #close()} kills whatever is still running.
+ * does). {@link #close()} kills whatever is still running, and so does a shutdown hook if the test JVM exits first.
  */
-final class WildFlyProcess implements AutoCloseable {
+final class WildFlyProcess implements ServerProcess {
 
     private final Path jbossHome;
     private final Path baseDir;
@@ -58,8 +55,9 @@ final class WildFlyProcess implements AutoCloseable {
         return baseDir.resolve("deployments");
     }
 
-    /** Starts the server, returning once it is started (the boot may still be deploying). */
-    void start() throws IOException {
+    /** Starts the server as a child process (its script, which runs the JVM); returns at once. */
+    @Override
+    public void start() throws IOException {
         List<String> command = new ArrayList<>(List.of(jbossHome.resolve("bin").resolve("standalone.sh").toString(),
                 "-c", "standalone-full.xml", "-Djboss.server.base.dir=" + baseDir));
         command.addAll(arguments);
@@ -70,38 +68,22 @@ final class WildFlyProcess implements AutoCloseable {
         builder.environment().put("JAVA_OPTS", "-Xms256m -Xmx512m -Djava.net.preferIPv4Stack=true");
         builder.environment().remove("LAUNCH_JBOSS_IN_BACKGROUND");
         process = builder.start();
+        Process started = process;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            started.descendants().forEach(ProcessHandle::destroyForcibly);
+            started.destroyForcibly();
+        }));
     }
 
-    /**
-     * Waits until {@code url} answers 200 (the application is deployed and serving), failing with the console's
-     * tail if the server exits or {@code timeout} passes. Returns the body.
-     */
-    String awaitOk(URI url, Duration timeout) throws IOException, InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String last = "no answer";
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("WildFly exited with " + process.exitValue() + ":\n" + consoleTail());
-            }
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return r.body();
-                }
-                last = "HTTP " + r.statusCode();
-            } catch (IOException notYet) {
-                last = notYet.toString();
-            }
-            process.waitFor(200, TimeUnit.MILLISECONDS); // a pause between polls that ends early if it exits
-        }
-        throw new IllegalStateException(url + " not answering after " + timeout + " (" + last + "):\n"
-                + consoleTail());
+    @Override
+    public String awaitOk(URI url, Duration timeout) throws InterruptedException {
+        Process p = process;
+        return HttpPolls.awaitOk(url, timeout, () -> p != null && p.isAlive(), this::logTail);
     }
 
-    /** SIGKILL: the server's JVM and the script that started it, then waits for them to be gone. */
-    void kill() throws InterruptedException {
+    /** SIGKILL to the server's JVM and the script that started it, then waits for them to be gone. */
+    @Override
+    public void kill() throws InterruptedException {
         if (process == null) {
             return;
         }
@@ -120,19 +102,15 @@ final class WildFlyProcess implements AutoCloseable {
         process = null;
     }
 
-    /** The last lines the server printed. */
-    String consoleTail() {
+    /** The last lines the server printed on its console. */
+    @Override
+    public String logTail() {
         try {
             List<String> lines = Files.readAllLines(console, StandardCharsets.UTF_8);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
         } catch (IOException e) {
             return "(no console: " + e + ")";
         }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-        kill();
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

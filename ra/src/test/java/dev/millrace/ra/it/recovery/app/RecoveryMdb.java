@@ -25,7 +25,7 @@ import jakarta.jms.MessageListener;
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "1")})
 public class RecoveryMdb implements MessageListener {
 
-    @Resource(lookup = RecoveryTable.DATA_SOURCE)
+    @Resource(name = RecoveryTable.DATA_SOURCE)
     private DataSource dataSource;
 
     @Override

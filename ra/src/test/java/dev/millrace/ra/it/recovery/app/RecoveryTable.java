@@ -16,23 +16,33 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 
-/** Creates the table {@link RecoveryMdb} writes to (once: the database file outlives the server), and reads it. */
+/**
+ * Creates the table {@link RecoveryMdb} writes to (once: the database file outlives the server), and reads it. Its
+ * SQL is what H2 and Derby both understand (no {@code IF NOT EXISTS}: the table is looked up first).
+ */
 @Singleton
 @Startup
 public class RecoveryTable {
 
-    /** The server's XA data source: an H2 database in a file, so that its prepared branches survive a kill. */
-    public static final String DATA_SOURCE = "java:jboss/datasources/MillraceRecoveryXA";
+    /**
+     * The reference name ({@code java:comp/env}) of the server's XA data source, which each suite's {@code web.xml}
+     * maps to the server's: a database in a file (WildFly's H2, GlassFish's Derby), so that its prepared branches
+     * survive a kill.
+     */
+    public static final String DATA_SOURCE = "jdbc/MillraceRecoveryXA";
 
-    @Resource(lookup = DATA_SOURCE)
+    @Resource(name = DATA_SOURCE)
     private DataSource dataSource;
 
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void create() {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS recovery_rows(id INT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
-                    + "delivery VARCHAR(200))");
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                ResultSet table = c.getMetaData().getTables(null, null, "RECOVERY_ROWS", null)) {
+            if (!table.next()) {
+                s.execute("CREATE TABLE recovery_rows(id INT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+                        + "delivery VARCHAR(200))");
+            }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
