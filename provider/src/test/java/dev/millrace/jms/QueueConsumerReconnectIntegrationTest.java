@@ -2,7 +2,6 @@ package dev.millrace.jms;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -26,10 +25,7 @@ class QueueConsumerReconnectIntegrationTest {
 
     @Test
     void shouldReceiveAgainAfterTheBrokerRestartsWithoutFailingReceive(@TempDir Path dataDir) throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = TestBroker.freePort(); // the restarted broker listens on the same port
         Map<String, String> settings = Map.of("controller.port", String.valueOf(TestBroker.freePort()),
                 "port", String.valueOf(port));
         TestBroker first = TestBroker.start(dataDir, settings);
