@@ -27,9 +27,13 @@ import jakarta.resource.spi.work.WorkManager;
  * message-driven beans ({@link EndpointActivation}, one per {@code endpointActivation}) and the connections its
  * transaction manager recovers with.
  *
- * <p>Its one property, {@code brokers}, is the default bootstrap list of activations that set none (the shipped
- * {@code ironjacamar.xml} sets it from the system property {@code millrace.brokers}, default
- * {@code localhost:9092}). Outbound connection factories have their own ({@code dev.millrace.ra.outbound}).
+ * <p>Its one property, {@code brokers}, is the default bootstrap list of activations and of outbound connection
+ * factories that set none. Unset (ra.xml gives it no value), it is the JVM's system property
+ * {@value #BROKERS_PROPERTY}, else {@code localhost:9092}: one {@code -Dmillrace.brokers=h1:9092,h2:9092} on the
+ * server's command line points every adapter instance at the cluster, including the ones a container makes for
+ * {@code @JMSConnectionFactoryDefinition} and {@code @ConnectionFactoryDefinition} (WildFly starts a new instance
+ * for each, configured by ra.xml alone). The shipped {@code ironjacamar.xml} sets it from the same property;
+ * GlassFish's {@code create-resource-adapter-config} sets it explicitly.
  *
  * <p>Recovery: {@link #getXAResources} returns, for each distinct broker list of the given activations, the
  * XAResource of an XA session kept open for it until {@link #stop()}; its {@code recover} lists every prepared
@@ -39,7 +43,10 @@ import jakarta.resource.spi.work.WorkManager;
  */
 public class MillraceResourceAdapter implements ResourceAdapter {
 
-    private String brokers = "localhost:9092";
+    /** The system property that gives {@code brokers} when the container sets none. */
+    public static final String BROKERS_PROPERTY = "millrace.brokers";
+
+    private String brokers = System.getProperty(BROKERS_PROPERTY, "localhost:9092");
     private volatile WorkManager workManager;
     private final Map<ActivationKey, EndpointActivation> activations = new ConcurrentHashMap<>();
     private final Map<String, XAConnection> recoveryConnections = new ConcurrentHashMap<>();

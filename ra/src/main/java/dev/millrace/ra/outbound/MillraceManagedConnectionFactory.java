@@ -8,6 +8,7 @@ import java.util.Set;
 import javax.security.auth.Subject;
 
 import dev.millrace.jms.MillraceXAConnectionFactory;
+import dev.millrace.ra.MillraceResourceAdapter;
 import jakarta.resource.ResourceException;
 import jakarta.resource.spi.ConnectionManager;
 import jakarta.resource.spi.ConnectionRequestInfo;
@@ -35,6 +36,10 @@ import jakarta.resource.spi.TransactionSupport;
  *   (what the application looks up)
  * </pre>
  *
+ * <p>A factory whose {@code brokers} is not set uses its resource adapter's ({@code MillraceResourceAdapter}), so a
+ * connection factory defined with {@code @JMSConnectionFactoryDefinition(resourceAdapter = "millrace-ra")} and no
+ * properties reaches the brokers the server's adapter (or its {@code millrace.brokers} system property) names.
+ *
  * <p>Equal to another instance with the same options (the container keeps separate pools for unequal ones).
  * Configured by the container before use, then thread-safe.
  */
@@ -46,6 +51,7 @@ public class MillraceManagedConnectionFactory implements ManagedConnectionFactor
     private final MillraceXAConnectionFactory settings = new MillraceXAConnectionFactory();
     private transient ResourceAdapter resourceAdapter;
     private transient PrintWriter logWriter;
+    private boolean brokersSet;
 
     @Override
     public Object createConnectionFactory(ConnectionManager manager) throws ResourceException {
@@ -95,9 +101,16 @@ public class MillraceManagedConnectionFactory implements ManagedConnectionFactor
         return resourceAdapter;
     }
 
+    /**
+     * Associates the adapter; a factory whose {@code brokers} was not set takes the adapter's (whichever the
+     * container calls first: a {@code brokers} set later wins).
+     */
     @Override
     public void setResourceAdapter(ResourceAdapter resourceAdapter) {
         this.resourceAdapter = resourceAdapter;
+        if (!brokersSet && resourceAdapter instanceof MillraceResourceAdapter ra && ra.getBrokers() != null) {
+            settings.setBrokers(ra.getBrokers());
+        }
     }
 
     @Override
@@ -139,6 +152,7 @@ public class MillraceManagedConnectionFactory implements ManagedConnectionFactor
 
     public void setBrokers(String brokers) {
         settings.setBrokers(brokers);
+        brokersSet = true;
     }
 
     public String getClientId() {

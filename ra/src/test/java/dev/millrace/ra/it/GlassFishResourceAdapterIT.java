@@ -34,6 +34,8 @@ import dev.millrace.ra.it.app.AppResources;
 import dev.millrace.ra.it.app.BadDestinationTypeMdb;
 import dev.millrace.ra.it.app.BadMaxSessionMdb;
 import dev.millrace.ra.it.app.BadSelectorMdb;
+import dev.millrace.ra.it.app.DefinedResourcesBean;
+import dev.millrace.ra.it.app.DefinedServlet;
 import dev.millrace.ra.it.app.DurableTopicMdb;
 import dev.millrace.ra.it.app.Forwarding;
 import dev.millrace.ra.it.app.LoadMdb;
@@ -113,6 +115,12 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
         return appWar(name, Map.of(AppResources.CONNECTION_FACTORY, FACTORY_JNDI), classes)
                 .addAsWebInfResource(new StringAsset(resources(false)), "glassfish-resources.xml")
                 .addAsWebInfResource(new StringAsset(mdbBindings(classes)), "glassfish-ejb-jar.xml");
+    }
+
+    @Deployment(name = "defined-app", managed = false, testable = false)
+    static WebArchive definedApp() {
+        return ShrinkWrap.create(WebArchive.class, "millrace-defined-it.war")
+                .addClasses(DefinedResourcesBean.class, DefinedServlet.class);
     }
 
     @Deployment(name = "bad-type", managed = false, testable = false)

@@ -50,7 +50,8 @@ import jakarta.jms.Topic;
  * built it, then {@link #APP_CLASSES} in a web archive named {@code millrace-it.war} whose {@code web.xml} maps the
  * container-neutral {@link AppResources} names to the server's resources, see {@link #appWar}) and hands over its
  * Arquillian {@link Deployer} and the application's URL. The unmanaged deployments: {@code topic-app}
- * ({@code DurableTopicMdb}), {@code load-app} ({@code LoadMdb}), and {@code bad-type}, {@code bad-max} and
+ * ({@code DurableTopicMdb}), {@code load-app} ({@code LoadMdb}), {@code defined-app} ({@code millrace-defined-it.war}:
+ * {@code DefinedResourcesBean} and {@code DefinedServlet}), and {@code bad-type}, {@code bad-max} and
  * {@code bad-selector}, each one bean with a bad activation.
  */
 abstract class ResourceAdapterScenarios {
@@ -371,6 +372,22 @@ abstract class ResourceAdapterScenarios {
     }
 
     /** GET {@code test/<path>?<query>} of the application's {@link TestServlet}; its body, once it answered 200. */
+    @Test
+    @Timeout(120)
+    void shouldSendThroughFactoryAndQueueTheApplicationDefines() throws Exception {
+        deployer().deploy("defined-app");
+        try {
+            URI uri = URI.create(appUrl().toExternalForm().replace("/millrace-it/", "/millrace-defined-it/")
+                    + "defined/send?body=defined-1");
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(uri + " answered " + response.body()).isEqualTo(200);
+            assertThat(receiveUntil("it.defined", "defined-1")).containsExactly("defined-1");
+        } finally {
+            deployer().undeploy("defined-app");
+        }
+    }
+
     String call(String path, String query) throws IOException, InterruptedException {
         URI uri = URI.create(appUrl().toExternalForm() + "test/" + path + (query.isEmpty() ? "" : "?" + query));
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(),

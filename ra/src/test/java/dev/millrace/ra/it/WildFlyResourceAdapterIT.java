@@ -10,6 +10,7 @@ import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.ResourceAdapterArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,6 +19,8 @@ import dev.millrace.ra.it.app.AppResources;
 import dev.millrace.ra.it.app.BadDestinationTypeMdb;
 import dev.millrace.ra.it.app.BadMaxSessionMdb;
 import dev.millrace.ra.it.app.BadSelectorMdb;
+import dev.millrace.ra.it.app.DefinedResourcesBean;
+import dev.millrace.ra.it.app.DefinedServlet;
 import dev.millrace.ra.it.app.DurableTopicMdb;
 import dev.millrace.ra.it.app.Forwarding;
 import dev.millrace.ra.it.app.LoadMdb;
@@ -81,6 +84,26 @@ class WildFlyResourceAdapterIT extends ResourceAdapterScenarios {
     @Deployment(name = "topic-app", managed = false, testable = false)
     static WebArchive topicApp() {
         return appWar("millrace-topic-it.war", FACTORY_ONLY, DurableTopicMdb.class, AppResources.class);
+    }
+
+    /**
+     * The application that defines its own connection factory and queue: WildFly makes a new adapter instance for
+     * each definition from the application's class loader, which must see the .rar's module (else IronJacamar's
+     * validator reports "A ResourceAdapter must be a non-null instance").
+     */
+    @Deployment(name = "defined-app", managed = false, testable = false)
+    static WebArchive definedApp() {
+        return ShrinkWrap.create(WebArchive.class, "millrace-defined-it.war")
+                .addClasses(DefinedResourcesBean.class, DefinedServlet.class)
+                .addAsWebInfResource(new StringAsset("""
+                        <jboss-deployment-structure>
+                            <deployment>
+                                <dependencies>
+                                    <module name="deployment.millrace-ra.rar"/>
+                                </dependencies>
+                            </deployment>
+                        </jboss-deployment-structure>
+                        """), "jboss-deployment-structure.xml");
     }
 
     @Deployment(name = "bad-type", managed = false, testable = false)
