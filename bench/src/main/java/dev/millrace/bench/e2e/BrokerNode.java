@@ -253,6 +253,11 @@ public final class BrokerNode implements AutoCloseable {
         return process.pid();
     }
 
+    /** CPU time (user + system, all threads) the broker's process has used so far, or null where the OS does not say. */
+    public Duration cpuTime() {
+        return process.info().totalCpuDuration().orElse(null);
+    }
+
     public boolean alive() {
         return process.isAlive();
     }

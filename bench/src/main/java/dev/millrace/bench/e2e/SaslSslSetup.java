@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -119,7 +120,7 @@ final class SaslSslSetup {
                         + ",CONTROLLER://127.0.0.1:" + controllerPort,
                 "advertised.listeners=PLAINTEXT://127.0.0.1:" + plainPort + ",SASL_SSL://127.0.0.1:" + securePort,
                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
-                "listener.name.sasl_ssl." + MECHANISM.toLowerCase(java.util.Locale.ROOT)
+                "listener.name.sasl_ssl." + MECHANISM.toLowerCase(Locale.ROOT)
                         + ".sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"));
         properties.addAll(brokerSecuritySettings());
         return properties;

@@ -3,6 +3,7 @@ package dev.millrace.bench.e2e;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -13,6 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+
+import org.apache.kafka.common.Uuid;
 
 /**
  * What {@code SASL_SSL} costs each broker, and Millrace against Apache Kafka 4.4 over it (issue 26): Kafka's
@@ -31,8 +34,8 @@ import java.util.Set;
  * runs each broker gets an unmeasured warm-up over each listener. Settings other than the listeners are each
  * broker's defaults, as in {@link BrokerComparison}; producers run with {@code enable.idempotence=false}.
  *
- * <p>Reported per scenario and broker: the figures over SASL_SSL and over PLAINTEXT, the cost (SASL_SSL /
- * PLAINTEXT records/s) and Millrace/Kafka over each transport, against the issue's target: over SASL_SSL Millrace
+ * <p>Reported per scenario and broker: the figures over SASL_SSL and over PLAINTEXT (with the CPU time the broker's
+ * process used during the run), the cost (SASL_SSL / PLAINTEXT records/s) and Millrace/Kafka over each transport, against the issue's target: over SASL_SSL Millrace
  * >= 1.5x Kafka for produce and >= 1x for consume.
  *
  * <pre>
@@ -294,7 +297,7 @@ public final class TlsComparison {
                     "share.coordinator.state.topic.min.isr=1"));
             properties.addAll(tls.kafkaProperties(port, securePort, controllerPort));
             node = BrokerNode.startKafka(peerClasspath, workDir, name, BrokerComparison.BROKER_JVM, cleanup, 1, port,
-                    controllerPort, "1@127.0.0.1:" + controllerPort, org.apache.kafka.common.Uuid.randomUuid()
+                    controllerPort, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid()
                             .toString(), properties);
         }
         node.awaitPort(securePort);
@@ -337,8 +340,15 @@ public final class TlsComparison {
         BrokerComparison.settle();
         String label = node.name().toLowerCase(Locale.ROOT) + "-" + transport.label().toLowerCase(Locale.ROOT) + "-"
                 + scenario.kind().key();
+        Duration cpuBefore = node.cpuTime();
         PerfResult result = PerfTool.run(label, peerClasspath, toolArgs(target, scenario, transport, tls),
                 scenario.records(), scenario.timeout(), workDir, cleanup);
+        Duration cpuAfter = node.cpuTime();
+        if (result.ok() && cpuBefore != null && cpuAfter != null) {
+            Map<Metric, Double> figures = new EnumMap<>(result.figures());
+            figures.put(Metric.BROKER_CPU_S, cpuAfter.minus(cpuBefore).toMillis() / 1000.0);
+            result = new PerfResult(result.status(), result.reason(), figures);
+        }
         if (!node.alive()) {
             node.printLogTail(30);
             return new PerfResult(PerfResult.Status.FAILED, node.name() + " exited during the run (code "

@@ -1,5 +1,6 @@
 package dev.millrace.bench.e2e;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,7 +43,9 @@ final class TlsResultTable {
                     .append('\n');
             out.append(String.format(Locale.ROOT, row, "", "M SASL_SSL", "M PLAIN", "M cost", "K SASL_SSL",
                     "K PLAIN", "K cost", "M/K TLS", "M/K PLAIN"));
-            for (Metric metric : scenario.metrics()) {
+            List<Metric> metrics = new ArrayList<>(scenario.metrics());
+            metrics.add(Metric.BROKER_CPU_S);
+            for (Metric metric : metrics) {
                 out.append(String.format(Locale.ROOT, row, metric.label(),
                         cell(byBroker, ResultTable.MILLRACE, Transport.SASL_SSL, metric),
                         cell(byBroker, ResultTable.MILLRACE, Transport.PLAINTEXT, metric),
@@ -63,8 +66,9 @@ final class TlsResultTable {
     String markdown(String command) {
         StringBuilder out = new StringBuilder();
         out.append("| run | Millrace SASL_SSL | Millrace PLAINTEXT | Millrace cost | Kafka SASL_SSL | Kafka PLAINTEXT "
-                + "| Kafka cost | M/K SASL_SSL | M/K PLAINTEXT | p99 ms M SASL_SSL / K SASL_SSL | target: met? |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + "| Kafka cost | M/K SASL_SSL | M/K PLAINTEXT | p99 ms M SASL_SSL / K SASL_SSL "
+                + "| broker CPU s M SASL_SSL / PLAINTEXT, K SASL_SSL / PLAINTEXT | target: met? |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Map.Entry<Scenario, Map<String, Map<Transport, PerfResult>>> entry : results.entrySet()) {
             Scenario scenario = entry.getKey();
             Map<String, Map<Transport, PerfResult>> b = entry.getValue();
@@ -84,6 +88,10 @@ final class TlsResultTable {
                     .append(" | ").append(scenario.producer()
                             ? cell(b, ResultTable.MILLRACE, Transport.SASL_SSL, Metric.P99_MS) + " / "
                             + cell(b, ResultTable.KAFKA, Transport.SASL_SSL, Metric.P99_MS) : "-")
+                    .append(" | ").append(cell(b, ResultTable.MILLRACE, Transport.SASL_SSL, Metric.BROKER_CPU_S))
+                    .append(" / ").append(cell(b, ResultTable.MILLRACE, Transport.PLAINTEXT, Metric.BROKER_CPU_S))
+                    .append(", ").append(cell(b, ResultTable.KAFKA, Transport.SASL_SSL, Metric.BROKER_CPU_S))
+                    .append(" / ").append(cell(b, ResultTable.KAFKA, Transport.PLAINTEXT, Metric.BROKER_CPU_S))
                     .append(" | ").append(verdict).append(" |\n");
         }
         out.append("\nSASL_SSL command of the first run (PLAINTEXT: without --command-config):\n\n```\n")
