@@ -379,7 +379,7 @@ public final class BrokerComparison {
     }
 
     /** Flushes dirty pages so one run's writeback does not fall into the next, then lets the machine settle. */
-    private static void settle() throws IOException, InterruptedException {
+    static void settle() throws IOException, InterruptedException {
         Process sync = new ProcessBuilder("sync").inheritIO().start();
         if (!sync.waitFor(120, TimeUnit.SECONDS)) {
             sync.destroyForcibly();
@@ -387,7 +387,7 @@ public final class BrokerComparison {
         Thread.sleep(2_000);
     }
 
-    private static String summary(Scenario scenario, PerfResult result) {
+    static String summary(Scenario scenario, PerfResult result) {
         if (!result.ok()) {
             return result.status().text() + ": " + result.reason();
         }
@@ -411,7 +411,11 @@ public final class BrokerComparison {
     }
 
     private String peerClasspath() throws IOException {
-        Path file = options.peerClasspathFile();
+        return readPeerClasspath(options.peerClasspathFile());
+    }
+
+    /** The Kafka classpath the bench build wrote to {@code file}, checked to be there and not empty. */
+    static String readPeerClasspath(Path file) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new IllegalStateException(file + " not found; build first with: mvn -B -q package -DskipTests");
         }
@@ -439,8 +443,13 @@ public final class BrokerComparison {
     }
 
     private String gitDescribe() {
+        return gitDescribe(options.home());
+    }
+
+    /** {@code git describe --always --dirty} of {@code home}, or "unknown". */
+    static String gitDescribe(Path home) {
         try {
-            Process git = new ProcessBuilder("git", "-C", options.home().toString(), "describe", "--always",
+            Process git = new ProcessBuilder("git", "-C", home.toString(), "describe", "--always",
                     "--dirty").redirectErrorStream(true).start();
             if (!git.waitFor(10, TimeUnit.SECONDS)) {
                 git.destroyForcibly();
@@ -460,7 +469,7 @@ public final class BrokerComparison {
         System.out.println("[" + elapsed(start) + "] " + message);
     }
 
-    private static String elapsed(long since) {
+    static String elapsed(long since) {
         long seconds = Duration.ofNanos(System.nanoTime() - since).toSeconds();
         return String.format(Locale.ROOT, "%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60);
     }

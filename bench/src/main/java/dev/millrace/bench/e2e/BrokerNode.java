@@ -133,7 +133,8 @@ public final class BrokerNode implements AutoCloseable {
      * Formats and starts one Kafka KRaft node (combined broker and controller) named {@code name}: node
      * {@code nodeId} listening on {@code port} and, as a controller, on {@code controllerPort}; {@code voters}
      * is the {@code controller.quorum.voters} list and {@code clusterId} the id every node of one cluster is
-     * formatted with; {@code extraProperties} ({@code name=value}) are appended to its server.properties.
+     * formatted with; {@code extraProperties} ({@code name=value}) are appended to its server.properties, each
+     * replacing the default line of the same name (e.g. {@code listeners}).
      */
     static BrokerNode startKafka(String peerClasspath, Path workDir, String name, List<String> jvm, Cleanup cleanup,
                                  int nodeId, int port, int controllerPort, String voters, String clusterId,
@@ -151,6 +152,13 @@ public final class BrokerNode implements AutoCloseable {
                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
                 "log.dirs=" + data,
                 "group.initial.rebalance.delay.ms=0"));
+        for (String extra : extraProperties) {
+            int equals = extra.indexOf('=');
+            if (equals > 0) {
+                String key = extra.substring(0, equals + 1);
+                lines.removeIf(line -> line.startsWith(key));
+            }
+        }
         lines.addAll(extraProperties);
         lines.add("");
         Files.writeString(properties, String.join("\n", lines), StandardCharsets.UTF_8);
@@ -232,12 +240,22 @@ public final class BrokerNode implements AutoCloseable {
         return name;
     }
 
+    /** Waits until this node also accepts connections on {@code otherPort} (a second listener). */
+    void awaitPort(int otherPort) throws InterruptedException {
+        Cleanup.awaitPort(process, otherPort, STARTUP_TIMEOUT, name);
+    }
+
     public String bootstrap() {
         return "127.0.0.1:" + port;
     }
 
     public long pid() {
         return process.pid();
+    }
+
+    /** CPU time (user + system, all threads) the broker's process has used so far, or null where the OS does not say. */
+    public Duration cpuTime() {
+        return process.info().totalCpuDuration().orElse(null);
     }
 
     public boolean alive() {

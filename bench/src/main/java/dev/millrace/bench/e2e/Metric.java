@@ -23,6 +23,8 @@ enum Metric {
     FETCH_RECORDS_PER_SEC("records/s, fetching only", true, "%,.0f"),
     FETCH_MB_PER_SEC("MB/s, fetching only", true, "%,.2f"),
     GROUP_JOIN_MS("group join (rebalance) ms", false, "%,.0f"),
+    /** CPU time the broker's process used during the run (user + system, all threads), from the OS. */
+    BROKER_CPU_S("broker CPU s", false, "%,.1f"),
     /** Share-group records/s over consumer-group records/s on the same broker, same topic, same run. */
     SHARE_OF_GROUP("share/group records/s", true, "%,.2f");
 
