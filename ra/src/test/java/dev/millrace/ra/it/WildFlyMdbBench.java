@@ -64,8 +64,10 @@ import dev.millrace.ra.it.bench.MillraceBenchMdb;
  *       stopped (transactions of 500), then delivery starts: messages per second from the first
  *       {@code onMessage} to the last (the activation's own start, before the first delivery, is not counted).</li>
  *   <li>Latency: delivery on, {@code bench.mdb.latency.warmup} messages at {@code bench.mdb.rate} per second,
- *       then {@code bench.mdb.latency.messages} more at that rate, each sent on its own outside a transaction;
- *       p50/p99/max from just before {@code send} to the start of {@code onMessage}.</li>
+ *       then {@code bench.mdb.latency.messages} more at that rate, each sent on its own outside a transaction, by
+ *       {@code bench.mdb.senders} threads sharing one schedule (one thread could not hold 500 msgs/s on Artemis,
+ *       whose every persistent send waits for its journal's fsync); p50/p99/max from just before {@code send} to the
+ *       start of {@code onMessage}.</li>
  *   <li>Order: each phase runs Millrace then Artemis, or Artemis first with {@code -Dbench.mdb.artemisFirst=true}.</li>
  * </ul>
  * Every round must see every message it sent (nothing lost); the targets (Millrace at least 1.5x Artemis's
@@ -84,6 +86,7 @@ class WildFlyMdbBench {
     private final int rate = Integer.getInteger("bench.mdb.rate", 500);
     private final int latencyWarmup = Integer.getInteger("bench.mdb.latency.warmup", 2_000);
     private final int latencyMessages = Integer.getInteger("bench.mdb.latency.messages", 10_000);
+    private final int senders = Integer.getInteger("bench.mdb.senders", 4);
     private final boolean artemisFirst = Boolean.getBoolean("bench.mdb.artemisFirst");
 
     private final HttpClient http = HttpClient.newHttpClient();
@@ -146,15 +149,20 @@ class WildFlyMdbBench {
         try {
             List<String> sides = artemisFirst ? List.of("artemis", "millrace") : List.of("millrace", "artemis");
             for (String side : sides) {
+                progress("warm-up", side, "start");
                 drain(side, warmup);
             }
             Map<String, Map<String, String>> throughput = new LinkedHashMap<>();
             for (String side : sides) {
+                progress("throughput", side, "start");
                 throughput.put(side, drain(side, messages));
+                progress("throughput", side, "end");
             }
             Map<String, Map<String, String>> latency = new LinkedHashMap<>();
             for (String side : sides) {
+                progress("latency", side, "start");
                 latency.put(side, atFixedRate(side));
+                progress("latency", side, "end");
             }
             report(sides, throughput, latency);
         } finally {
@@ -203,7 +211,8 @@ class WildFlyMdbBench {
         try {
             for (int count : new int[] {latencyWarmup, latencyMessages}) {
                 call("reset", "side=" + side + "&expected=" + count);
-                String reached = call("paced", "side=" + side + "&count=" + count + "&rate=" + rate);
+                String reached = call("paced", "side=" + side + "&count=" + count + "&rate=" + rate
+                        + "&senders=" + senders);
                 Map<String, String> round = parse(call("await", "side=" + side + "&timeoutMs=120000"));
                 assertThat(round.get("count")).as(side + " at a fixed rate " + round)
                         .isEqualTo(String.valueOf(count));
@@ -235,8 +244,8 @@ class WildFlyMdbBench {
                 messages, m.get("msgsPerSec"), a.get("msgsPerSec"), ratio));
         lines.add("| latency at %,d msgs/s, %,d msgs: p50 / p99 / max, ms | %s | %s | p99 %.2f |".formatted(
                 rate, latencyMessages, millis(ml), millis(al), p99Ratio));
-        lines.add("| rate reached by the sender, msgs/s | %s | %s | - |".formatted(
-                ml.get("rateReached"), al.get("rateReached")));
+        lines.add("| rate reached by the %d senders, msgs/s | %s | %s | - |".formatted(
+                senders, ml.get("rateReached"), al.get("rateReached")));
         lines.add("");
         lines.add("Targets: throughput >= 1.5x Artemis: " + (ratio >= 1.5 ? "met" : "NOT met")
                 + "; p99 <= Artemis: " + (p99Ratio <= 1.0 ? "met" : "NOT met"));
@@ -244,6 +253,11 @@ class WildFlyMdbBench {
         String text = String.join("\n", lines) + "\n";
         System.out.println(text);
         Files.writeString(Path.of(System.getProperty("bench.mdb.report", "target/mdb-bench.md")), text);
+    }
+
+    /** One line of progress on the test's output, with the wall-clock time (to match with a profile or CPU log). */
+    private static void progress(String phase, String side, String event) {
+        System.out.println(java.time.LocalTime.now() + " mdb-bench " + phase + " " + side + " " + event);
     }
 
     private static String millis(Map<String, String> round) {
