@@ -59,10 +59,14 @@ import dev.millrace.ra.it.bench.MillraceBenchMdb;
  *       being measured consumes.</li>
  *   <li>Senders in the server ({@link BenchSender}), through each side's pooled connection factory, the same way
  *       for both; the send time is the server JVM's {@code nanoTime}, like the MDB's.</li>
- *   <li>Warm-up: each side fills and drains {@code bench.mdb.warmup} messages.</li>
- *   <li>Throughput: the queue is filled with {@code bench.mdb.messages} messages while the MDB's delivery is
- *       stopped (transactions of 500), then delivery starts: messages per second from the first
- *       {@code onMessage} to the last (the activation's own start, before the first delivery, is not counted).</li>
+ *   <li>Warm-up: each side fills and drains {@code bench.mdb.warmup} messages (20,000: with 5,000, the JIT
+ *       compilers of both JVMs still took a third of the CPU during the first measured round).</li>
+ *   <li>Throughput: the queue is filled with {@code bench.mdb.messages} messages (20,000) while the MDB's
+ *       delivery is stopped (transactions of 500), then delivery starts: messages per second from the first
+ *       {@code onMessage} to the last (the activation's own start, before the first delivery, is not counted).
+ *       20,000 of these messages stay under the 10 MiB that {@code standalone-full} lets an Artemis address hold in
+ *       memory; 50,000 make Artemis page to disk ({@code AMQ222038} in {@code server.log}), which is its default
+ *       but measures paging more than MDB delivery.</li>
  *   <li>Latency: delivery on, {@code bench.mdb.latency.warmup} messages at {@code bench.mdb.rate} per second,
  *       then {@code bench.mdb.latency.messages} more at that rate, each sent on its own outside a transaction, by
  *       {@code bench.mdb.senders} threads sharing one schedule (one thread could not hold 500 msgs/s on Artemis,
@@ -81,7 +85,7 @@ class WildFlyMdbBench {
     private static final String POOL = "mdb-bench-pool";
     private static final int FILL_BATCH = 500;
 
-    private final int warmup = Integer.getInteger("bench.mdb.warmup", 5_000);
+    private final int warmup = Integer.getInteger("bench.mdb.warmup", 20_000);
     private final int messages = Integer.getInteger("bench.mdb.messages", 20_000);
     private final int rate = Integer.getInteger("bench.mdb.rate", 500);
     private final int latencyWarmup = Integer.getInteger("bench.mdb.latency.warmup", 2_000);
