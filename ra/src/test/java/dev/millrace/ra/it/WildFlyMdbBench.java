@@ -38,7 +38,7 @@ import dev.millrace.ra.it.bench.MillraceBenchMdb;
 
 /**
  * Issue 25's benchmark: message-driven beans on the Millrace resource adapter against WildFly's own messaging
- * (ActiveMQ Artemis, the {@code messaging-activemq} subsystem of {@code standalone-full}, its defaults), in one
+ * (ActiveMQ Artemis, the {@code messaging-activemq} subsystem of {@code standalone-full}), in one
  * WildFly, one run. Not a test of the default build: it runs only with {@code -Pmdb-bench} (ra/pom.xml), which
  * prints and writes ({@code ra/target/mdb-bench.md}) one table: Millrace, Artemis, ratio.
  *
@@ -48,8 +48,8 @@ import dev.millrace.ra.it.bench.MillraceBenchMdb;
  *       {@code standalone-full-mdb-bench.xml}; port offset 300, so it never meets the default suites' server),
  *       {@code -Xms1g -Xmx1g -XX:+AlwaysPreTouch}; the Millrace broker in the test JVM on loopback
  *       ({@link MillraceBrokerExtension}, its defaults: no fsync per append, like Kafka). Artemis keeps WildFly's
- *       defaults (but the benchmark queue's memory, below), which sync its journal on every commit: the two do not promise the same durability against a
- *       power cut (both survive a killed process).</li>
+ *       defaults (but the benchmark queue's memory, below), which sync its journal on every commit: the two do not
+ *       promise the same durability against a power cut (both survive a killed process).</li>
  *   <li>One application, two MDBs, each container-managed (Required), {@code maxSession}=15, persistent messages:
  *       {@link MillraceBenchMdb} bound to {@code millrace-ra.rar} ({@code jboss-ejb3.xml}), {@link ArtemisBenchMdb}
  *       to {@code activemq-ra} (the server's default here). Both draw from one bean-instance pool of 15
