@@ -133,6 +133,7 @@ final class MetadataQuorum implements AutoCloseable {
             throw new IllegalStateException(logPrefix + "the quorum node can start only once");
         }
         disableBoltFileLogging();
+        JraftSignalGuard.install();
         Files.createDirectories(config.dataDir());
         RpcServer rpcServer = new BoltRpcServer(
                 new com.alipay.remoting.rpc.RpcServer(config.host(), config.port(), true));
