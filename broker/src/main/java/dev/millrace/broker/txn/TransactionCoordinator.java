@@ -214,6 +214,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         long records;
         try {
             records = TxnLogLoader.replay(topic.log(p.partition), p.partition, p.txns, p.branches);
+            p.reindexBranches();
         } catch (RuntimeException e) {
             log.error("Cannot load the transactions of {}", p, e);
             p.loaded.completeExceptionally(e);

@@ -161,7 +161,7 @@ final class TxnPartitions {
                     TxnLogRecordSerde.serializeValue(txn)});
         }
         appendRecords(p, records);
-        p.branches.put(branch.xid(), branch);
+        p.putBranch(branch);
         if (txn != null) {
             p.txns.put(txn.transactionalId(), txn);
         }
@@ -170,7 +170,7 @@ final class TxnPartitions {
     /** Appends a tombstone for the XA branch {@code xid}, fenced as {@link #append}, and forgets it. */
     void removeBranch(TxnPartition p, XaXid xid) {
         appendRecords(p, List.<byte[][]>of(new byte[][] {TxnLogRecordSerde.serializeBranchKey(xid), null}));
-        p.branches.remove(xid);
+        p.removeBranch(xid);
     }
 
     /** Whether {@code p} is still served here and {@code branch} is still its Xid's state. */

@@ -316,13 +316,9 @@ final class XaBranches {
      */
     CompletableFuture<Errors> commitByProducer(TxnPartition p, TransactionMetadata id) {
         // the id's earlier branches of the same producer id and epoch are completed (they freed the producer)
-        XaBranch branch = null;
-        for (XaBranch b : p.branches.values()) {
-            if (b.transactionalId().equals(id.transactionalId()) && b.producerId() == id.producerId()
-                    && b.producerEpoch() == id.producerEpoch() && !b.state().isCompleted()) {
-                branch = b;
-                break;
-            }
+        XaBranch branch = p.openBranch(id.transactionalId());
+        if (branch != null && (branch.producerId() != id.producerId() || branch.producerEpoch() != id.producerEpoch())) {
+            branch = null;
         }
         if (branch == null || branch.heuristic()) {
             return done(Errors.INVALID_TXN_STATE);
