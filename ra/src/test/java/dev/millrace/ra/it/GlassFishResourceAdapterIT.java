@@ -10,12 +10,10 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import org.jboss.arquillian.container.test.api.Deployer;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -39,7 +37,6 @@ import dev.millrace.ra.it.app.DefinedServlet;
 import dev.millrace.ra.it.app.DurableTopicMdb;
 import dev.millrace.ra.it.app.Forwarding;
 import dev.millrace.ra.it.app.LoadMdb;
-import jakarta.ejb.MessageDriven;
 
 /**
  * The resource adapter in a real GlassFish 7 ({@code domain1}, started by Arquillian) against a real Millrace broker
@@ -64,7 +61,7 @@ import jakarta.ejb.MessageDriven;
 class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
 
     /** The module name of the deployed .rar, which beans and pools name as their resource adapter. */
-    static final String ADAPTER = "millrace-ra";
+    static final String ADAPTER = GlassFishMdbBindings.ADAPTER;
 
     static final String FACTORY_JNDI = "java:app/jms/millrace/ConnectionFactory";
 
@@ -97,7 +94,7 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
         return appWar("millrace-it.war", Map.of(AppResources.CONNECTION_FACTORY, FACTORY_JNDI,
                 AppResources.DATA_SOURCE, DATA_SOURCE_JNDI), APP_CLASSES)
                 .addAsWebInfResource(new StringAsset(resources(true)), "glassfish-resources.xml")
-                .addAsWebInfResource(new StringAsset(mdbBindings(APP_CLASSES)), "glassfish-ejb-jar.xml");
+                .addAsWebInfResource(new StringAsset(GlassFishMdbBindings.of(APP_CLASSES)), "glassfish-ejb-jar.xml");
     }
 
     @Deployment(name = "topic-app", managed = false, testable = false)
@@ -114,7 +111,7 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
     private static WebArchive factoryOnlyWar(String name, Class<?>... classes) {
         return appWar(name, Map.of(AppResources.CONNECTION_FACTORY, FACTORY_JNDI), classes)
                 .addAsWebInfResource(new StringAsset(resources(false)), "glassfish-resources.xml")
-                .addAsWebInfResource(new StringAsset(mdbBindings(classes)), "glassfish-ejb-jar.xml");
+                .addAsWebInfResource(new StringAsset(GlassFishMdbBindings.of(classes)), "glassfish-ejb-jar.xml");
     }
 
     @Deployment(name = "defined-app", managed = false, testable = false)
@@ -179,7 +176,7 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
 
     private static WebArchive badWar(String name, Class<?> mdb) {
         return ShrinkWrap.create(WebArchive.class, name).addClasses(mdb)
-                .addAsWebInfResource(new StringAsset(mdbBindings(mdb)), "glassfish-ejb-jar.xml");
+                .addAsWebInfResource(new StringAsset(GlassFishMdbBindings.of(mdb)), "glassfish-ejb-jar.xml");
     }
 
     /**
@@ -209,28 +206,5 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
                     <connector-resource pool-name="java:app/millrace-pool" jndi-name="%s"/>
                 %s</resources>
                 """.formatted(ADAPTER, MillraceBrokerExtension.bootstrap(), FACTORY_JNDI, database);
-    }
-
-    /** {@code glassfish-ejb-jar.xml} binding each message-driven bean among {@code classes} to the adapter. */
-    static String mdbBindings(Class<?>... classes) {
-        String beans = Arrays.stream(classes).filter(c -> c.isAnnotationPresent(MessageDriven.class))
-                .map(c -> """
-                                <ejb>
-                                    <ejb-name>%s</ejb-name>
-                                    <mdb-resource-adapter>
-                                        <resource-adapter-mid>%s</resource-adapter-mid>
-                                    </mdb-resource-adapter>
-                                </ejb>
-                        """.formatted(c.getSimpleName(), ADAPTER))
-                .collect(Collectors.joining());
-        return """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <!DOCTYPE glassfish-ejb-jar PUBLIC "-//GlassFish.org//DTD GlassFish Application Server 3.1 EJB 3.1//EN"
-                        "http://glassfish.org/dtds/glassfish-ejb-jar_3_1-1.dtd">
-                <glassfish-ejb-jar>
-                    <enterprise-beans>
-                %s    </enterprise-beans>
-                </glassfish-ejb-jar>
-                """.formatted(beans);
     }
 }

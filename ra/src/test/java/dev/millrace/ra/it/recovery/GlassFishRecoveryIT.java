@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
 
+import dev.millrace.ra.it.GlassFishMdbBindings;
 import dev.millrace.ra.it.recovery.app.RecoveryMdb;
 
 /**
@@ -45,7 +46,7 @@ class GlassFishRecoveryIT extends RecoveryScenario {
                         + ":connectionAttributes=;create\\=true", "MillraceRecoveryPool");
         gf.asadmin("create-jdbc-resource", "--connectionpoolid", "MillraceRecoveryPool", DATA_SOURCE);
         Path war = dir.resolve(WAR + ".war");
-        application(DATA_SOURCE).addAsWebInfResource(new StringAsset(mdbBinding()), "glassfish-ejb-jar.xml")
+        application(DATA_SOURCE).addAsWebInfResource(new StringAsset(GlassFishMdbBindings.of(RecoveryMdb.class)), "glassfish-ejb-jar.xml")
                 .as(ZipExporter.class).exportTo(war.toFile());
         gf.asadmin("deploy", "--name", WAR, "--contextroot", WAR, war.toString());
         return gf;
@@ -54,24 +55,5 @@ class GlassFishRecoveryIT extends RecoveryScenario {
     @Override
     protected URI rowsUrl() {
         return URI.create("http://127.0.0.1:" + (PORT_BASE + 80) + "/" + WAR + "/rows");
-    }
-
-    /** {@code glassfish-ejb-jar.xml} binding {@link RecoveryMdb} to the adapter (or GlassFish's own JMS gets it). */
-    private static String mdbBinding() {
-        return """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <!DOCTYPE glassfish-ejb-jar PUBLIC "-//GlassFish.org//DTD GlassFish Application Server 3.1 EJB 3.1//EN"
-                        "http://glassfish.org/dtds/glassfish-ejb-jar_3_1-1.dtd">
-                <glassfish-ejb-jar>
-                    <enterprise-beans>
-                        <ejb>
-                            <ejb-name>%s</ejb-name>
-                            <mdb-resource-adapter>
-                                <resource-adapter-mid>millrace-ra</resource-adapter-mid>
-                            </mdb-resource-adapter>
-                        </ejb>
-                    </enterprise-beans>
-                </glassfish-ejb-jar>
-                """.formatted(RecoveryMdb.class.getSimpleName());
     }
 }
