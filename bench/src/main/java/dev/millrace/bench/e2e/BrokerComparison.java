@@ -182,25 +182,8 @@ public final class BrokerComparison {
             usage();
             return;
         }
-        long start = System.nanoTime();
-        int exit;
-        Cleanup cleanup = null;
-        try {
-            Path workDir = Files.createTempDirectory("millrace-e2e-");
-            cleanup = new Cleanup(workDir, options.keep());
-            Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "e2e-cleanup"));
-            exit = new BrokerComparison(options, workDir, cleanup).run();
-        } catch (Exception e) {
-            System.out.println("The comparison could not run: " + e);
-            e.printStackTrace(System.out);
-            exit = 1;
-        } finally {
-            if (cleanup != null) {
-                cleanup.run();
-            }
-        }
-        System.out.println("Total time: " + elapsed(start));
-        System.exit(exit);
+        Cleanup.runAndExit("millrace-e2e-", options.keep(),
+                (workDir, cleanup) -> new BrokerComparison(options, workDir, cleanup).run());
     }
 
     private int run() throws IOException, InterruptedException {

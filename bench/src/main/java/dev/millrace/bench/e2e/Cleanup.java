@@ -36,6 +36,39 @@ public final class Cleanup implements Runnable {
         this.keep = keep;
     }
 
+    /** A comparison run in its work directory; returns the process exit code. */
+    @FunctionalInterface
+    interface Comparison {
+        int run(Path workDir, Cleanup cleanup) throws Exception;
+    }
+
+    /**
+     * Runs {@code comparison} in a new temporary directory named {@code prefix...}, which this removes afterwards
+     * with every process the comparison tracked (kept if {@code keep}), also from a shutdown hook if the JVM is
+     * stopped first; prints the total time and exits the JVM with the comparison's code (1 if it threw).
+     */
+    static void runAndExit(String prefix, boolean keep, Comparison comparison) {
+        long start = System.nanoTime();
+        int exit;
+        Cleanup cleanup = null;
+        try {
+            Path workDir = Files.createTempDirectory(prefix);
+            cleanup = new Cleanup(workDir, keep);
+            Runtime.getRuntime().addShutdownHook(new Thread(cleanup, prefix + "cleanup"));
+            exit = comparison.run(workDir, cleanup);
+        } catch (Exception e) {
+            System.out.println("The comparison could not run: " + e);
+            e.printStackTrace(System.out);
+            exit = 1;
+        } finally {
+            if (cleanup != null) {
+                cleanup.run();
+            }
+        }
+        System.out.println("Total time: " + BrokerComparison.elapsed(start));
+        System.exit(exit);
+    }
+
     /** Stops {@code process} with the others at cleanup; kills it at once if cleanup has already run. */
     public synchronized void track(Process process) {
         if (done) {

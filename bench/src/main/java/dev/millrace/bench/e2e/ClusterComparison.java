@@ -177,30 +177,14 @@ public final class ClusterComparison {
             usage();
             return;
         }
-        long start = System.nanoTime();
-        int exit;
-        Cleanup cleanup = null;
-        try {
+        Cleanup.runAndExit("millrace-cluster-", options.keep(), (workDir, cleanup) -> {
             Path classpathFile = options.home().resolve("bench/target/kafka-peer.classpath");
             if (!Files.isRegularFile(classpathFile)) {
                 throw new IllegalStateException(classpathFile + " not found; build first");
             }
             String peerClasspath = Files.readString(classpathFile, StandardCharsets.UTF_8).strip();
-            Path workDir = Files.createTempDirectory("millrace-cluster-");
-            cleanup = new Cleanup(workDir, options.keep());
-            Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "cluster-cleanup"));
-            exit = new ClusterComparison(options, workDir, cleanup, peerClasspath).run();
-        } catch (Exception e) {
-            System.out.println("The comparison could not run: " + e);
-            e.printStackTrace(System.out);
-            exit = 1;
-        } finally {
-            if (cleanup != null) {
-                cleanup.run();
-            }
-        }
-        System.out.println("Total time: " + elapsed(start));
-        System.exit(exit);
+            return new ClusterComparison(options, workDir, cleanup, peerClasspath).run();
+        });
     }
 
     private int run() throws IOException, InterruptedException {

@@ -1,7 +1,6 @@
 package dev.millrace.bench.e2e;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -161,25 +160,8 @@ public final class TlsComparison {
             usage();
             return;
         }
-        long start = System.nanoTime();
-        int exit;
-        Cleanup cleanup = null;
-        try {
-            Path workDir = Files.createTempDirectory("millrace-tls-");
-            cleanup = new Cleanup(workDir, options.keep());
-            Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "tls-cleanup"));
-            exit = new TlsComparison(options, workDir, cleanup).run();
-        } catch (Exception e) {
-            System.out.println("The comparison could not run: " + e);
-            e.printStackTrace(System.out);
-            exit = 1;
-        } finally {
-            if (cleanup != null) {
-                cleanup.run();
-            }
-        }
-        System.out.println("Total time: " + BrokerComparison.elapsed(start));
-        System.exit(exit);
+        Cleanup.runAndExit("millrace-tls-", options.keep(),
+                (workDir, cleanup) -> new TlsComparison(options, workDir, cleanup).run());
     }
 
     private int run() throws IOException, InterruptedException {
