@@ -1,7 +1,6 @@
 package dev.millrace.jms;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,6 +9,7 @@ import org.apache.kafka.common.utils.Time;
 
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.server.BrokerServer;
+import dev.millrace.broker.testing.TestPorts;
 
 /**
  * A real Millrace broker in this JVM on 127.0.0.1 (any free port), for the provider's integration tests. Share groups
@@ -83,28 +83,10 @@ final class TestBroker implements AutoCloseable {
         return f;
     }
 
-    /**
-     * A port for a test node to listen on: chosen at random below the kernel's ephemeral range (32768 and up here),
-     * where outgoing connections of this and the other test JVM take their local ports and could take it between
-     * this choice and the bind, checked bindable on 127.0.0.1, and never handed out twice in this JVM.
-     */
+    /** A port for a test node to listen on, reserved against every test JVM on this machine ({@link TestPorts}). */
     static int freePort() throws IOException {
-        while (true) {
-            int port = 15_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(17_000);
-            if (!HANDED_OUT.add(port)) {
-                continue;
-            }
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(false);
-                socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
-                return port;
-            } catch (IOException taken) {
-                // in use: try another
-            }
-        }
+        return TestPorts.reserve();
     }
-
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Override
     public void close() throws Exception {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +19,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
+import dev.millrace.broker.testing.TestPorts;
 
 /**
  * {@code millrace cluster} run as a process, as a user runs it: its nodes come up as child processes on
@@ -133,31 +134,8 @@ class ClusterCommandIntegrationTest {
         return new ProcessBuilder(command).redirectError(tmp.resolve("parent.err").toFile()).start();
     }
 
-    /**
-     * A base port P whose P, P+1, P+100, P+101 (and so on per node) are all free now, below the kernel's ephemeral
-     * range (32768 and up here), where outgoing connections could take one before the nodes bind it.
-     */
+    /** A base port P with P, P+1, P+100, P+101 (and so on per node) reserved for this test ({@link TestPorts}). */
     private static int freeBasePort() {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int candidate = 15_000 + java.util.concurrent.ThreadLocalRandom.current()
-                    .nextInt(32_000 - 15_000 - 2 - (NODES - 1) * 100);
-            if (allFree(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("no free base port found");
-    }
-
-    private static boolean allFree(int basePort) {
-        for (int i = 0; i < NODES; i++) {
-            for (int offset : new int[] {0, 1}) {
-                try (ServerSocket ignored = new ServerSocket(basePort + i * 100 + offset)) {
-                    // free
-                } catch (IOException taken) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return TestPorts.reserveBlock(NODES, 100, 2);
     }
 }

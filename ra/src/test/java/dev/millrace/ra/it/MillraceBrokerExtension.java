@@ -1,12 +1,9 @@
 package dev.millrace.ra.it;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -14,6 +11,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 import dev.millrace.broker.config.BrokerConfigLoader;
 import dev.millrace.broker.server.BrokerServer;
+import dev.millrace.broker.testing.TestPorts;
 
 /**
  * One real Millrace broker in the test JVM for the whole container suite, on 127.0.0.1 at a port chosen below the
@@ -88,18 +86,9 @@ public final class MillraceBrokerExtension implements BeforeAllCallback {
             return port;
         }
 
-        /** A port on 127.0.0.1 below the kernel's ephemeral range that is free now. */
+        /** A port for a test node to listen on, reserved against every test JVM on this machine ({@link TestPorts}). */
         public static int freePort() throws IOException {
-            while (true) {
-                int port = 15_000 + ThreadLocalRandom.current().nextInt(17_000);
-                try (ServerSocket socket = new ServerSocket()) {
-                    socket.setReuseAddress(false);
-                    socket.bind(new InetSocketAddress("127.0.0.1", port));
-                    return port;
-                } catch (IOException taken) {
-                    // in use: try another
-                }
-            }
+            return TestPorts.reserve();
         }
 
         @Override
