@@ -106,6 +106,34 @@ class QueueConsumerWindowIntegrationTest {
         }
     }
 
+    /**
+     * A consumer that keeps receiving fetches again once half its window is free, not after every message it takes: a
+     * ShareFetch of one record costs a round trip and a state save on the broker like one of hundreds. Each message
+     * here is acknowledged on its own (a round trip, as an MDB's transaction commits), so a fetch sent after each take
+     * came back with the few records taken since: 2,000 messages through a window of 100 took 104 fetches; refilled by
+     * halves, 40 (one per 50).
+     */
+    @Test
+    void shouldRefillTheWindowByHalvesNotMessageByMessage() throws Exception {
+        MillraceConnectionFactory factory = broker.factory();
+        factory.setPrefetch(100);
+        try (Connection c = factory.createConnection()) {
+            Session session = c.createSession(Session.CLIENT_ACKNOWLEDGE);
+            jakarta.jms.Queue queue = session.createQueue("window.refill");
+            send(session, queue, 2_000);
+            MessageConsumer consumer = session.createConsumer(queue);
+            c.start();
+            long fetchesBefore = broker.requestCount(org.apache.kafka.common.protocol.ApiKeys.SHARE_FETCH);
+            for (int i = 0; i < 2_000; i++) {
+                Message m = consumer.receive(10_000);
+                assertThat(m).as("message %d of 2,000", i).isNotNull();
+                m.acknowledge();
+            }
+            long fetches = broker.requestCount(org.apache.kafka.common.protocol.ApiKeys.SHARE_FETCH) - fetchesBefore;
+            assertThat(fetches).as("ShareFetch requests for 2,000 messages through a window of 100").isLessThan(60);
+        }
+    }
+
     @Test
     void shouldDeliverToAWaitingQueueConsumerWhileAnotherHoldsReadAheadMessages() throws Exception {
         assertNoStarvation(false, 2);

@@ -77,6 +77,11 @@ final class TestBroker implements AutoCloseable {
         return "127.0.0.1:" + server.boundAddress(listener).getPort();
     }
 
+    /** How many requests of {@code api} the broker has handled. */
+    synchronized long requestCount(org.apache.kafka.common.protocol.ApiKeys api) {
+        return server.apis().requestCount(api);
+    }
+
     MillraceConnectionFactory factory() {
         MillraceConnectionFactory f = new MillraceConnectionFactory(bootstrap());
         f.setRequestTimeoutMs(10_000);

@@ -45,7 +45,8 @@ import dev.millrace.protocol.ext.ShareState;
  * fetch of its members here).
  *
  * <p>Saves of one share-partition are taken and written one at a time, in order (a delta applies to the save before
- * it); saves of different share-partitions go in parallel. The wait blocks the calling thread (a request thread, or
+ * it), and the saves asked for while one is written are served by one write taken after it ({@link SaveRounds}); saves
+ * of different share-partitions go in parallel. The wait blocks the calling thread (a request thread, or
  * the timer's for a lock expiry): with every request thread of two brokers waiting on each other's coordinator, both
  * wait out {@code timeoutMs}; the coordinator side holds no thread while its write replicates.
  *
@@ -65,8 +66,8 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
     private final long timeoutMs;
     private final long retryBackoffMs;
     private final ShareStateClient client;
-    /** Serialises the saves of each share-partition (taking the state, then writing it). */
-    private final Map<SharePartitionKey, Object> saveLocks = new ConcurrentHashMap<>();
+    /** Serialises the saves of each share-partition (taking the state, then writing it), in rounds. */
+    private final Map<SharePartitionKey, SaveRounds> saveLocks = new ConcurrentHashMap<>();
 
     public ClusterShareStateStore(ShareStateCoordinator local, CoordinatorLocator locator, int nodeId, long timeoutMs,
                                   long retryBackoffMs) {
@@ -100,7 +101,7 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
         SharePartitionKey key = partition.key();
         String groupId = key.groupId();
         int index = key.topicPartition().partition();
-        synchronized (saveLocks.computeIfAbsent(key, k -> new Object())) {
+        saveLocks.computeIfAbsent(key, k -> new SaveRounds()).save(() -> {
             SharePartition.EncodedState state = partition.encodedState();
             int leaderEpoch = partition.leaderEpoch();
             try {
@@ -121,7 +122,7 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
                 }
                 throw e;
             }
-        }
+        });
     }
 
     @Override
