@@ -59,8 +59,14 @@ import dev.millrace.ra.it.bench.MillraceBenchMdb;
  *       being measured consumes.</li>
  *   <li>Senders in the server ({@link BenchSender}), through each side's pooled connection factory, the same way
  *       for both; the send time is the server JVM's {@code nanoTime}, like the MDB's.</li>
- *   <li>Warm-up: each side fills and drains {@code bench.mdb.warmup} messages (20,000: with 5,000, the JIT
- *       compilers of both JVMs still took a third of the CPU during the first measured round).</li>
+ *   <li>Warm-up: each side fills and drains {@code bench.mdb.warmup} messages (20,000) per round, until the JIT
+ *       compilers have settled: a round in which neither JVM (the server's, read through its {@code platform-mbean}
+ *       resource, and the test JVM, which runs the Millrace broker) spent more than
+ *       {@code bench.mdb.warmup.jitShare} (5%) of the round's time compiling, or {@code bench.mdb.warmup.rounds}
+ *       (12) rounds. With one fixed round of 20,000 the compilers of both JVMs still took about a third of both cores
+ *       in the measured drain: on two cores one C2 thread per JVM works through a long queue, and a method compiled
+ *       with profiling (C1) in the warm-up got its optimised (C2) version only in the measured round. The rounds each
+ *       side took and the compile time of its last round are reported.</li>
  *   <li>Throughput: the queue is filled with {@code bench.mdb.messages} messages (20,000) while the MDB's
  *       delivery is stopped (transactions of 500), then delivery starts: messages per second from the first
  *       {@code onMessage} to the last (the activation's own start, before the first delivery, is not counted).
@@ -89,6 +95,8 @@ class WildFlyMdbBench {
     private static final long ARTEMIS_QUEUE_MAX_BYTES = 128L << 20;
 
     private final int warmup = Integer.getInteger("bench.mdb.warmup", 20_000);
+    private final int warmupRounds = Integer.getInteger("bench.mdb.warmup.rounds", 12);
+    private final double warmupJitShare = Double.parseDouble(System.getProperty("bench.mdb.warmup.jitShare", "0.05"));
     private final int messages = Integer.getInteger("bench.mdb.messages", 20_000);
     private final int rate = Integer.getInteger("bench.mdb.rate", 500);
     private final int latencyWarmup = Integer.getInteger("bench.mdb.latency.warmup", 2_000);
@@ -155,9 +163,10 @@ class WildFlyMdbBench {
         deployer.deploy("app");
         try {
             List<String> sides = artemisFirst ? List.of("artemis", "millrace") : List.of("millrace", "artemis");
+            Map<String, String> warmups = new LinkedHashMap<>();
             for (String side : sides) {
                 progress("warm-up", side, "start");
-                drain(side, warmup);
+                warmups.put(side, warmUp(side));
             }
             Map<String, Map<String, String>> throughput = new LinkedHashMap<>();
             for (String side : sides) {
@@ -171,7 +180,7 @@ class WildFlyMdbBench {
                 latency.put(side, atFixedRate(side));
                 progress("latency", side, "end");
             }
-            report(sides, throughput, latency);
+            report(sides, throughput, latency, warmups);
         } finally {
             deployer.undeploy("app");
         }
@@ -219,6 +228,40 @@ class WildFlyMdbBench {
         }
     }
 
+    /**
+     * Warm-up rounds of {@link #warmup} messages until a round's compile time in each JVM is under
+     * {@link #warmupJitShare} of its wall time, or {@link #warmupRounds} rounds; what it took, for the report.
+     */
+    private String warmUp(String side) throws Exception {
+        java.lang.management.CompilationMXBean local = java.lang.management.ManagementFactory.getCompilationMXBean();
+        String last = "";
+        for (int round = 1; round <= warmupRounds; round++) {
+            long serverBefore = serverCompileMs();
+            long localBefore = local.getTotalCompilationTime();
+            long start = System.nanoTime();
+            drain(side, warmup);
+            long wallMs = Math.max(1, (System.nanoTime() - start) / 1_000_000);
+            long serverMs = serverCompileMs() - serverBefore;
+            long localMs = local.getTotalCompilationTime() - localBefore;
+            last = "%d round(s); compiling in the last (%d ms): server JVM %d ms, test JVM %d ms"
+                    .formatted(round, wallMs, serverMs, localMs);
+            progress("warm-up", side, last);
+            if (Math.max(serverMs, localMs) <= warmupJitShare * wallMs) {
+                return last;
+            }
+        }
+        return last + " (not settled)";
+    }
+
+    /** The server JVM's total JIT compile time (ms), from its platform-mbean resource. */
+    private long serverCompileMs() throws IOException {
+        ModelNode read = operation("read-attribute", address("core-service", "platform-mbean", "type", "compilation"));
+        read.get("name").set("total-compilation-time");
+        ModelNode result = management.getControllerClient().execute(read);
+        assertThat(result.get("outcome").asString()).as(read + " answered " + result).isEqualTo("success");
+        return result.get("result").asLong();
+    }
+
     /** With delivery on: the latency warm-up, then the measured messages, each at {@link #rate} per second. */
     private Map<String, String> atFixedRate(String side) throws Exception {
         delivery(side, "start-delivery");
@@ -242,7 +285,7 @@ class WildFlyMdbBench {
     }
 
     private void report(List<String> sides, Map<String, Map<String, String>> throughput,
-            Map<String, Map<String, String>> latency) throws IOException {
+            Map<String, Map<String, String>> latency, Map<String, String> warmups) throws IOException {
         Map<String, String> m = throughput.get("millrace");
         Map<String, String> a = throughput.get("artemis");
         Map<String, String> ml = latency.get("millrace");
@@ -263,6 +306,8 @@ class WildFlyMdbBench {
         lines.add("");
         lines.add("Targets: throughput >= 1.5x Artemis: " + (ratio >= 1.5 ? "met" : "NOT met")
                 + "; p99 <= Artemis: " + (p99Ratio <= 1.0 ? "met" : "NOT met"));
+        lines.add("warm-up (rounds of %,d msgs until a round compiles under %.0f%% of its time in each JVM): %s"
+                .formatted(warmup, warmupJitShare * 100, warmups));
         lines.add("raw: throughput " + throughput + "; latency " + latency);
         String text = String.join("\n", lines) + "\n";
         System.out.println(text);
