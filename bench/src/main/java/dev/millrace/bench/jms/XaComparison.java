@@ -32,19 +32,24 @@ import jakarta.transaction.TransactionManager;
  * <pre>
  *   mvn -B -q package -DskipTests
  *   java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp bench/target/millrace-bench.jar dev.millrace.bench.jms.XaComparison
- *       [--threads 1,4] [--transactions N] [--warmup N] [--artemis-first] [--only millrace|artemis]
- *       [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
+ *       [--threads 1,4] [--transactions N] [--warmup N] [--warmup-rounds N] [--jit-share F] [--artemis-first]
+ *       [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]
  * </pre>
  *
- * <p>{@code --transactions} is the measured count per thread count (split over the threads), {@code --warmup} the
- * unmeasured count per thread before it. After the runs it checks that every transaction left one row and one output
+ * <p>{@code --transactions} is the measured count per thread count (split over the threads). Before it, warm-up
+ * rounds of {@code --warmup} unmeasured transactions per thread run until the JIT compilers have settled: a round in
+ * which the compiler threads of neither the broker's JVM nor this one ({@link JitActivity}) used more than
+ * {@code --jit-share} (0.05) of the round's time, or {@code --warmup-rounds} (10) rounds; each round is printed with
+ * what the compilers used. This client JVM is shared by both brokers' runs (Narayana and H2 compiled for the first
+ * broker stay compiled for the second): the rounds give each broker its own settled start either way. After the runs it checks that every transaction left one row and one output
  * message. Prints a Markdown table with Millrace/Artemis ratios and the target (Millrace &ge; 1.5x Artemis). Exits 0
  * when every run produced figures and the checks held, 1 otherwise, 2 on bad arguments.
  */
 public final class XaComparison {
 
     private static final String USAGE = "usage: XaComparison [--threads 1,4] [--transactions N] [--warmup N] "
-            + "[--artemis-first] [--only millrace|artemis] [--millrace-set NAME=VALUE]... [--keep] [--home DIR]";
+            + "[--warmup-rounds N] [--jit-share F] [--artemis-first] [--only millrace|artemis] "
+            + "[--millrace-set NAME=VALUE]... [--keep] [--home DIR]";
 
     private XaComparison() {
     }
@@ -56,6 +61,8 @@ public final class XaComparison {
         List<Integer> threadCounts = List.of(1, 4);
         int transactions = 4_000;
         int warmup = 500;
+        int warmupRounds = 10;
+        double jitShare = 0.05;
         List<String> millraceSettings = new ArrayList<>(List.of("group.share.auto.offset.reset=earliest"));
         Path home = Path.of("").toAbsolutePath();
         try {
@@ -70,6 +77,8 @@ public final class XaComparison {
                             .map(Integer::parseInt).toList();
                     case "--transactions" -> transactions = Integer.parseInt(args[++i]);
                     case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                    case "--warmup-rounds" -> warmupRounds = Integer.parseInt(args[++i]);
+                    case "--jit-share" -> jitShare = Double.parseDouble(args[++i]);
                     default -> throw new IllegalArgumentException("unknown argument " + args[i]);
                 }
             }
@@ -81,8 +90,9 @@ public final class XaComparison {
         Cleanup cleanup = new Cleanup(workDir, keep);
         Runtime.getRuntime().addShutdownHook(new Thread(cleanup, "xa-cleanup"));
         System.out.println("XA comparison (issue 24) " + LocalDateTime.now() + ", work directory " + workDir
-                + ", threads " + threadCounts + ", " + transactions + " measured and " + warmup
-                + " warm-up transactions per thread count");
+                + ", threads " + threadCounts + ", " + transactions + " measured transactions per thread count after"
+                + " rounds of " + warmup + " per thread until the JIT compilers used under " + jitShare
+                + " of a round's time (at most " + warmupRounds + " rounds)");
         arjPropertyManager.getObjectStoreEnvironmentBean().setObjectStoreDir(workDir.resolve("narayana").toString());
         arjPropertyManager.getCoreEnvironmentBean().setNodeIdentifier("millrace-xa-bench");
         TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
@@ -96,7 +106,8 @@ public final class XaComparison {
             for (String name : options.order()) {
                 BrokerNode node = JmsBrokers.startNode(name, options, workDir.resolve(name), cleanup);
                 try {
-                    results.put(node.name(), runBroker(node, tm, database, threadCounts, transactions, warmup));
+                    results.put(node.name(), runBroker(node, tm, database, threadCounts, transactions,
+                            new WarmUp(warmup, warmupRounds, jitShare)));
                 } catch (Exception e) {
                     failed = true;
                     System.out.println("  " + node.name() + " failed: " + e);
@@ -114,9 +125,13 @@ public final class XaComparison {
         System.exit(failed || results.size() != options.order().size() ? 1 : 0);
     }
 
+    /** Warm-up rounds of {@code perThread} transactions per thread, until the compilers settle. */
+    record WarmUp(int perThread, int maxRounds, double jitShare) {
+    }
+
     private static Map<Integer, XaTransfers.Result> runBroker(BrokerNode node, TransactionManager tm,
                                                               JdbcDataSource database, List<Integer> threadCounts,
-                                                              int transactions, int warmup) throws Exception {
+                                                              int transactions, WarmUp warmUp) throws Exception {
         System.out.println(node.name() + ":");
         ConnectionFactory plain = JmsBrokers.factory(node.name(), node.bootstrap());
         XAConnectionFactory xa = switch (node.name()) {
@@ -128,19 +143,17 @@ public final class XaComparison {
             default -> throw new IllegalArgumentException(node.name());
         };
         String prefix = "xa" + node.name().toLowerCase(Locale.ROOT);
+        // the table is shared with the other broker's runs, its ids prefixed by the broker's name
         XaTransfers transfers = new XaTransfers(plain, xa, tm, database, prefix, 256);
-        // each thread count's runs get their input in one fill; the table is shared with the other broker's runs,
-        // its ids prefixed by the broker's name
-        long total = 0;
-        for (int threads : threadCounts) {
-            total += (long) threads * warmup + perThread(transactions, threads) * (long) threads;
-        }
         long rowsBefore = transfers.rows();
-        transfers.fill(Math.toIntExact(total));
-        System.out.println("  filled " + prefix + ".in with " + total + " messages");
+        long total = 0;
         Map<Integer, XaTransfers.Result> byThreads = new LinkedHashMap<>();
         for (int threads : threadCounts) {
-            byThreads.put(threads, transfers.run(threads, warmup, perThread(transactions, threads),
+            total += warmUp(node, transfers, threads, warmUp);
+            int measured = perThread(transactions, threads) * threads;
+            transfers.fill(measured);
+            total += measured;
+            byThreads.put(threads, transfers.run(threads, 0, perThread(transactions, threads),
                     line -> System.out.println("  " + line)));
         }
         long rows = transfers.rows() - rowsBefore;
@@ -151,6 +164,33 @@ public final class XaComparison {
                     + " rows and " + outputs + " output messages");
         }
         return byThreads;
+    }
+
+    /** Runs warm-up rounds at {@code threads} threads until the compilers settle; the transactions it ran. */
+    private static long warmUp(BrokerNode node, XaTransfers transfers, int threads, WarmUp warmUp) throws Exception {
+        long self = ProcessHandle.current().pid();
+        long ran = 0;
+        for (int round = 1; round <= warmUp.maxRounds(); round++) {
+            int count = warmUp.perThread() * threads;
+            transfers.fill(count);
+            long brokerBefore = JitActivity.compilerCpuMillis(node.pid());
+            long selfBefore = JitActivity.compilerCpuMillis(self);
+            long start = System.nanoTime();
+            transfers.run(threads, 0, warmUp.perThread(), line -> { });
+            long wallMs = Math.max(1, (System.nanoTime() - start) / 1_000_000);
+            ran += count;
+            long brokerMs = JitActivity.compilerCpuMillis(node.pid()) - brokerBefore;
+            long selfMs = JitActivity.compilerCpuMillis(self) - selfBefore;
+            boolean settled = brokerBefore >= 0 && selfBefore >= 0
+                    && Math.max(brokerMs, selfMs) <= warmUp.jitShare() * wallMs;
+            System.out.printf(Locale.ROOT, "  warm-up %d thread(s), round %d: %,d transactions in %,d ms; compilers:"
+                    + " broker %,d ms, client %,d ms%s%n", threads, round, count, wallMs, brokerMs, selfMs,
+                    settled ? " (settled)" : round == warmUp.maxRounds() ? " (not settled: measuring anyway)" : "");
+            if (settled) {
+                break;
+            }
+        }
+        return ran;
     }
 
     private static MillraceXAConnectionFactory millrace(String bootstrap) {

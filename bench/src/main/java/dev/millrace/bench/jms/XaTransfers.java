@@ -73,6 +73,7 @@ final class XaTransfers {
             s.execute("CREATE TABLE IF NOT EXISTS transfers (id VARCHAR(64) PRIMARY KEY, body VARCHAR(8192))");
         }
     }
+    private final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Sends {@code count} persistent messages to the input queue (not timed). */
     void fill(int count) throws Exception {
@@ -97,12 +98,13 @@ final class XaTransfers {
      */
     Result run(int threads, int warmupPerThread, int perThread, Consumer<String> log) throws Exception {
         firstFailure.set(null);
+        int runNumber = runs.incrementAndGet(); // row ids stay unique across runs (warm-up rounds, thread counts)
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(threads + 1);
         List<Future<Histogram>> futures = new ArrayList<>();
         try {
             for (int t = 0; t < threads; t++) {
-                String worker = prefix + "-" + threads + "t-" + t;
+                String worker = prefix + "-r" + runNumber + "-" + threads + "t-" + t;
                 futures.add(pool.submit(() -> worker(worker, warmupPerThread, perThread, barrier)));
             }
             long start;
@@ -122,9 +124,11 @@ final class XaTransfers {
             }
             Result r = new Result(threads, (long) threads * perThread, elapsed, all);
             log.accept(String.format(java.util.Locale.ROOT,
-                    "%d thread(s): %,d transactions in %.1f s = %,.0f tx/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms",
+                    "%d thread(s): %,d transactions in %.1f s = %,.0f tx/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms"
+                            + " (ended %s)",
                     threads, r.transactions(), elapsed / 1e9, r.perSecond(),
-                    all.getValueAtPercentile(50) / 1e6, all.getValueAtPercentile(99) / 1e6, all.getMaxValue() / 1e6));
+                    all.getValueAtPercentile(50) / 1e6, all.getValueAtPercentile(99) / 1e6, all.getMaxValue() / 1e6,
+                    java.time.LocalTime.now()));
             return r;
         } finally {
             pool.shutdownNow();

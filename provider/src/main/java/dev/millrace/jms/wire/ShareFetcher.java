@@ -689,7 +689,7 @@ public final class ShareFetcher implements Fetcher {
 
     /** The leader is unreachable or leads none of its partitions any more: they move; new routes are asked for. */
     private void leaderLost(Leader l) {
-        if (leaders.get(l.broker.nodeId()) != l) {
+        if (closed || leaders.get(l.broker.nodeId()) != l) {
             return;
         }
         LOG.debug("{} {}: leader node {} lost, partitions {}", memberId, topic, l.broker.nodeId(), l.partitions);
@@ -742,7 +742,9 @@ public final class ShareFetcher implements Fetcher {
     }
 
     private void closeLeaders() {
-        leaders.values().forEach(Leader::close);
+        // a copy: closing a channel fails the requests in flight on it, whose handlers (run here, on the loop) may
+        // drop their leader from the map
+        new ArrayList<>(leaders.values()).forEach(Leader::close);
         leaders.clear();
         leaderOf.clear();
     }
