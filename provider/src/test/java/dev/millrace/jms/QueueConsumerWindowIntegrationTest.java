@@ -107,14 +107,15 @@ class QueueConsumerWindowIntegrationTest {
     }
 
     /**
-     * A consumer that keeps receiving fetches again once half its window is free, not after every message it takes: a
-     * ShareFetch of one record costs a round trip and a state save on the broker like one of hundreds. Each message
-     * here is acknowledged on its own (a round trip, as an MDB's transaction commits), so a fetch sent after each take
-     * came back with the few records taken since: 2,000 messages through a window of 100 took 104 fetches; refilled by
-     * halves, 40 (one per 50).
+     * A consumer with records still buffered fetches again only once a quarter of its window is free, not whenever a
+     * fetch's answer leaves room for a few more: a ShareFetch of one record costs a round trip and a state save on the
+     * broker like one of hundreds (MDB sessions, taking one message per transaction, made about a fetch per message).
+     * Each message here is acknowledged on its own, a round trip, so that records are taken while fetches are on their
+     * way: 2,000 messages through a window of 100 took 40 fetches (three runs), and 59 and 102 (two runs) when every
+     * answer with room left sent the next fetch.
      */
     @Test
-    void shouldRefillTheWindowByHalvesNotMessageByMessage() throws Exception {
+    void shouldNotRefillTheWindowRecordByRecord() throws Exception {
         MillraceConnectionFactory factory = broker.factory();
         factory.setPrefetch(100);
         try (Connection c = factory.createConnection()) {
@@ -130,7 +131,7 @@ class QueueConsumerWindowIntegrationTest {
                 m.acknowledge();
             }
             long fetches = broker.requestCount(org.apache.kafka.common.protocol.ApiKeys.SHARE_FETCH) - fetchesBefore;
-            assertThat(fetches).as("ShareFetch requests for 2,000 messages through a window of 100").isLessThan(60);
+            assertThat(fetches).as("ShareFetch requests for 2,000 messages through a window of 100").isLessThan(50);
         }
     }
 

@@ -54,9 +54,9 @@ import jakarta.jms.JMSException;
  *
  * <h2>Window and settlement</h2>
  * The consumer acquires ahead of the application up to {@code prefetch} records (and {@code prefetchBytes} per
- * fetch) that the application has not taken yet, and fetches again when its buffer is empty or half the window is
- * free (not after each record taken: a fetch of one record costs a round trip and a broker state save like a fetch of
- * hundreds). Records handed to the application do not count against the window:
+ * fetch) that the application has not taken yet, and fetches again when its buffer is empty or a quarter of the
+ * window is free (not after each record taken: a fetch of one record costs a round trip and a broker state save like
+ * a fetch of hundreds). Records handed to the application do not count against the window:
  * it may hold any number of them unacknowledged (CLIENT_ACKNOWLEDGE, transactions), up to the broker's in-flight
  * limit {@code group.share.partition.max.record.locks}. Each record is settled when the session says so, one by one:
  * there is no batch that must be settled before more can be fetched. AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE
@@ -762,7 +762,7 @@ public final class ShareFetcher implements Fetcher {
 
     /** Free room in the window at which a consumer that still has records buffered fetches more. */
     private int refillAt() {
-        return Math.max(1, settings.prefetch() / 2);
+        return Math.max(1, settings.prefetch() / 4);
     }
 
     private boolean hasDemand() {
@@ -776,8 +776,10 @@ public final class ShareFetcher implements Fetcher {
         }
         int buffered = buffer.size();
         int room = settings.prefetch() - buffered;
-        // refill at half the window, not after every record taken: a fetch of one record costs a round trip and a
-        // state save on the broker like a fetch of hundreds (an empty buffer always fetches: a receive may wait)
+        // refill once a quarter of the window is free, not after every record taken: a fetch of one record costs a
+        // round trip and a state save on the broker like a fetch of hundreds (an empty buffer always fetches: a
+        // receive may wait); a quarter, not a half, so that a fast consumer still has three quarters buffered while
+        // the refill is on its way
         if (room <= 0 || !hasDemand() || buffered > 0 && room < refillAt()) {
             maybeSettleAsync();
             return;
