@@ -51,7 +51,7 @@ import jakarta.jms.Topic;
  * container-neutral {@link AppResources} names to the server's resources, see {@link #appWar}) and hands over its
  * Arquillian {@link Deployer} and the application's URL. The unmanaged deployments: {@code topic-app}
  * ({@code DurableTopicMdb}), {@code load-app} ({@code LoadMdb}), {@code defined-app} ({@code millrace-defined-it.war}:
- * {@code DefinedResourcesBean} and {@code DefinedServlet}), and {@code bad-type}, {@code bad-max} and
+ * {@code DefinedResourcesBean}, {@code DefinedServlet} and {@code DefinedQueueMdb}), and {@code bad-type}, {@code bad-max} and
  * {@code bad-selector}, each one bean with a bad activation.
  */
 abstract class ResourceAdapterScenarios {
@@ -382,7 +382,8 @@ abstract class ResourceAdapterScenarios {
             HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).as(uri + " answered " + response.body()).isEqualTo(200);
-            assertThat(receiveUntil("it.defined", "defined-1")).containsExactly("defined-1");
+            // received by DefinedQueueMdb, whose destinationLookup names the defined queue, and forwarded
+            assertThat(receiveUntil("it.defined.done", "looked-up:defined-1")).containsExactly("looked-up:defined-1");
         } finally {
             deployer().undeploy("defined-app");
         }

@@ -19,6 +19,7 @@ import dev.millrace.ra.it.app.AppResources;
 import dev.millrace.ra.it.app.BadDestinationTypeMdb;
 import dev.millrace.ra.it.app.BadMaxSessionMdb;
 import dev.millrace.ra.it.app.BadSelectorMdb;
+import dev.millrace.ra.it.app.DefinedQueueMdb;
 import dev.millrace.ra.it.app.DefinedResourcesBean;
 import dev.millrace.ra.it.app.DefinedServlet;
 import dev.millrace.ra.it.app.DurableTopicMdb;
@@ -94,7 +95,7 @@ class WildFlyResourceAdapterIT extends ResourceAdapterScenarios {
     @Deployment(name = "defined-app", managed = false, testable = false)
     static WebArchive definedApp() {
         return ShrinkWrap.create(WebArchive.class, "millrace-defined-it.war")
-                .addClasses(DefinedResourcesBean.class, DefinedServlet.class)
+                .addClasses(DefinedResourcesBean.class, DefinedServlet.class, DefinedQueueMdb.class)
                 .addAsWebInfResource(new StringAsset("""
                         <jboss-deployment-structure>
                             <deployment>
