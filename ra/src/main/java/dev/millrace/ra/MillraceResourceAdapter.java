@@ -35,9 +35,10 @@ import jakarta.resource.spi.work.WorkManager;
  * for each, configured by ra.xml alone). The shipped {@code ironjacamar.xml} sets it from the same property;
  * GlassFish's {@code create-resource-adapter-config} sets it explicitly.
  *
- * <p>Recovery: {@link #getXAResources} returns, for each distinct broker list of the given activations, the
- * XAResource of an XA session kept open for it until {@link #stop()}; its {@code recover} lists every prepared
- * branch of that cluster.
+ * <p>Recovery: {@link #getXAResources} returns, for each distinct set of connection options of the given
+ * activations (brokers, credentials, transport: as their deliveries' connections have them, a
+ * {@code connectionFactoryLookup} included, {@link EndpointActivation#recoveryOptions}), the XAResource of an XA
+ * session kept open for it until {@link #stop()}; its {@code recover} lists every prepared branch of that cluster.
  *
  * <p>Thread-safe.
  */
@@ -49,7 +50,8 @@ public class MillraceResourceAdapter implements ResourceAdapter {
     private String brokers = System.getProperty(BROKERS_PROPERTY, "localhost:9092");
     private volatile WorkManager workManager;
     private final Map<ActivationKey, EndpointActivation> activations = new ConcurrentHashMap<>();
-    private final Map<String, XAConnection> recoveryConnections = new ConcurrentHashMap<>();
+    /** Recovery connections by their connection options (brokers, credentials, transport). */
+    private final Map<Map<String, String>, XAConnection> recoveryConnections = new ConcurrentHashMap<>();
 
     public String getBrokers() {
         return brokers;
@@ -111,21 +113,23 @@ public class MillraceResourceAdapter implements ResourceAdapter {
         List<XAResource> resources = new ArrayList<>();
         for (ActivationSpec spec : specs) {
             MillraceActivationSpec s = millrace(spec);
-            String b = s.getBrokers() == null || s.getBrokers().isBlank() ? brokers : s.getBrokers();
+            Map<String, String> options = EndpointActivation.recoveryOptions(s, brokers);
             try {
-                XAConnection c = recoveryConnections.computeIfAbsent(b, this::openRecoveryConnection);
+                XAConnection c = recoveryConnections.computeIfAbsent(options, this::openRecoveryConnection);
                 resources.add(c.createXASession().getXAResource());
             } catch (JMSException | IllegalStateException e) {
-                throw new ResourceAdapterInternalException("no recovery connection to " + b + ": " + e.getMessage(),
-                        e);
+                throw new ResourceAdapterInternalException("no recovery connection to " + options.get("brokers")
+                        + ": " + e.getMessage(), e);
             }
         }
         return resources.toArray(new XAResource[0]);
     }
 
-    private XAConnection openRecoveryConnection(String b) {
+    private XAConnection openRecoveryConnection(Map<String, String> options) {
         try {
-            return new MillraceXAConnectionFactory(b).createXAConnection();
+            MillraceXAConnectionFactory factory = new MillraceXAConnectionFactory();
+            factory.setProperties(options);
+            return factory.createXAConnection();
         } catch (JMSException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }

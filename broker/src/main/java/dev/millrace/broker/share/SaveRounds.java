@@ -19,6 +19,10 @@ package dev.millrace.broker.share;
  * cost a thread wake-up: fifteen MDB sessions settling on one queue waited 2-3 ms per acknowledgement for each
  * other. A failed write fails every caller of its round (the same exception); the next round still runs.
  *
+ * <p>A save asked for on the thread that is writing, from inside its write, runs at once (the per-partition lock this
+ * replaced was re-entrant, and waiting for a round there would wait for that very write). A write that fails with an
+ * {@code Error} still ends its round and hands on the next.
+ *
  * <p>Waits are not interruptible: a promoted round must be written by one of its callers, or the partition's saves
  * would stop; a caller interrupted while waiting keeps waiting (each write is bounded by the store's timeout) and
  * returns with its interrupt status set.
@@ -31,9 +35,17 @@ final class SaveRounds {
     private Round open;
     /** A round is being written. Under this object. */
     private boolean writing;
+    /** The thread writing a round, while it does: a save it asks for from inside the write runs at once. */
+    private volatile Thread writer;
 
     /** Runs {@code write} for this caller's round (in this thread or another) and returns once it was written. */
     void save(Runnable write) {
+        if (writer == Thread.currentThread()) {
+            // a save asked for from inside this thread's own write (as the lock it replaced was re-entrant): waiting
+            // for a round would wait for this very write to end
+            write.run();
+            return;
+        }
         Round mine;
         boolean lead;
         synchronized (this) {
@@ -52,20 +64,27 @@ final class SaveRounds {
             return;
         }
         RuntimeException failure = null;
+        writer = Thread.currentThread();
         try {
             write.run();
         } catch (RuntimeException e) {
             failure = e;
-        }
-        Round next;
-        synchronized (this) {
-            next = open;
-            open = null;
-            writing = next != null;
-        }
-        mine.finish(failure);
-        if (next != null) {
-            next.promote();
+        } catch (Error e) {
+            failure = new IllegalStateException("the save failed: " + e, e);
+            throw e;
+        } finally {
+            writer = null;
+            // whatever happened, the round ends and the next is handed on: else this partition's saves would stop
+            Round next;
+            synchronized (this) {
+                next = open;
+                open = null;
+                writing = next != null;
+            }
+            mine.finish(failure);
+            if (next != null) {
+                next.promote();
+            }
         }
         if (failure != null) {
             throw failure;

@@ -115,6 +115,29 @@ class SaveRoundsTest {
         }
     }
 
+    /** A save asked for from inside a write on the same thread runs at once, as under the re-entrant lock before. */
+    @Test
+    void shouldRunASaveAskedForFromInsideTheWriteAtOnce() {
+        AtomicInteger writes = new AtomicInteger();
+        rounds.save(() -> {
+            writes.incrementAndGet();
+            rounds.save(writes::incrementAndGet);
+        });
+        assertThat(writes.get()).isEqualTo(2);
+        rounds.save(writes::incrementAndGet);
+        assertThat(writes.get()).as("saves go on afterwards").isEqualTo(3);
+    }
+
+    @Test
+    void shouldEndTheRoundOfAWriteThatThrewAnError() {
+        assertThatThrownBy(() -> rounds.save(() -> {
+            throw new AssertionError("broken");
+        })).isInstanceOf(AssertionError.class);
+        AtomicInteger writes = new AtomicInteger();
+        rounds.save(writes::incrementAndGet);
+        assertThat(writes.get()).as("the next save is written, not left waiting").isEqualTo(1);
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await(10, TimeUnit.SECONDS);

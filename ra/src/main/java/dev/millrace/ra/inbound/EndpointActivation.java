@@ -143,6 +143,32 @@ public final class EndpointActivation {
     }
 
     /**
+     * The connection options recovery uses for {@code spec}: those its activation's connections get (its own settings
+     * over those of the factory {@code connectionFactoryLookup} names, the brokers its own, else that factory's, else
+     * {@code defaultBrokers}), without a client id: recovery reaches the cluster the deliveries went to, with the same
+     * credentials and transport.
+     *
+     * @throws InvalidPropertyException as {@link #start} would for the same spec
+     */
+    public static Map<String, String> recoveryOptions(MillraceActivationSpec spec, String defaultBrokers)
+            throws InvalidPropertyException {
+        return recoveryOptions(spec, defaultBrokers, EndpointActivation::lookupInitialContext);
+    }
+
+    static Map<String, String> recoveryOptions(MillraceActivationSpec spec, String defaultBrokers, Lookup jndi)
+            throws InvalidPropertyException {
+        Map<String, String> options;
+        try {
+            options = new java.util.TreeMap<>(spec.connectionFactory(defaultBrokers, connectionOptions(spec, jndi))
+                    .getProperties());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidPropertyException("invalid activation of " + spec + ": " + e.getMessage(), e);
+        }
+        options.remove("clientId");
+        return options;
+    }
+
+    /**
      * The destination of {@code spec}: {@code destination} by name, or what {@code destinationLookup} names in JNDI
      * (any provider's Queue or Topic, usually the adapter's administered objects), as a Millrace destination.
      *

@@ -91,4 +91,22 @@ class ConnectionFactoryLookupTest {
                 .hasMessage("connectionFactoryLookup: 'java:/jms/other' is a string (java.lang.String),"
                         + " not a Millrace connection factory");
     }
+
+    /** Recovery reaches the cluster an activation's deliveries went to, a connectionFactoryLookup's included. */
+    @Test
+    void shouldRecoverWithTheOptionsTheActivationsConnectionsHave() throws Exception {
+        Map<String, String> looked = EndpointActivation.recoveryOptions(spec("java:/jms/millrace/ConnectionFactory"),
+                "adapter-host:9092", lookup());
+        assertThat(looked).containsEntry("brokers", "pooled-host:9093").containsEntry("requestTimeoutMs", "5000")
+                .doesNotContainKey("clientId");
+        assertThat(EndpointActivation.recoveryOptions(spec(null), "adapter-host:9092", lookup()))
+                .containsEntry("brokers", "adapter-host:9092");
+        MillraceActivationSpec own = spec("java:/jms/plain");
+        own.setBrokers("own-host:9095");
+        assertThat(EndpointActivation.recoveryOptions(own, "adapter-host:9092", lookup()))
+                .containsEntry("brokers", "own-host:9095").containsEntry("failoverTimeoutMs", "7000");
+        assertThatThrownBy(() -> EndpointActivation.recoveryOptions(spec("java:/jms/nowhere"), "adapter-host:9092",
+                lookup())).isInstanceOf(InvalidPropertyException.class)
+                .hasMessageStartingWith("connectionFactoryLookup: nothing bound at 'java:/jms/nowhere'");
+    }
 }
