@@ -146,9 +146,12 @@ public final class EndpointActivation {
      * The connection options recovery uses for {@code spec}: those its activation's connections get (its own settings
      * over those of the factory {@code connectionFactoryLookup} names, the brokers its own, else that factory's, else
      * {@code defaultBrokers}), without a client id: recovery reaches the cluster the deliveries went to, with the same
-     * credentials and transport.
+     * credentials and transport. A {@code connectionFactoryLookup} that cannot be resolved here (the container's
+     * recovery thread may not see the application's {@code java:app} or {@code java:comp} names) is logged and left
+     * out: the activation's own settings and {@code defaultBrokers} are used, as before lookups were followed, rather
+     * than failing the recovery of every activation given with it.
      *
-     * @throws InvalidPropertyException as {@link #start} would for the same spec
+     * @throws InvalidPropertyException as {@link #start} would for the same spec's other settings
      */
     public static Map<String, String> recoveryOptions(MillraceActivationSpec spec, String defaultBrokers)
             throws InvalidPropertyException {
@@ -157,10 +160,17 @@ public final class EndpointActivation {
 
     static Map<String, String> recoveryOptions(MillraceActivationSpec spec, String defaultBrokers, Lookup jndi)
             throws InvalidPropertyException {
+        Map<String, String> base;
+        try {
+            base = connectionOptions(spec, jndi);
+        } catch (InvalidPropertyException e) {
+            System.getLogger(EndpointActivation.class.getName()).log(System.Logger.Level.WARNING,
+                    "recovery of " + spec + " uses its own settings and the adapter's brokers: " + e.getMessage());
+            base = null;
+        }
         Map<String, String> options;
         try {
-            options = new java.util.TreeMap<>(spec.connectionFactory(defaultBrokers, connectionOptions(spec, jndi))
-                    .getProperties());
+            options = new java.util.TreeMap<>(spec.connectionFactory(defaultBrokers, base).getProperties());
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException("invalid activation of " + spec + ": " + e.getMessage(), e);
         }
