@@ -107,8 +107,8 @@ class QueueConsumerWindowIntegrationTest {
     }
 
     /**
-     * A consumer with records still buffered fetches again only once a quarter of its window is free, not whenever a
-     * fetch's answer leaves room for a few more: a ShareFetch of one record costs a round trip and a state save on the
+     * A consumer with records still buffered fetches again only once half its window is free, not whenever a fetch's
+     * answer leaves room for a few more: a ShareFetch of one record costs a round trip and a state save on the
      * broker like one of hundreds (MDB sessions, taking one message per transaction, made about a fetch per message).
      * Each message here is acknowledged on its own, a round trip, so that records are taken while fetches are on their
      * way: 2,000 messages through a window of 100 took 40 fetches (three runs), and 59 and 102 (two runs) when every

@@ -58,6 +58,8 @@ final class XaTransfers {
     private final JdbcDataSource database;
     private final String prefix;
     private final int bodyBytes;
+    /** Runs so far: each run's row ids carry its number. */
+    private final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicReference<Exception> firstFailure =
             new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -73,7 +75,6 @@ final class XaTransfers {
             s.execute("CREATE TABLE IF NOT EXISTS transfers (id VARCHAR(64) PRIMARY KEY, body VARCHAR(8192))");
         }
     }
-    private final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Sends {@code count} persistent messages to the input queue (not timed). */
     void fill(int count) throws Exception {

@@ -54,9 +54,9 @@ import jakarta.jms.JMSException;
  *
  * <h2>Window and settlement</h2>
  * The consumer acquires ahead of the application up to {@code prefetch} records (and {@code prefetchBytes} per
- * fetch) that the application has not taken yet, and fetches again when its buffer is empty or a quarter of the
- * window is free (not after each record taken: a fetch of one record costs a round trip and a broker state save like
- * a fetch of hundreds). Records handed to the application do not count against the window:
+ * fetch) that the application has not taken yet, and fetches again when its buffer is empty or half the window is
+ * free ({@link #refillAt}; not after each record taken: a fetch of one record costs a round trip and a broker state
+ * save like a fetch of hundreds). Records handed to the application do not count against the window:
  * it may hold any number of them unacknowledged (CLIENT_ACKNOWLEDGE, transactions), up to the broker's in-flight
  * limit {@code group.share.partition.max.record.locks}. Each record is settled when the session says so, one by one:
  * there is no batch that must be settled before more can be fetched. AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE
@@ -218,7 +218,7 @@ public final class ShareFetcher implements Fetcher {
                     d = buffer.pollFirst(timeoutMs, TimeUnit.MILLISECONDS);
                 }
             }
-            if (buffer.size() <= settings.prefetch() / 2) {
+            if (settings.prefetch() - buffer.size() >= refillAt()) {
                 requestFetch();
             }
             return d;
@@ -760,9 +760,12 @@ public final class ShareFetcher implements Fetcher {
         }
     }
 
-    /** Free room in the window at which a consumer that still has records buffered fetches more. */
+    /**
+     * Free room in the window at which a consumer that still has records buffered fetches more: half the window, the
+     * one rule for every path that may fetch (a take, a fetch's answer, a settlement).
+     */
     private int refillAt() {
-        return Math.max(1, settings.prefetch() / 4);
+        return Math.max(1, settings.prefetch() / 2);
     }
 
     private boolean hasDemand() {
@@ -776,10 +779,9 @@ public final class ShareFetcher implements Fetcher {
         }
         int buffered = buffer.size();
         int room = settings.prefetch() - buffered;
-        // refill once a quarter of the window is free, not after every record taken: a fetch of one record costs a
-        // round trip and a state save on the broker like a fetch of hundreds (an empty buffer always fetches: a
-        // receive may wait); a quarter, not a half, so that a fast consumer still has three quarters buffered while
-        // the refill is on its way
+        // refill once half the window is free, not whenever an answer leaves room for a few records: a fetch of one
+        // record costs a round trip and a state save on the broker like a fetch of hundreds (an empty buffer always
+        // fetches: a receive may wait)
         if (room <= 0 || !hasDemand() || buffered > 0 && room < refillAt()) {
             maybeSettleAsync();
             return;

@@ -168,9 +168,9 @@ public final class EndpointActivation {
                     "recovery of " + spec + " uses its own settings and the adapter's brokers: " + e.getMessage());
             base = null;
         }
-        Map<String, String> options;
+        Map<String, String> options; // a map of its own (getProperties makes one per call)
         try {
-            options = new java.util.TreeMap<>(spec.connectionFactory(defaultBrokers, base).getProperties());
+            options = spec.connectionFactory(defaultBrokers, base).getProperties();
         } catch (IllegalArgumentException e) {
             throw new InvalidPropertyException("invalid activation of " + spec + ": " + e.getMessage(), e);
         }
