@@ -348,7 +348,7 @@ public final class BrokerServer implements AutoCloseable {
                 findCoordinatorHandler(endpointsForClients));
         shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory, endpoints,
-                config.nodeId(), shareRequests);
+                config.nodeId(), shareRequests, replicationWaiters::awaitLogEnd);
         // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected
         shareStates = new ShareStateCoordinator(shareTopics, new LogShareStateStore(shareTopics,
                 controller.image().topic(LogShareStateStore.TOPIC).orElseThrow().partitions().size(),

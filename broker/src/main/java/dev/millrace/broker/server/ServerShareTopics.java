@@ -45,6 +45,8 @@ final class ServerShareTopics implements ShareTopics {
     private final BrokerEndpoints endpoints;
     private final int nodeId;
     private final BrokerRequestSender remote;
+    /** Completes once the in-sync replicas of a partition led here have its log up to its current end. */
+    private final java.util.function.Function<TopicPartition, CompletableFuture<Void>> awaitReplication;
 
     /** How long the leader of a dead-letter partition may take to have a copy on its in-sync replicas. */
     static final int REMOTE_APPEND_TIMEOUT_MS = 15_000;
@@ -52,26 +54,35 @@ final class ServerShareTopics implements ShareTopics {
     private static final short PRODUCE_VERSION = 12;
 
     ServerShareTopics(Controller controller, PartitionManager partitions, FetchPurgatory purgatory,
-                      BrokerEndpoints endpoints, int nodeId, BrokerRequestSender remote) {
+                      BrokerEndpoints endpoints, int nodeId, BrokerRequestSender remote,
+                      java.util.function.Function<TopicPartition, CompletableFuture<Void>> awaitReplication) {
         this.controller = controller;
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.endpoints = endpoints;
         this.nodeId = nodeId;
         this.remote = remote;
+        this.awaitReplication = awaitReplication;
     }
 
     /**
-     * Here when this broker leads {@code tp}; else a Produce with {@code acks=all} to the leader the metadata names
-     * (the dead-letter partition of a record is often led by another broker than its source partition, and the copy
-     * used to be dropped then).
+     * Here when this broker leads {@code tp}, as an {@code acks=all} produce: refused below {@code min.insync.replicas}
+     * (NOT_ENOUGH_REPLICAS), complete once the in-sync replicas have it (a copy only in this leader's log was lost with
+     * it); else a Produce with {@code acks=all} to the leader the metadata names (the dead-letter partition of a
+     * record is often led by another broker than its source partition, and the copy used to be dropped then).
      */
     @Override
     public CompletableFuture<Void> appendToLeader(TopicPartition tp, MemoryRecords records) {
-        if (partitions.partition(tp).map(Partition::isLeader).orElse(false)) {
+        Partition local = partitions.partition(tp).filter(Partition::isLeader).orElse(null);
+        if (local != null) {
             try {
+                int minIsr = local.log().config().minInsyncReplicas();
+                if (local.isrSize() < minIsr) {
+                    throw new org.apache.kafka.common.errors.NotEnoughReplicasException("The ISR of " + tp + " is "
+                            + local.isr() + ", below min.insync.replicas " + minIsr);
+                }
                 append(tp, records);
-                return CompletableFuture.completedFuture(null);
+                return awaitReplication.apply(tp);
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(e);
             }

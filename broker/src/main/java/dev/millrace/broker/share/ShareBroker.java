@@ -59,8 +59,8 @@ public final class ShareBroker implements AutoCloseable {
     private final ShareBrowseHandler browseHandler;
     private final ShareTransactions transactions;
     private final ExecutorService events = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-share-events"));
-    private final ExecutorService deadLetters = Executors.newSingleThreadExecutor(r -> daemon(r,
-            "millrace-share-dead-letters"));
+    private final java.util.concurrent.ScheduledExecutorService deadLetters =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "millrace-share-dead-letters"));
     private final Timer timer;
     private final ShareSettleHandler settleHandler;
     private volatile boolean closed;
@@ -88,8 +88,13 @@ public final class ShareBroker implements AutoCloseable {
 
             @Override
             public void onArchived(DeadLetter deadLetter) {
+                // the copy, if the topic has a dead-letter topic, is owed by the partition: onDeadLetterCopiesOwed
+            }
+
+            @Override
+            public void onDeadLetterCopiesOwed(SharePartition partition) {
                 if (!closed) {
-                    saves.archived(deadLetter, publisher::publish);
+                    saves.afterSave(partition, () -> publisher.drain(partition));
                 }
             }
 

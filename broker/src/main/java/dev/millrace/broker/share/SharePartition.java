@@ -167,8 +167,10 @@ public final class SharePartition {
     private volatile boolean closed;
     /** Records {@link #restore} archived at the delivery limit, not yet saved and dead-lettered. Under the monitor. */
     private List<DeadLetter> restoredDeadLetters = List.of();
-    /** Whether {@link #restoredDeadLetters} holds any (read without the monitor on every fetch). */
+    /** Whether {@link #restoredDeadLetters} or {@link #copies} hold any after a restore (read without the monitor). */
     private volatile boolean restorePending;
+    /** The dead-letter copies this partition owes, saved with its state. Under the monitor. */
+    private final DeadLetterCopies copies;
 
     /**
      * @param startOffset where the partition starts: the log start (earliest), the high watermark
@@ -194,6 +196,7 @@ public final class SharePartition {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.startOffset = startOffset;
         this.endOffset = startOffset;
+        this.copies = new DeadLetterCopies(key);
     }
 
     /**
@@ -449,7 +452,7 @@ public final class SharePartition {
         long version = ++snapshotVersion;
         if (fullNeeded || inFlight.size() <= deltaAboveEntries
                 || deltaBytesSinceFull >= Math.max(lastFullBytes, MIN_DELTA_BYTES_BEFORE_FULL)) {
-            byte[] value = ShareStateSerde.value(version, startOffset, endOffset, inFlight);
+            byte[] value = ShareStateSerde.value(version, startOffset, endOffset, inFlight, copies);
             changed.clear();
             fullNeeded = false;
             deltaBytesSinceFull = 0;
@@ -465,7 +468,7 @@ public final class SharePartition {
             }
         }
         byte[] value = ShareStateSerde.deltaValue(version, startOffset, endOffset, inFlight,
-                java.util.Arrays.copyOf(offsets, distinct));
+                java.util.Arrays.copyOf(offsets, distinct), copies);
         changed.clear();
         deltaBytesSinceFull += value.length;
         return new EncodedState(false, version, value);
@@ -512,7 +515,7 @@ public final class SharePartition {
     public synchronized SharePartitionSnapshot snapshot() {
         List<SharePartitionSnapshot.Entry> entries = new ArrayList<>(inFlight.size());
         inFlight.forEach((offset, r) -> entries.add(new SharePartitionSnapshot.Entry(offset, r.state, r.deliveryCount)));
-        return new SharePartitionSnapshot(startOffset, endOffset, entries, ++snapshotVersion);
+        return new SharePartitionSnapshot(startOffset, endOffset, entries, ++snapshotVersion, copies.state());
     }
 
     /**
@@ -535,6 +538,7 @@ public final class SharePartition {
         snapshotVersion = Math.max(snapshotVersion, snapshot.version());
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
+        copies.restore(snapshot.deadLetters());
         List<DeadLetter> archived = new ArrayList<>();
         int limit = config.deliveryCountLimit();
         for (SharePartitionSnapshot.Entry entry : snapshot.entries()) {
@@ -545,8 +549,12 @@ public final class SharePartition {
             if (state == RecordState.ACQUIRED) {
                 if (entry.deliveryCount() >= limit) {
                     state = RecordState.ARCHIVED;
-                    archived.add(new DeadLetter(key, entry.offset(), entry.deliveryCount(),
-                            DeadLetter.REASON_DELIVERY_LIMIT));
+                    DeadLetter deadLetter = new DeadLetter(key, entry.offset(), entry.deliveryCount(),
+                            DeadLetter.REASON_DELIVERY_LIMIT);
+                    archived.add(deadLetter);
+                    if (log.deadLetterTopic().isPresent()) {
+                        copies.add(deadLetter);
+                    }
                 } else {
                     state = RecordState.AVAILABLE;
                 }
@@ -557,7 +565,7 @@ public final class SharePartition {
         }
         maybeAdvanceStart(new Events());
         restoredDeadLetters = archived;
-        restorePending = !archived.isEmpty();
+        restorePending = !archived.isEmpty() || !copies.isEmpty();
     }
 
     /**
@@ -575,13 +583,14 @@ public final class SharePartition {
         List<DeadLetter> pending;
         synchronized (this) {
             pending = restoredDeadLetters;
-            if (pending.isEmpty() || closed) {
+            if (pending.isEmpty() && copies.isEmpty() || closed) {
                 return;
             }
             restoredDeadLetters = List.of();
             restorePending = false;
             events.deadLetters.addAll(pending);
-            events.changed = true;
+            events.changed = !pending.isEmpty();
+            events.copiesOwed = !copies.isEmpty(); // copies the state owed already, or the archives just made
         }
         try {
             events.fire();
@@ -1169,12 +1178,61 @@ public final class SharePartition {
             case GAP -> finish(record, RecordState.ARCHIVED);
             case REJECT -> {
                 finish(record, RecordState.ARCHIVED);
-                events.deadLetters.add(new DeadLetter(key, offset, record.deliveryCount, DeadLetter.REASON_REJECTED));
+                deadLettered(new DeadLetter(key, offset, record.deliveryCount, DeadLetter.REASON_REJECTED), events);
             }
             case RELEASE -> releaseOrArchive(offset, record, now, true, events);
             case RENEW -> record.lockExpiresAtMs = now + config.recordLockDurationMs();
             default -> throw new IllegalStateException("Unhandled acknowledge type " + type);
         }
+    }
+
+    /**
+     * {@code deadLetter} was archived without being accepted: reported, and owed to the dead-letter topic if the topic
+     * has one, in the same change (so the save that makes the archive durable makes the copy owed). Under the monitor.
+     */
+    private void deadLettered(DeadLetter deadLetter, Events events) {
+        events.deadLetters.add(deadLetter);
+        if (log.deadLetterTopic().isPresent()) {
+            copies.add(deadLetter);
+            events.copiesOwed = true;
+        }
+    }
+
+    /** The dead-letter copy to make next ({@link DeadLetterCopies}); empty when none is owed or this was dropped. */
+    public synchronized Optional<DeadLetterCopies.Copy> nextDeadLetterCopy() {
+        return closed ? Optional.empty() : copies.head();
+    }
+
+    /** How many dead-letter copies this partition owes. */
+    public synchronized int deadLetterCopiesOwed() {
+        return copies.size();
+    }
+
+    /**
+     * The owed copy of {@code offset} was written to the dead-letter topic ({@code written}), or given up without a
+     * write: it is no longer owed, and the state is saved before this returns. Called again after a failed save, it
+     * saves again (the copy is then already off the list).
+     *
+     * @throws org.apache.kafka.common.errors.NotLeaderOrFollowerException if this partition was dropped
+     * @throws RuntimeException if the save failed
+     */
+    public void deadLetterCopied(long offset, boolean written) {
+        Events events = new Events();
+        synchronized (this) {
+            copies.done(offset, written);
+            events.changed = true;
+        }
+        events.fire();
+    }
+
+    /** The dead-letter partition refused the copies' producer epoch or sequence: the next epoch, saved. */
+    public void deadLetterCopiesFenced() {
+        Events events = new Events();
+        synchronized (this) {
+            copies.fenced();
+            events.changed = true;
+        }
+        events.fire();
     }
 
     private void finish(InFlightRecord record, RecordState terminal) {
@@ -1199,8 +1257,7 @@ public final class SharePartition {
         events.changed = true;
         if (record.deliveryCount >= config.deliveryCountLimit()) {
             record.state = RecordState.ARCHIVED;
-            events.deadLetters.add(new DeadLetter(key, offset, record.deliveryCount,
-                    DeadLetter.REASON_DELIVERY_LIMIT));
+            deadLettered(new DeadLetter(key, offset, record.deliveryCount, DeadLetter.REASON_DELIVERY_LIMIT), events);
             return;
         }
         record.state = RecordState.AVAILABLE;
@@ -1337,6 +1394,8 @@ public final class SharePartition {
         boolean changed;
         long wakeAfterMs = Long.MAX_VALUE;
         final List<DeadLetter> deadLetters = new ArrayList<>();
+        /** Dead-letter copies were added to those owed (or are owed after a restore): the listener has them made. */
+        boolean copiesOwed;
 
         void fire() {
             if (closed) {
@@ -1361,6 +1420,9 @@ public final class SharePartition {
                 listener.onStateChanged(SharePartition.this);
             }
             deadLetters.forEach(listener::onArchived);
+            if (copiesOwed) {
+                listener.onDeadLetterCopiesOwed(SharePartition.this);
+            }
             if (available || !deadLetters.isEmpty()) {
                 listener.onRecordsAvailable(key);
             }

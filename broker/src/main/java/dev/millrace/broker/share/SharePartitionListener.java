@@ -9,8 +9,15 @@ public interface SharePartitionListener {
     /** Records may have become acquirable (released, lock expired, backoff passed, window moved). */
     void onRecordsAvailable(SharePartitionKey key);
 
-    /** A record was archived without being accepted: copy it to the dead-letter topic, if any. */
+    /** A record was archived without being accepted (reported once its archive is saved). */
     void onArchived(DeadLetter deadLetter);
+
+    /**
+     * {@code partition} owes dead-letter copies ({@link SharePartition#nextDeadLetterCopy()}), some of them new or
+     * restored: have them made. Reported after the save that made them owed.
+     */
+    default void onDeadLetterCopiesOwed(SharePartition partition) {
+    }
 
     /** The partition's state changed (to persist it). */
     default void onStateChanged(SharePartition partition) {

@@ -4,13 +4,20 @@ import java.util.List;
 
 /**
  * A share-partition's state at one moment: the start and end offsets and the state and delivery
- * count of every in-flight offset between them. {@code version} grows with every snapshot a
- * partition takes, so that of two snapshots the later one wins. Immutable.
+ * count of every in-flight offset between them, and the dead-letter copies it still owes ({@link DeadLetterCopies}).
+ * {@code version} grows with every snapshot a partition takes, so that of two snapshots the later one wins. Immutable.
  */
-public record SharePartitionSnapshot(long startOffset, long endOffset, List<Entry> entries, long version) {
+public record SharePartitionSnapshot(long startOffset, long endOffset, List<Entry> entries, long version,
+                                     DeadLetterCopies.State deadLetters) {
 
     public SharePartitionSnapshot {
         entries = List.copyOf(entries);
+        java.util.Objects.requireNonNull(deadLetters, "deadLetters");
+    }
+
+    /** A snapshot that owes no dead-letter copy. */
+    public SharePartitionSnapshot(long startOffset, long endOffset, List<Entry> entries, long version) {
+        this(startOffset, endOffset, entries, version, DeadLetterCopies.State.EMPTY);
     }
 
     /** One in-flight offset. */

@@ -14,9 +14,15 @@ import org.apache.kafka.common.Uuid;
  *
  * <pre>
  *   key:   version:int16(0) | groupLength:int16 | group:utf8 | topicId:uuid(2 x int64) | partition:int32
- *   value: version:int16(0) | snapshotVersion:int64 | startOffset:int64 | endOffset:int64 | runCount:int32
+ *   value: version:int16(1) | snapshotVersion:int64 | startOffset:int64 | endOffset:int64 | runCount:int32
  *          | runCount x ( firstOffset:int64 | length:int32 | state:int8 | deliveryCount:int16 )
+ *          | deadLetterProducerEpoch:int16 | deadLetterNextSequence:int32 | pendingCount:int32
+ *          | pendingCount x ( offset:int64 | deliveryCount:int16 | reason:int8 )
  * </pre>
+ *
+ * The part after the runs is the dead-letter copies the share-partition still owes, in archive order ({@link
+ * DeadLetterCopies}). Values of version 0, written before it, end after the runs and are read as owing none; this
+ * broker writes version 1.
  *
  * Group settings ({@link ShareGroupConfigs}) live in the same topic under a key of version 1:
  *
@@ -33,12 +39,13 @@ import org.apache.kafka.common.Uuid;
  * an entry for every record delivered past them) saves deltas between full values, so that a save costs what
  * changed rather than the whole state ({@link SharePartition#encodedState()} decides which). A delta has a key of
  * its own per snapshot version, so compaction keeps every delta, and a value in the full value's layout holding only
- * the entries changed since the save before it (their state as it is now; offsets below its start offset are gone):
+ * the entries changed since the save before it (their state as it is now; offsets below its start offset are gone)
+ * and the whole dead-letter part as it stands:
  *
  * <pre>
  *   key:   version:int16(2) | groupLength:int16 | group:utf8 | topicId:uuid(2 x int64) | partition:int32
  *          | snapshotVersion:int64
- *   value: as the full value above (version 0), runs of the changed entries only
+ *   value: as the full value above (version 1), runs of the changed entries only
  * </pre>
  *
  * The state is the latest full value with every later delta applied in version order ({@link #applyDeltas}). The
@@ -53,6 +60,8 @@ public final class ShareStateSerde {
     }
 
     private static final short VERSION = 0;
+    /** The version of a share-partition state value this broker writes; it reads 0 too. */
+    static final short VALUE_VERSION = 1;
 
     /** The key version of a group-settings record. */
     public static final short GROUP_CONFIG_KEY_VERSION = 1;
@@ -159,8 +168,10 @@ public final class ShareStateSerde {
     }
 
     public static byte[] value(SharePartitionSnapshot snapshot) {
+        DeadLetterCopies copies = new DeadLetterCopies(null);
+        copies.restore(snapshot.deadLetters());
         RunWriter runs = new RunWriter(snapshot.version(), snapshot.startOffset(), snapshot.endOffset(),
-                snapshot.entries().size());
+                snapshot.entries().size(), copies);
         for (SharePartitionSnapshot.Entry e : snapshot.entries()) {
             runs.add(e.offset(), e.state(), e.deliveryCount());
         }
@@ -169,20 +180,24 @@ public final class ShareStateSerde {
 
     /**
      * The value for a share-partition's in-flight map as it stands, written straight from the map (the partition's
-     * save path: no intermediate entries). The caller holds whatever keeps {@code inFlight} still.
+     * save path: no intermediate entries), with the dead-letter copies it owes. The caller holds whatever keeps
+     * {@code inFlight} and {@code copies} still.
      */
-    static byte[] value(long version, long startOffset, long endOffset, InFlightWindow inFlight) {
-        RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size());
+    static byte[] value(long version, long startOffset, long endOffset, InFlightWindow inFlight,
+                        DeadLetterCopies copies) {
+        RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size(), copies);
         inFlight.forEach((offset, r) -> runs.add(offset, r.state, r.deliveryCount));
         return runs.toBytes();
     }
 
     /**
      * A delta value: the entries of {@code inFlight} at {@code changed} (ascending, distinct; offsets without an entry
-     * or below {@code startOffset} are left out), with the start and end offsets as they stand.
+     * or below {@code startOffset} are left out), with the start and end offsets and the dead-letter copies as they
+     * stand.
      */
-    static byte[] deltaValue(long version, long startOffset, long endOffset, InFlightWindow inFlight, long[] changed) {
-        RunWriter runs = new RunWriter(version, startOffset, endOffset, changed.length);
+    static byte[] deltaValue(long version, long startOffset, long endOffset, InFlightWindow inFlight, long[] changed,
+                             DeadLetterCopies copies) {
+        RunWriter runs = new RunWriter(version, startOffset, endOffset, changed.length, copies);
         for (long offset : changed) {
             InFlightRecord r = offset < startOffset ? null : inFlight.get(offset);
             if (r != null) {
@@ -216,18 +231,19 @@ public final class ShareStateSerde {
             last = delta;
         }
         return new SharePartitionSnapshot(last.startOffset(), last.endOffset(), new ArrayList<>(entries.values()),
-                last.version());
+                last.version(), last.deadLetters());
     }
 
     /** The snapshot version a value carries, without decoding the rest. */
     public static long valueVersion(byte[] value) {
         ByteBuffer buffer = ByteBuffer.wrap(value);
-        checkVersion(buffer.getShort(), "value");
+        checkValueVersion(buffer.getShort());
         return buffer.getLong();
     }
 
     public static SharePartitionSnapshot decodeValue(ByteBuffer buffer) {
-        checkVersion(buffer.getShort(), "value");
+        short valueVersion = buffer.getShort();
+        checkValueVersion(valueVersion);
         long version = buffer.getLong();
         long start = buffer.getLong();
         long end = buffer.getLong();
@@ -246,7 +262,16 @@ public final class ShareStateSerde {
                 entries.add(new SharePartitionSnapshot.Entry(offset, states[state], deliveryCount));
             }
         }
-        return new SharePartitionSnapshot(start, end, entries, version);
+        DeadLetterCopies.State deadLetters = valueVersion == 0 ? DeadLetterCopies.State.EMPTY
+                : DeadLetterCopies.read(buffer);
+        return new SharePartitionSnapshot(start, end, entries, version, deadLetters);
+    }
+
+    private static void checkValueVersion(short version) {
+        if (version != 0 && version != VALUE_VERSION) {
+            throw new IllegalArgumentException("Unknown share-state value version " + version + ", expected 0 or "
+                    + VALUE_VERSION);
+        }
     }
 
     /**
@@ -257,15 +282,17 @@ public final class ShareStateSerde {
         private static final int HEADER = 2 + 8 * 3 + 4;
         private static final int RUN = 8 + 4 + 1 + 2;
         private final ByteBuffer buffer;
+        private final DeadLetterCopies copies;
         private int runCount;
         private long first = -1;
         private int length;
         private byte state;
         private int deliveryCount;
 
-        RunWriter(long version, long startOffset, long endOffset, int maxRuns) {
-            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN);
-            buffer.putShort(VERSION).putLong(version).putLong(startOffset).putLong(endOffset).putInt(0);
+        RunWriter(long version, long startOffset, long endOffset, int maxRuns, DeadLetterCopies copies) {
+            this.copies = copies;
+            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN + copies.encodedSize());
+            buffer.putShort(VALUE_VERSION).putLong(version).putLong(startOffset).putLong(endOffset).putInt(0);
         }
 
         void add(long offset, RecordState recordState, int count) {
@@ -292,6 +319,7 @@ public final class ShareStateSerde {
             flush();
             length = 0;
             buffer.putInt(HEADER - 4, runCount);
+            copies.write(buffer);
             return Arrays.copyOf(buffer.array(), buffer.position());
         }
     }

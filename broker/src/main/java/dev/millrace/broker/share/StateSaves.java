@@ -44,17 +44,17 @@ final class StateSaves {
     }
 
     /**
-     * A record of a partition changed on this thread was archived: {@code publish} copies it to the dead-letter
-     * topic now if no batch is open (its partition was saved already: partitions save before they report dead
-     * letters), else once the batch saved its partition, and not at all if that save failed.
+     * Runs {@code action} once {@code partition}'s change made on this thread is saved: now if no batch is open (the
+     * partition was saved already: partitions save before they report what must follow a save, such as owed
+     * dead-letter copies), else once the batch saved it, and not at all if that save failed.
      */
-    void archived(DeadLetter deadLetter, java.util.function.Consumer<DeadLetter> publish) {
+    void afterSave(SharePartition partition, Runnable action) {
         Batch batch = open.get();
         if (batch == null) {
-            publish.accept(deadLetter);
+            action.run();
         } else {
-            batch.deadLetters.add(() -> publish.accept(deadLetter));
-            batch.deadLetterKeys.add(deadLetter.source());
+            batch.afterSave.add(action);
+            batch.afterSaveKeys.add(partition.key());
         }
     }
 
@@ -83,9 +83,9 @@ final class StateSaves {
     final class Batch implements AutoCloseable {
         private final boolean owner;
         private final Set<SharePartition> changed = new LinkedHashSet<>();
-        /** Dead-letter copies waiting for their partitions' saves, and those partitions (parallel lists). */
-        private final java.util.List<Runnable> deadLetters = new java.util.ArrayList<>();
-        private final java.util.List<SharePartitionKey> deadLetterKeys = new java.util.ArrayList<>();
+        /** Actions waiting for their partitions' saves, and those partitions (parallel lists). */
+        private final java.util.List<Runnable> afterSave = new java.util.ArrayList<>();
+        private final java.util.List<SharePartitionKey> afterSaveKeys = new java.util.ArrayList<>();
 
         private Batch(boolean owner) {
             this.owner = owner;
@@ -109,14 +109,14 @@ final class StateSaves {
         }
 
         /**
-         * Saves every partition changed so far, each once, and copies the dead letters of those saved; the batch stays
+         * Saves every partition changed so far, each once, and runs the after-save actions of those saved; the batch stays
          * open. Returns the partitions whose save failed, with the failure (empty when all were saved): a ShareFetch
          * answers each of them with its error and the others as usual, rather than failing the whole response for
          * one share-partition (which withheld every other partition's records and acknowledgement results, and, for
          * a share-partition fenced by a newer leader, did so on every fetch of the member).
          */
         Map<SharePartitionKey, RuntimeException> flushFailures() {
-            if (!owner || changed.isEmpty() && deadLetters.isEmpty()) {
+            if (!owner || changed.isEmpty() && afterSave.isEmpty()) {
                 return Map.of();
             }
             Map<SharePartitionKey, RuntimeException> failures = new java.util.LinkedHashMap<>();
@@ -129,13 +129,13 @@ final class StateSaves {
                 }
             }
             changed.clear();
-            for (int i = 0; i < deadLetters.size(); i++) {
-                if (!failures.containsKey(deadLetterKeys.get(i))) {
-                    deadLetters.get(i).run();
+            for (int i = 0; i < afterSave.size(); i++) {
+                if (!failures.containsKey(afterSaveKeys.get(i))) {
+                    afterSave.get(i).run();
                 }
             }
-            deadLetters.clear();
-            deadLetterKeys.clear();
+            afterSave.clear();
+            afterSaveKeys.clear();
             return failures;
         }
 

@@ -15,7 +15,8 @@
  *       {@link dev.millrace.broker.share.ShareSessionCache} (KIP-932 share sessions) and
  *       {@link dev.millrace.broker.share.ShareFetchPurgatory} (long-poll).</li>
  *   <li>{@link dev.millrace.broker.share.DeadLetterPublisher}: copies archived records to the
- *       topic's dead-letter topic ({@code millrace.share.dlq.topic}).</li>
+ *       topic's dead-letter topic ({@code millrace.share.dlq.topic}), exactly once across crashes: the copies a
+ *       share-partition owes are saved with its state ({@link dev.millrace.broker.share.DeadLetterCopies}).</li>
  *   <li>{@link dev.millrace.broker.share.ShareStateCoordinator}: the share-partition state of the groups whose
  *       {@code __share_group_state} partition this broker leads, loaded when elected, dropped when resigned;
  *       {@link dev.millrace.broker.share.ShareStateHandler} serves it to other brokers (the ShareState extension) and
@@ -28,7 +29,9 @@
  * every in-sync replica of the state partition, so an accepted record is never delivered again; an acquisition is
  * saved before its records are handed out, so records acquired under a lock held on a lost broker come back with
  * that delivery counted; the old leader of a moved share-partition saves nothing more (it is closed at once, and
- * fenced by its leader epoch at the coordinator), so nothing is released or dead-lettered twice by two leaders.
+ * fenced by its leader epoch at the coordinator), so nothing is released or dead-lettered twice by two leaders; a
+ * dead-letter copy owed in the saved state is made by the next leader, and one the old leader made already is
+ * answered as a duplicate by the dead-letter partition.
  *
  * <p>{@link dev.millrace.broker.share.ShareBroker} builds and wires them for the server.
  */

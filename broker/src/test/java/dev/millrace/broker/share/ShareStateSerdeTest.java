@@ -30,7 +30,7 @@ class ShareStateSerdeTest {
 
         assertThat(key).isEqualTo(new ShareStateSerde.StateKey("gröup", topicId, 7));
         assertThat(decoded).isEqualTo(snapshot);
-        assertThat(ShareStateSerde.value(snapshot)).hasSize(2 + 24 + 4 + 4 * 15); // four runs
+        assertThat(ShareStateSerde.value(snapshot)).hasSize(2 + 24 + 4 + 4 * 15 + 10); // four runs, no dead-letter copy owed
     }
 
     @Test
@@ -94,6 +94,38 @@ class ShareStateSerdeTest {
                 .isEqualTo(configs);
         assertThat(ShareStateSerde.keyVersion(ByteBuffer.wrap(ShareStateSerde.key("g", Uuid.randomUuid(), 0))))
                 .as("share-partition keys keep version 0").isZero();
+    }
+
+    @Test
+    void shouldRoundTripTheDeadLetterCopiesOwedInArchiveOrder() {
+        DeadLetterCopies.State owed = new DeadLetterCopies.State((short) 3, 17, List.of(
+                new DeadLetterCopies.Pending(12, 5, DeadLetter.REASON_DELIVERY_LIMIT),
+                new DeadLetterCopies.Pending(10, 1, DeadLetter.REASON_REJECTED)));
+        SharePartitionSnapshot snapshot = new SharePartitionSnapshot(10, 13, List.of(
+                new SharePartitionSnapshot.Entry(10, RecordState.ARCHIVED, 1),
+                new SharePartitionSnapshot.Entry(12, RecordState.ARCHIVED, 5)), 8, owed);
+
+        byte[] value = ShareStateSerde.value(snapshot);
+
+        assertThat(ShareStateSerde.decodeValue(ByteBuffer.wrap(value))).isEqualTo(snapshot);
+        assertThat(value).hasSize(2 + 24 + 4 + 2 * 15 + 10 + 2 * 11);
+        assertThat(ShareStateSerde.valueVersion(value)).isEqualTo(8);
+    }
+
+    /** A value of version 0, as written before dead-letter copies were saved, reads as owing none. */
+    @Test
+    void shouldReadAVersionZeroValueAsOwingNoDeadLetterCopy() {
+        ByteBuffer v0 = ByteBuffer.allocate(2 + 24 + 4 + 15);
+        v0.putShort((short) 0).putLong(4).putLong(10).putLong(12).putInt(1)
+                .putLong(10).putInt(2).put((byte) RecordState.ARCHIVED.ordinal()).putShort((short) 2);
+        v0.flip();
+
+        SharePartitionSnapshot decoded = ShareStateSerde.decodeValue(v0);
+
+        assertThat(decoded).isEqualTo(new SharePartitionSnapshot(10, 12, List.of(
+                new SharePartitionSnapshot.Entry(10, RecordState.ARCHIVED, 2),
+                new SharePartitionSnapshot.Entry(11, RecordState.ARCHIVED, 2)), 4));
+        assertThat(decoded.deadLetters()).isEqualTo(DeadLetterCopies.State.EMPTY);
     }
 
     @Test
