@@ -171,6 +171,10 @@ public final class SharePartition {
     private volatile boolean restorePending;
     /** The dead-letter copies this partition owes, saved with its state. Under the monitor. */
     private final DeadLetterCopies copies;
+    /** Its records held for producer transactions, saved with its state. Under the monitor. */
+    private final TransactionHolds holds = new TransactionHolds();
+    /** Holds {@link #restore} kept, whose markers {@link #settleRestore()} has yet to look for. Under the monitor. */
+    private boolean restoredHoldsUnchecked;
 
     /**
      * @param startOffset where the partition starts: the log start (earliest), the high watermark
@@ -370,6 +374,7 @@ public final class SharePartition {
      * @return NONE, or INVALID_RECORD_STATE naming nothing changed
      */
     public Errors holdForTransaction(String memberId, List<Long> offsets, long producerId) {
+        Events events = new Events();
         synchronized (this) {
             for (long offset : offsets) {
                 InFlightRecord record = inFlight.get(offset);
@@ -378,11 +383,15 @@ public final class SharePartition {
                     return Errors.INVALID_RECORD_STATE;
                 }
             }
+            long scanFrom = log.logEndOffset(); // the transaction's marker comes after this
             for (long offset : offsets) {
                 inFlight.get(offset).transactionProducerId = producerId;
+                holds.hold(offset, producerId, scanFrom);
             }
-            return Errors.NONE;
+            events.changed = true;
         }
+        events.fire(); // saved before the hold is answered: the transaction may commit once it is
+        return Errors.NONE;
     }
 
     /**
@@ -397,7 +406,7 @@ public final class SharePartition {
                 InFlightRecord record = inFlight.get(offset);
                 if (record.isHeldForTransaction() && record.transactionProducerId == producerId) {
                     if (commit) {
-                        finish(record, RecordState.ACKNOWLEDGED);
+                        finish(offset, record, RecordState.ACKNOWLEDGED);
                         changedAt(offset);
                         events.changed = true;
                     } else {
@@ -452,7 +461,7 @@ public final class SharePartition {
         long version = ++snapshotVersion;
         if (fullNeeded || inFlight.size() <= deltaAboveEntries
                 || deltaBytesSinceFull >= Math.max(lastFullBytes, MIN_DELTA_BYTES_BEFORE_FULL)) {
-            byte[] value = ShareStateSerde.value(version, startOffset, endOffset, inFlight, copies);
+            byte[] value = ShareStateSerde.value(version, startOffset, endOffset, inFlight, copies, holds);
             changed.clear();
             fullNeeded = false;
             deltaBytesSinceFull = 0;
@@ -468,7 +477,7 @@ public final class SharePartition {
             }
         }
         byte[] value = ShareStateSerde.deltaValue(version, startOffset, endOffset, inFlight,
-                java.util.Arrays.copyOf(offsets, distinct), copies);
+                java.util.Arrays.copyOf(offsets, distinct), copies, holds);
         changed.clear();
         deltaBytesSinceFull += value.length;
         return new EncodedState(false, version, value);
@@ -515,7 +524,8 @@ public final class SharePartition {
     public synchronized SharePartitionSnapshot snapshot() {
         List<SharePartitionSnapshot.Entry> entries = new ArrayList<>(inFlight.size());
         inFlight.forEach((offset, r) -> entries.add(new SharePartitionSnapshot.Entry(offset, r.state, r.deliveryCount)));
-        return new SharePartitionSnapshot(startOffset, endOffset, entries, ++snapshotVersion, copies.state());
+        return new SharePartitionSnapshot(startOffset, endOffset, entries, ++snapshotVersion, copies.state(),
+                holds.state());
     }
 
     /**
@@ -539,6 +549,8 @@ public final class SharePartition {
         startOffset = snapshot.startOffset();
         endOffset = snapshot.endOffset();
         copies.restore(snapshot.deadLetters());
+        holds.restore(snapshot.holds());
+        Map<Long, Long> heldFor = holds.producerByOffset();
         List<DeadLetter> archived = new ArrayList<>();
         int limit = config.deliveryCountLimit();
         for (SharePartitionSnapshot.Entry entry : snapshot.entries()) {
@@ -546,6 +558,14 @@ public final class SharePartition {
                 continue;
             }
             RecordState state = entry.state();
+            Long producerId = state == RecordState.ACQUIRED ? heldFor.remove(entry.offset()) : null;
+            if (state == RecordState.ACQUIRED && producerId != null) {
+                // held for a transaction: still held, settled by its marker (no member, no lock to expire)
+                InFlightRecord held = new InFlightRecord(RecordState.ACQUIRED, entry.deliveryCount());
+                held.transactionProducerId = producerId;
+                inFlight.put(entry.offset(), held);
+                continue;
+            }
             if (state == RecordState.ACQUIRED) {
                 if (entry.deliveryCount() >= limit) {
                     state = RecordState.ARCHIVED;
@@ -563,9 +583,11 @@ public final class SharePartition {
                 inFlight.put(entry.offset(), new InFlightRecord(state, entry.deliveryCount()));
             } // else never delivered: no entry needed
         }
+        heldFor.keySet().forEach(holds::release); // a hold whose entry is not ACQUIRED (or gone) holds nothing
         maybeAdvanceStart(new Events());
         restoredDeadLetters = archived;
-        restorePending = !archived.isEmpty() || !copies.isEmpty();
+        restoredHoldsUnchecked = !holds.isEmpty();
+        restorePending = !archived.isEmpty() || !copies.isEmpty() || restoredHoldsUnchecked;
     }
 
     /**
@@ -579,6 +601,7 @@ public final class SharePartition {
         if (!restorePending) {
             return;
         }
+        settleRestoredHolds();
         Events events = new Events();
         List<DeadLetter> pending;
         synchronized (this) {
@@ -606,6 +629,31 @@ public final class SharePartition {
     }
 
     /**
+     * Settles the restored holds whose transaction's marker is in the log already (written while the state moved:
+     * the old leader appended it and was lost before it saved the settlement). Holds whose marker comes later are
+     * settled by it ({@link #completeTransaction}). The log is read outside the monitor.
+     */
+    private void settleRestoredHolds() {
+        Map<Long, Long> scanFrom;
+        synchronized (this) {
+            if (!restoredHoldsUnchecked || closed) {
+                return;
+            }
+            scanFrom = holds.scanFromByProducer();
+        }
+        Map<Long, Boolean> ended = TransactionHolds.endedIn(log, scanFrom, SELECTIVE_READ_BYTES);
+        ended.forEach(this::completeTransaction);
+        synchronized (this) {
+            restoredHoldsUnchecked = false;
+        }
+    }
+
+    /** Whether records are held here for the transaction of {@code producerId}. */
+    public synchronized boolean holdsFor(long producerId) {
+        return holds.scanFromByProducer().containsKey(producerId);
+    }
+
+    /**
      * Moves the start offset to {@code offset} (AlterShareGroupOffsets): every in-flight state is
      * dropped, records from {@code offset} on are delivered afresh, with delivery count 0. Only for a
      * group without members (no record is held). The change is saved like any other.
@@ -620,6 +668,7 @@ public final class SharePartition {
                 }
             }
             inFlight.clear();
+            holds.clear();
             replaced();
             unmatchedBelow.clear();
         lookaheads.values().forEach(SelectiveLookahead::cancel);
@@ -999,7 +1048,7 @@ public final class SharePartition {
                     if (state == null) {
                         inFlight.put(offset, new InFlightRecord(RecordState.ARCHIVED, 0));
                     } else {
-                        finish(state, RecordState.ARCHIVED);
+                        finish(offset, state, RecordState.ARCHIVED);
                     }
                     changedAt(offset);
                     events.changed = true;
@@ -1174,10 +1223,10 @@ public final class SharePartition {
     private void apply(long offset, InFlightRecord record, AcknowledgeType type, long now, Events events) {
         changedAt(offset);
         switch (type) {
-            case ACCEPT -> finish(record, RecordState.ACKNOWLEDGED);
-            case GAP -> finish(record, RecordState.ARCHIVED);
+            case ACCEPT -> finish(offset, record, RecordState.ACKNOWLEDGED);
+            case GAP -> finish(offset, record, RecordState.ARCHIVED);
             case REJECT -> {
-                finish(record, RecordState.ARCHIVED);
+                finish(offset, record, RecordState.ARCHIVED);
                 deadLettered(new DeadLetter(key, offset, record.deliveryCount, DeadLetter.REASON_REJECTED), events);
             }
             case RELEASE -> releaseOrArchive(offset, record, now, true, events);
@@ -1235,9 +1284,12 @@ public final class SharePartition {
         events.fire();
     }
 
-    private void finish(InFlightRecord record, RecordState terminal) {
+    private void finish(long offset, InFlightRecord record, RecordState terminal) {
         if (record.state == RecordState.ACQUIRED) {
             unlocked(record);
+        }
+        if (record.transactionProducerId >= 0) {
+            holds.release(offset);
         }
         record.state = terminal;
         record.memberId = null;
@@ -1252,6 +1304,9 @@ public final class SharePartition {
         }
         changedAt(offset);
         unlocked(record);
+        if (record.transactionProducerId >= 0) {
+            holds.release(offset);
+        }
         record.memberId = null;
         record.transactionProducerId = -1;
         events.changed = true;
@@ -1275,6 +1330,7 @@ public final class SharePartition {
         long logStart = log.logStartOffset();
         if (logStart > startOffset) {
             inFlight.removeBelow(logStart);
+            holds.removeBelow(logStart);
             startOffset = logStart;
             endOffset = Math.max(endOffset, logStart);
         }

@@ -159,6 +159,12 @@ public final class SharePartitionManager implements LeadershipListener {
         return Optional.ofNullable(partitions.get(new Key(groupId, tp))).filter(p -> !p.isClosed());
     }
 
+    /** Every share-partition on {@code tp} (one per share group that reads it here). */
+    public List<SharePartition> partitionsOn(TopicPartition tp) {
+        return partitions.entrySet().stream().filter(e -> e.getKey().topicPartition().equals(tp))
+                .map(Map.Entry::getValue).filter(p -> !p.isClosed()).toList();
+    }
+
     /** Every share-partition of {@code groupId}. */
     public List<SharePartition> partitionsOf(String groupId) {
         return partitions.entrySet().stream().filter(e -> e.getKey().groupId().equals(groupId))

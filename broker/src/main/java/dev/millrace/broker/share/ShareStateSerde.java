@@ -14,15 +14,18 @@ import org.apache.kafka.common.Uuid;
  *
  * <pre>
  *   key:   version:int16(0) | groupLength:int16 | group:utf8 | topicId:uuid(2 x int64) | partition:int32
- *   value: version:int16(1) | snapshotVersion:int64 | startOffset:int64 | endOffset:int64 | runCount:int32
+ *   value: version:int16(2) | snapshotVersion:int64 | startOffset:int64 | endOffset:int64 | runCount:int32
  *          | runCount x ( firstOffset:int64 | length:int32 | state:int8 | deliveryCount:int16 )
  *          | deadLetterProducerEpoch:int16 | deadLetterNextSequence:int32 | pendingCount:int32
  *          | pendingCount x ( offset:int64 | deliveryCount:int16 | reason:int8 )
+ *          | holdRunCount:int32
+ *          | holdRunCount x ( producerId:int64 | scanFrom:int64 | firstOffset:int64 | length:int32 )
  * </pre>
  *
- * The part after the runs is the dead-letter copies the share-partition still owes, in archive order ({@link
- * DeadLetterCopies}). Values of version 0, written before it, end after the runs and are read as owing none; this
- * broker writes version 1.
+ * After the runs come the dead-letter copies the share-partition still owes, in archive order ({@link
+ * DeadLetterCopies}), then its records held for producer transactions ({@link TransactionHolds}; their entries are
+ * ACQUIRED). Older values end earlier: version 0 after the runs (read as owing no copy), version 1 after the
+ * dead-letter part (read as holding nothing for a transaction); this broker writes version 2.
  *
  * Group settings ({@link ShareGroupConfigs}) live in the same topic under a key of version 1:
  *
@@ -40,12 +43,12 @@ import org.apache.kafka.common.Uuid;
  * changed rather than the whole state ({@link SharePartition#encodedState()} decides which). A delta has a key of
  * its own per snapshot version, so compaction keeps every delta, and a value in the full value's layout holding only
  * the entries changed since the save before it (their state as it is now; offsets below its start offset are gone)
- * and the whole dead-letter part as it stands:
+ * and the whole dead-letter and transaction-hold parts as they stand:
  *
  * <pre>
  *   key:   version:int16(2) | groupLength:int16 | group:utf8 | topicId:uuid(2 x int64) | partition:int32
  *          | snapshotVersion:int64
- *   value: as the full value above (version 1), runs of the changed entries only
+ *   value: as the full value above (version 2), runs of the changed entries only
  * </pre>
  *
  * The state is the latest full value with every later delta applied in version order ({@link #applyDeltas}). The
@@ -60,8 +63,8 @@ public final class ShareStateSerde {
     }
 
     private static final short VERSION = 0;
-    /** The version of a share-partition state value this broker writes; it reads 0 too. */
-    static final short VALUE_VERSION = 1;
+    /** The version of a share-partition state value this broker writes; it reads 0 and 1 too. */
+    static final short VALUE_VERSION = 2;
 
     /** The key version of a group-settings record. */
     public static final short GROUP_CONFIG_KEY_VERSION = 1;
@@ -170,8 +173,10 @@ public final class ShareStateSerde {
     public static byte[] value(SharePartitionSnapshot snapshot) {
         DeadLetterCopies copies = new DeadLetterCopies(null);
         copies.restore(snapshot.deadLetters());
+        TransactionHolds holds = new TransactionHolds();
+        holds.restore(snapshot.holds());
         RunWriter runs = new RunWriter(snapshot.version(), snapshot.startOffset(), snapshot.endOffset(),
-                snapshot.entries().size(), copies);
+                snapshot.entries().size(), copies, holds);
         for (SharePartitionSnapshot.Entry e : snapshot.entries()) {
             runs.add(e.offset(), e.state(), e.deliveryCount());
         }
@@ -184,8 +189,8 @@ public final class ShareStateSerde {
      * {@code inFlight} and {@code copies} still.
      */
     static byte[] value(long version, long startOffset, long endOffset, InFlightWindow inFlight,
-                        DeadLetterCopies copies) {
-        RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size(), copies);
+                        DeadLetterCopies copies, TransactionHolds holds) {
+        RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size(), copies, holds);
         inFlight.forEach((offset, r) -> runs.add(offset, r.state, r.deliveryCount));
         return runs.toBytes();
     }
@@ -196,8 +201,8 @@ public final class ShareStateSerde {
      * stand.
      */
     static byte[] deltaValue(long version, long startOffset, long endOffset, InFlightWindow inFlight, long[] changed,
-                             DeadLetterCopies copies) {
-        RunWriter runs = new RunWriter(version, startOffset, endOffset, changed.length, copies);
+                             DeadLetterCopies copies, TransactionHolds holds) {
+        RunWriter runs = new RunWriter(version, startOffset, endOffset, changed.length, copies, holds);
         for (long offset : changed) {
             InFlightRecord r = offset < startOffset ? null : inFlight.get(offset);
             if (r != null) {
@@ -231,7 +236,7 @@ public final class ShareStateSerde {
             last = delta;
         }
         return new SharePartitionSnapshot(last.startOffset(), last.endOffset(), new ArrayList<>(entries.values()),
-                last.version(), last.deadLetters());
+                last.version(), last.deadLetters(), last.holds());
     }
 
     /** The snapshot version a value carries, without decoding the rest. */
@@ -264,12 +269,13 @@ public final class ShareStateSerde {
         }
         DeadLetterCopies.State deadLetters = valueVersion == 0 ? DeadLetterCopies.State.EMPTY
                 : DeadLetterCopies.read(buffer);
-        return new SharePartitionSnapshot(start, end, entries, version, deadLetters);
+        TransactionHolds.State holds = valueVersion < 2 ? TransactionHolds.State.EMPTY : TransactionHolds.read(buffer);
+        return new SharePartitionSnapshot(start, end, entries, version, deadLetters, holds);
     }
 
     private static void checkValueVersion(short version) {
-        if (version != 0 && version != VALUE_VERSION) {
-            throw new IllegalArgumentException("Unknown share-state value version " + version + ", expected 0 or "
+        if (version < 0 || version > VALUE_VERSION) {
+            throw new IllegalArgumentException("Unknown share-state value version " + version + ", expected 0 to "
                     + VALUE_VERSION);
         }
     }
@@ -283,15 +289,19 @@ public final class ShareStateSerde {
         private static final int RUN = 8 + 4 + 1 + 2;
         private final ByteBuffer buffer;
         private final DeadLetterCopies copies;
+        private final TransactionHolds.State holds;
         private int runCount;
         private long first = -1;
         private int length;
         private byte state;
         private int deliveryCount;
 
-        RunWriter(long version, long startOffset, long endOffset, int maxRuns, DeadLetterCopies copies) {
+        RunWriter(long version, long startOffset, long endOffset, int maxRuns, DeadLetterCopies copies,
+                  TransactionHolds holds) {
             this.copies = copies;
-            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN + copies.encodedSize());
+            this.holds = holds.isEmpty() ? TransactionHolds.State.EMPTY : holds.state();
+            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN + copies.encodedSize()
+                    + TransactionHolds.encodedSize(this.holds));
             buffer.putShort(VALUE_VERSION).putLong(version).putLong(startOffset).putLong(endOffset).putInt(0);
         }
 
@@ -320,6 +330,7 @@ public final class ShareStateSerde {
             length = 0;
             buffer.putInt(HEADER - 4, runCount);
             copies.write(buffer);
+            TransactionHolds.write(holds, buffer);
             return Arrays.copyOf(buffer.array(), buffer.position());
         }
     }

@@ -43,10 +43,12 @@ import dev.millrace.protocol.ext.TxnShareAcknowledge;
  * A failure at any step holds nothing and answers the error; the partition may stay in the transaction (its marker
  * then settles nothing here).
  *
- * <p>Not durable yet: held records live in the leader's memory. If the share-partition's leader dies before the
- * transaction's marker, the new leader knows nothing of the hold: the records are redelivered after their lock (at
- * least once, not exactly once, across the loss of that broker), even when the transaction then commits. A crash of
- * the consumer, or the transaction's abort, loses nothing.
+ * <p>Durable: a hold is saved with the share-partition's state before it is answered ({@link TransactionHolds}). If
+ * the share-partition's leader dies before the transaction's marker, the new leader keeps the records held: the
+ * marker settles them there when the coordinator writes it (again) to the new leader, or, if the old leader had
+ * appended it already, when the new leader finds it in the log as it loads the state. So a consumption that a
+ * committed transaction included is never delivered again, and one an aborted transaction included is released with
+ * its delivery counted. A crash of the consumer, or the transaction's abort, loses nothing.
  *
  * <p>Thread-safe.
  */
@@ -63,10 +65,6 @@ public final class ShareTransactions {
         CompletableFuture<TxnAddSharePartition.Response> addPartition(String transactionalId, TopicPartition tp);
     }
 
-    /** A partition's records held for a producer's transaction. */
-    private record Held(TopicPartition tp, SharePartition partition) {
-    }
-
     /** The markers that reached one partition while a hold for it was asking the coordinator. */
     private static final class MarkerWatch {
         private final Map<Long, Boolean> seen = new ConcurrentHashMap<>();
@@ -81,8 +79,17 @@ public final class ShareTransactions {
         thread.setDaemon(true);
         return thread;
     });
-    /** Producer id to what is held for its transaction; guarded by {@code this}. */
-    private final Map<Long, Set<Held>> held = new HashMap<>();
+    /**
+     * Where holds are made once the coordinator answered: a hold saves the share-partition's state and waits for it,
+     * which must not happen on the network thread that completed the coordinator's answer (the save's own answer
+     * comes in on such a thread: waiting there stalled every hold for the save's whole timeout).
+     */
+    private final java.util.concurrent.ThreadPoolExecutor holder = new java.util.concurrent.ThreadPoolExecutor(4, 4,
+            30, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                Thread thread = new Thread(r, "millrace-share-txn-hold");
+                thread.setDaemon(true);
+                return thread;
+            });
     /** Guarded by {@code this}. */
     private final Map<TopicPartition, Set<MarkerWatch>> watches = new HashMap<>();
     private volatile TransactionJoin join = (id, tp) -> CompletableFuture.completedFuture(
@@ -92,6 +99,7 @@ public final class ShareTransactions {
     ShareTransactions(ShareTopics topics, SharePartitionManager partitions) {
         this.topics = Objects.requireNonNull(topics, "topics");
         this.partitions = Objects.requireNonNull(partitions, "partitions");
+        holder.allowCoreThreadTimeOut(true);
     }
 
     /** Connects the transaction coordinators; until then every request fails with COORDINATOR_NOT_AVAILABLE. */
@@ -140,7 +148,7 @@ public final class ShareTransactions {
         } catch (RuntimeException e) {
             joined = CompletableFuture.failedFuture(e);
         }
-        return joined.handle((answer, failure) -> {
+        return joined.handleAsync((answer, failure) -> {
             try {
                 return hold(request, tp, sp, answer, failure, watch);
             } catch (RuntimeException e) {
@@ -149,7 +157,7 @@ public final class ShareTransactions {
             } finally {
                 unwatch(tp, watch);
             }
-        }).thenCompose(response -> response);
+        }, holder).thenCompose(response -> response);
     }
 
     private CompletableFuture<TxnShareAcknowledge.Response> hold(TxnShareAcknowledge.Request request,
@@ -168,10 +176,15 @@ public final class ShareTransactions {
                     + coordinatorError.name() + (answer.errorMessage() == null ? "" : ": " + answer.errorMessage())));
         }
         long producerId = answer.producerId();
-        synchronized (this) {
-            held.computeIfAbsent(producerId, k -> new HashSet<>()).add(new Held(tp, sp));
+        Errors holdError;
+        try {
+            holdError = sp.holdForTransaction(request.memberId(), request.offsets(), producerId);
+        } catch (org.apache.kafka.common.errors.ApiException e) {
+            // the hold could not be saved (the partition moved, the share-state coordinator is unreachable): the
+            // client's commit fails and its transaction aborts, which releases what is held here
+            return done(error(Errors.forException(e), "holding " + request.offsets() + " of " + tp
+                    + " could not be saved: " + e.getMessage()));
         }
-        Errors holdError = sp.holdForTransaction(request.memberId(), request.offsets(), producerId);
         if (holdError != Errors.NONE) {
             return done(notAcquired(request, tp));
         }
@@ -205,19 +218,10 @@ public final class ShareTransactions {
                     w.forEach(watch -> watch.seen.put(producerId, commit));
                 }
             }
-            Set<Held> heldFor = held.get(producerId);
-            if (heldFor != null) {
-                heldFor.removeIf(h -> {
-                    if (written.contains(h.tp())) {
-                        settle.add(h.partition());
-                        return true;
-                    }
-                    return false;
-                });
-                if (heldFor.isEmpty()) {
-                    held.remove(producerId);
-                }
-            }
+        }
+        for (TopicPartition tp : written) {
+            // the partitions know their holds, restored ones included (a hold made on a broker since lost)
+            partitions.partitionsOn(tp).stream().filter(p -> p.holdsFor(producerId)).forEach(settle::add);
         }
         if (settle.isEmpty()) {
             return CompletableFuture.completedFuture(null);
@@ -244,6 +248,7 @@ public final class ShareTransactions {
     /** Stops the settling thread (the broker is closing). */
     public void close() {
         settler.shutdownNow();
+        holder.shutdownNow();
     }
 
     private synchronized MarkerWatch watch(TopicPartition tp) {

@@ -78,6 +78,15 @@ final class InMemoryShareLog implements ShareLog {
         endOffset += count;
     }
 
+    /** Appends a transaction marker of {@code producerId} (commit or abort) as a control batch of one record. */
+    synchronized void appendMarker(long producerId, boolean commit) {
+        batches.add(MemoryRecords.withEndTransactionMarker(endOffset, 0L, 0, producerId, (short) 0,
+                new org.apache.kafka.common.record.internal.EndTransactionMarker(commit
+                        ? org.apache.kafka.common.record.internal.ControlRecordType.COMMIT
+                        : org.apache.kafka.common.record.internal.ControlRecordType.ABORT, 0)));
+        endOffset += 1;
+    }
+
     void setDeadLetterTopic(String topic) {
         deadLetterTopic = topic;
     }

@@ -106,4 +106,82 @@ class SharePartitionTransactionTest {
         assertThat(partition.state(0)).contains(RecordState.AVAILABLE);
         assertThat(partition.state(1)).contains(RecordState.AVAILABLE);
     }
+
+    /** What a new leader of the share-partition would load: the state as last saved. */
+    private SharePartition restoredElsewhere() {
+        SharePartitionSnapshot saved = ShareStateSerde.decodeValue(java.nio.ByteBuffer.wrap(
+                partition.encodedState().value()));
+        partition.close();
+        SharePartition next = new SharePartition(KEY, log, ShareGroupConfig.defaults().withRecordLockDurationMs(1_000),
+                timer, clock, new SharePartitionListener() {
+                    @Override
+                    public void onRecordsAvailable(SharePartitionKey key) {
+                    }
+
+                    @Override
+                    public void onArchived(DeadLetter deadLetter) {
+                    }
+                }, 0);
+        next.restore(saved);
+        next.settleRestore();
+        return next;
+    }
+
+    /**
+     * A hold survives the loss of the share-partition's leader: the new leader keeps the records held (no other member
+     * gets them, no lock expires them) until the transaction's marker, written to it, accepts them.
+     */
+    @Test
+    void aHoldSurvivesItsLeaderAndTheCommitMarkerAtTheNewLeaderAcceptsIt() throws Exception {
+        log.append(4);
+        partition.acquire("a", 10, 1 << 20);
+        assertThat(partition.holdForTransaction("a", List.of(0L, 1L), PID)).isEqualTo(Errors.NONE);
+
+        SharePartition next = restoredElsewhere();
+        advanceMs(5_000);
+
+        assertThat(next.holdsFor(PID)).isTrue();
+        assertThat(next.acquire("b", 10, 1 << 20).acquired()).as("only what was not held")
+                .containsExactly(new AcquiredBatch(2, 3, 2));
+        next.completeTransaction(PID, true);
+        assertThat(next.state(0)).contains(RecordState.ACKNOWLEDGED);
+        assertThat(next.state(1)).contains(RecordState.ACKNOWLEDGED);
+        assertThat(next.holdsFor(PID)).isFalse();
+    }
+
+    /**
+     * The old leader appended the commit marker and was lost before it saved the settlement: the new leader finds the
+     * marker in the log as it loads the state, and accepts the held records.
+     */
+    @Test
+    void aRestoredHoldWhoseCommitMarkerIsInTheLogAlreadyIsAcceptedAsTheStateLoads() {
+        log.append(4);
+        partition.acquire("a", 10, 1 << 20);
+        assertThat(partition.holdForTransaction("a", List.of(0L, 1L), PID)).isEqualTo(Errors.NONE);
+        log.append(2); // other records written after the hold
+        log.appendMarker(PID + 1, false); // another producer's marker: not ours
+        log.appendMarker(PID, true);
+
+        SharePartition next = restoredElsewhere();
+
+        assertThat(next.state(0)).contains(RecordState.ACKNOWLEDGED);
+        assertThat(next.state(1)).contains(RecordState.ACKNOWLEDGED);
+        assertThat(next.holdsFor(PID)).isFalse();
+    }
+
+    /** The same with an abort marker: the held records are released, their delivery counted, for anyone. */
+    @Test
+    void aRestoredHoldWhoseAbortMarkerIsInTheLogAlreadyIsReleasedAsTheStateLoads() throws Exception {
+        log.append(4);
+        partition.acquire("a", 10, 1 << 20);
+        assertThat(partition.holdForTransaction("a", List.of(0L, 1L), PID)).isEqualTo(Errors.NONE);
+        log.appendMarker(PID, false);
+
+        SharePartition next = restoredElsewhere();
+        advanceMs(60_000); // past any redelivery backoff
+
+        assertThat(next.state(0)).contains(RecordState.AVAILABLE);
+        assertThat(next.deliveryCount(0)).isEqualTo(1);
+        assertThat(next.acquire("b", 2, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 1, 2));
+    }
 }

@@ -30,7 +30,7 @@ class ShareStateSerdeTest {
 
         assertThat(key).isEqualTo(new ShareStateSerde.StateKey("gröup", topicId, 7));
         assertThat(decoded).isEqualTo(snapshot);
-        assertThat(ShareStateSerde.value(snapshot)).hasSize(2 + 24 + 4 + 4 * 15 + 10); // four runs, no dead-letter copy owed
+        assertThat(ShareStateSerde.value(snapshot)).hasSize(2 + 24 + 4 + 4 * 15 + 10 + 4); // four runs, no dead-letter copy owed, no hold
     }
 
     @Test
@@ -108,8 +108,24 @@ class ShareStateSerdeTest {
         byte[] value = ShareStateSerde.value(snapshot);
 
         assertThat(ShareStateSerde.decodeValue(ByteBuffer.wrap(value))).isEqualTo(snapshot);
-        assertThat(value).hasSize(2 + 24 + 4 + 2 * 15 + 10 + 2 * 11);
+        assertThat(value).hasSize(2 + 24 + 4 + 2 * 15 + 10 + 2 * 11 + 4);
         assertThat(ShareStateSerde.valueVersion(value)).isEqualTo(8);
+    }
+
+    @Test
+    void shouldRoundTripTheRecordsHeldForTransactionsAsRuns() {
+        TransactionHolds.State holds = new TransactionHolds.State(List.of(
+                new TransactionHolds.Run(7, 40, 10, 2), new TransactionHolds.Run(9, 41, 12, 1)));
+        SharePartitionSnapshot snapshot = new SharePartitionSnapshot(10, 13, List.of(
+                new SharePartitionSnapshot.Entry(10, RecordState.ACQUIRED, 1),
+                new SharePartitionSnapshot.Entry(11, RecordState.ACQUIRED, 1),
+                new SharePartitionSnapshot.Entry(12, RecordState.ACQUIRED, 3)), 8, DeadLetterCopies.State.EMPTY,
+                holds);
+
+        byte[] value = ShareStateSerde.value(snapshot);
+
+        assertThat(ShareStateSerde.decodeValue(ByteBuffer.wrap(value))).isEqualTo(snapshot);
+        assertThat(value).hasSize(2 + 24 + 4 + 2 * 15 + 10 + 4 + 2 * 28);
     }
 
     /** A value of version 0, as written before dead-letter copies were saved, reads as owing none. */
