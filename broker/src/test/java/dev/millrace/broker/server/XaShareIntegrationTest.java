@@ -11,9 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -48,11 +50,14 @@ class XaShareIntegrationTest {
 
     private BrokerServer broker;
     private XaClient client;
+    /** The same controller port at a restart: the metadata quorum keeps its voters. */
+    private Map<String, String> settings;
 
     @BeforeEach
     void setUp() throws Exception {
-        broker = TestBrokers.start(dataDir, Map.of("group.share.auto.offset.reset", "earliest",
-                "group.share.record.lock.duration.ms", "1000"));
+        settings = Map.of("group.share.auto.offset.reset", "earliest", "group.share.record.lock.duration.ms", "1000",
+                "controller.port", String.valueOf(TestBrokers.freePort()));
+        broker = TestBrokers.start(dataDir, settings);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestBrokers.bootstrap(broker)))) {
             admin.createTopics(List.of(new NewTopic(QUEUE, 1, (short) 1), new NewTopic("xa-topic", 2, (short) 1)))
                     .all().get();
@@ -124,6 +129,60 @@ class XaShareIntegrationTest {
             assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).isEmpty();
             assertThat(client.complete(xid, XaComplete.Action.COMMIT, false).xaCode()).isEqualTo(XaCodes.XA_OK);
             assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).as("accepted by the commit").isEmpty();
+        }
+    }
+
+    /**
+     * The records a prepared branch consumed stay held across a restart of the broker (the hold is saved with the
+     * share-partition's state): nobody gets them while the branch is in doubt, and the commit by Xid accepts them.
+     */
+    @Test
+    void shouldKeepAPreparedBranchsRecordsHeldAcrossABrokerRestartAndAcceptThemAtCommit() throws Exception {
+        XaXid xid = XaIntegrationTest.xid("queue-restart");
+        try (RawShareMember a = new RawShareMember(broker, GROUP, "member-a")) {
+            consumeAndPrepare(a, "xa-share-tx-4", xid, false);
+        }
+        restart();
+        try (RawShareMember b = new RawShareMember(broker, GROUP, "member-b")) {
+            b.join(QUEUE);
+            assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500)))
+                    .as("still held for the prepared branch after the restart").isEmpty();
+            assertThat(client.complete(xid, XaComplete.Action.COMMIT, false).xaCode()).isEqualTo(XaCodes.XA_OK);
+            assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).as("accepted by the commit").isEmpty();
+        }
+        assertThat(startOffset()).as("both records accepted, and the marker after them passed").isEqualTo(3);
+    }
+
+    /**
+     * A commit by Xid that reaches the queue partition before its share-partition is loaded again (nobody fetched
+     * since the restart): the loading finds the transaction's marker in the log and accepts the held records.
+     */
+    @Test
+    void shouldAcceptAPreparedBranchsRecordsCommittedBeforeTheirShareStateWasLoadedAgain() throws Exception {
+        XaXid xid = XaIntegrationTest.xid("queue-restart-commit");
+        try (RawShareMember a = new RawShareMember(broker, GROUP, "member-a")) {
+            consumeAndPrepare(a, "xa-share-tx-5", xid, false);
+        }
+        restart();
+        assertThat(client.complete(xid, XaComplete.Action.COMMIT, false).xaCode()).isEqualTo(XaCodes.XA_OK);
+        try (RawShareMember b = new RawShareMember(broker, GROUP, "member-b")) {
+            b.join(QUEUE);
+            assertThat(RawShareMember.acquiredOffsets(b.fetch(1_500))).as("accepted by the commit").isEmpty();
+        }
+        assertThat(startOffset()).as("both records accepted, and the marker after them passed").isEqualTo(3);
+    }
+
+    private void restart() throws Exception {
+        client.close();
+        broker.close();
+        broker = TestBrokers.start(dataDir, settings);
+        client = new XaClient(TestBrokers.bootstrap(broker), Duration.ofSeconds(20));
+    }
+
+    private long startOffset() throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestBrokers.bootstrap(broker)))) {
+            return admin.listShareGroupOffsets(Map.of(GROUP, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(GROUP).get().get(new TopicPartition(QUEUE, 0)).startOffset();
         }
     }
 
