@@ -78,10 +78,11 @@ import dev.millrace.protocol.ext.XaXid;
  * <h2>Queue acknowledgements</h2>
  * Records a branch acknowledged with TxnShareAcknowledge are held by their share-partition's leader under the
  * branch's producer id until its marker arrives, so they stay locked to it while it is prepared, and are accepted by
- * its commit marker or released by its rollback marker. Those holds live in the share-partition leader's memory
- * (a known limit of {@code dev.millrace.broker.share.ShareTransactions}): if that broker restarts or the
- * share-partition's leadership moves while the branch is in doubt, the hold is lost and the records are delivered
- * again after their lock, even if the branch then commits.
+ * its commit marker or released by its rollback marker. The holds are saved with the share-partition's state before
+ * TxnShareAcknowledge is answered ({@code dev.millrace.broker.share.TransactionHolds}), so they outlive a restart of
+ * that broker or a move of the share-partition's leadership while the branch is in doubt: the new leader keeps the
+ * records held and settles them by the branch's marker (XaShareIntegrationTest restarts the broker between prepare
+ * and commit).
  *
  * <p>Threading: every method but {@link #recover} runs on the coordinator thread (the maps it changes are only
  * changed there); {@link #recover} reads the published maps from a request thread.
