@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Header;
@@ -199,9 +198,14 @@ public final class DeadLetterPublisher {
         next(partition, 0);
     }
 
-    /** A save failed: a dropped partition's copies are its new leader's now; anything else is tried again. */
+    /**
+     * A save failed: a dropped partition's copies are its new leader's now; anything else (the share-state
+     * coordinator moving, a timeout) is tried again.
+     */
     private void stopOrRetry(SharePartition partition, RuntimeException failure, Runnable retry) {
-        if (partition.isClosed() || failure instanceof NotLeaderOrFollowerException) {
+        if (partition.isClosed()) {
+            log.debug("{} moved to another leader; its dead-letter copies are made there ({})", partition.key(),
+                    failure.toString());
             draining.remove(partition);
             return;
         }

@@ -606,7 +606,11 @@ public final class SharePartition {
         List<DeadLetter> pending;
         synchronized (this) {
             pending = restoredDeadLetters;
-            if (pending.isEmpty() && copies.isEmpty() || closed) {
+            if (closed) {
+                return;
+            }
+            if (pending.isEmpty() && copies.isEmpty()) {
+                restorePending = restoredHoldsUnchecked; // only holds were restored, and they are settled
                 return;
             }
             restoredDeadLetters = List.of();

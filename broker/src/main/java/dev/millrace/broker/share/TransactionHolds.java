@@ -129,14 +129,6 @@ public final class TransactionHolds {
     }
 
     /** Size of {@link #write}'s output. */
-    int encodedSize() {
-        return byOffset.isEmpty() ? 4 : 4 + runs().size() * RUN_BYTES;
-    }
-
-    void write(ByteBuffer buffer) {
-        write(state(), buffer);
-    }
-
     static int encodedSize(State state) {
         return 4 + state.runs().size() * RUN_BYTES;
     }
