@@ -79,8 +79,8 @@ class DeadLetterCopiesTest {
         final ConcurrentLinkedQueue<SharePartition.EncodedState> saved = new ConcurrentLinkedQueue<>();
         final DeadLetterPublisher publisher;
         final boolean makesCopies;
-        /** The copies' next sequence at the last save (saves come one at a time here). */
-        private volatile int lastSequence;
+        /** The copies' next sequence at the last save. */
+        private int lastSequence;
         /** A token per save that recorded a copy written and left nothing owed. */
         final BlockingQueue<Boolean> nothingOwed = new LinkedBlockingQueue<>();
 
@@ -101,15 +101,17 @@ class DeadLetterCopiesTest {
         public void onArchived(DeadLetter deadLetter) {
         }
 
+        /** Saves come from the test thread and the publisher's: one at a time, as the store serialises them. */
         @Override
-        public void onStateChanged(SharePartition partition) {
+        public synchronized void onStateChanged(SharePartition partition) {
             SharePartition.EncodedState state = partition.encodedState();
             saved.add(state);
             DeadLetterCopies.State copies = ShareStateSerde.decodeValue(ByteBuffer.wrap(state.value())).deadLetters();
-            if (copies.pending().isEmpty() && copies.nextSequence() != lastSequence) {
+            boolean copyRecorded = copies.pending().isEmpty() && copies.nextSequence() != lastSequence;
+            lastSequence = copies.nextSequence();
+            if (copyRecorded) {
                 nothingOwed.add(true);
             }
-            lastSequence = copies.nextSequence();
         }
 
         @Override

@@ -1079,6 +1079,31 @@ public final class ShareFetcher implements Fetcher {
         }
     }
 
+    /**
+     * As {@link #returnUnread}, for the records whose leader is connected now; the others stay buffered, in order, for
+     * a later check or a receive. (They used to be taken out of the buffer and their RETURN dropped for want of a
+     * route, which left them acquired at the broker, handed to nobody, until their lock expired.) Loop.
+     */
+    private void returnUnreadRoutable(SettleBatches into) {
+        List<Delivery> unread = new ArrayList<>();
+        buffer.drainTo(unread);
+        Set<Integer> wanted = new TreeSet<>();
+        unread.forEach(d -> wanted.add(d.partition()));
+        Set<Integer> ready = routable(wanted);
+        List<Delivery> kept = new ArrayList<>();
+        for (Delivery d : unread) {
+            if (!ready.contains(d.partition())) {
+                kept.add(d);
+            } else if (unhold(d.partition(), d.offset())) {
+                into.add(d.partition(), d.offset(), ShareSettle.RETURN);
+            }
+        }
+        if (!kept.isEmpty()) {
+            putBack(kept);
+            scheduleIdleCheck();
+        }
+    }
+
     /** Acquired now: held (and no longer lost, when a lost record was acquired again by this member). */
     private void hold(int partition, long offset) {
         held.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
@@ -1121,7 +1146,7 @@ public final class ShareFetcher implements Fetcher {
                 return;
             }
             SettleBatches back = new SettleBatches(topic);
-            returnUnread(back);
+            returnUnreadRoutable(back);
             sendSettle(back.drain(routable(back.partitions())));
         }, delayNanos, TimeUnit.NANOSECONDS);
     }
