@@ -97,8 +97,22 @@ public final class DeadLetterPublisher {
         }
     }
 
-    /** Copies the head of what {@code partition} owes; {@code attempt} failed appends of it came before. */
+    /**
+     * Copies the head of what {@code partition} owes; {@code attempt} failed appends of it came before. A failure
+     * reading it is tried again (unless the partition moved): the chain must not end with copies still owed.
+     */
     private void next(SharePartition partition, int attempt) {
+        try {
+            copyHead(partition, attempt);
+        } catch (RuntimeException e) {
+            if (attempt % WARN_EVERY == 0) {
+                log.warn("Dead-letter copy of {} failed ({}); trying again", partition.key(), e.toString());
+            }
+            stopOrRetry(partition, e, () -> next(partition, attempt + 1));
+        }
+    }
+
+    private void copyHead(SharePartition partition, int attempt) {
         Optional<DeadLetterCopies.Copy> head = partition.nextDeadLetterCopy();
         if (head.isEmpty()) {
             draining.remove(partition);
@@ -111,7 +125,13 @@ public final class DeadLetterPublisher {
         DeadLetter deadLetter = copy.deadLetter();
         TopicPartition source = deadLetter.source().topicPartition();
         Optional<ShareLog> sourceLog = topics.log(source);
-        Optional<String> target = sourceLog.flatMap(ShareLog::deadLetterTopic).filter(t -> !t.isEmpty());
+        if (sourceLog.isEmpty()) {
+            // no longer hosted here: the partition is being dropped, its new leader makes the copy
+            stopOrRetry(partition, new IllegalStateException(source + " is not hosted here"),
+                    () -> next(partition, attempt + 1));
+            return;
+        }
+        Optional<String> target = sourceLog.get().deadLetterTopic().filter(t -> !t.isEmpty());
         if (target.isEmpty()) {
             log.warn("{} no longer has a dead-letter topic; offset {} is archived without a copy", source,
                     deadLetter.offset());
