@@ -88,6 +88,8 @@ final class MetadataQuorum implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetadataQuorum.class);
     private static final long READ_BARRIER_RETRY_MS = 20;
+    /** Start-timeout windows a start may take while the node keeps applying the metadata log ({@link ProgressDeadline}). */
+    static final int START_WINDOWS = 10;
     private static final long JOIN_RETRY_MS = 200;
     private static final int JOIN_RPC_TIMEOUT_MS = 2_000;
 
@@ -109,15 +111,16 @@ final class MetadataQuorum implements AutoCloseable {
 
     void start() throws IOException, TimeoutException, InterruptedException {
         long startNs = System.nanoTime();
-        long deadlineNs = startNs + config.startTimeout().toNanos();
+        ProgressDeadline deadline = new ProgressDeadline(config.startTimeout().toNanos(), START_WINDOWS,
+                () -> stateMachine.image().appliedIndex(), System::nanoTime);
         startNode();
         try {
             checkVoters("its raft log");
             if (config.isLearner()) {
-                joinAsLearner(deadlineNs);
+                joinAsLearner(deadline);
             }
-            awaitLeader(deadlineNs);
-            long index = awaitCaughtUp(deadlineNs);
+            awaitLeader(deadline);
+            long index = awaitCaughtUp(deadline);
             checkVoters("the leader's committed configuration");
             LOG.info("{}Quorum {} started in {} ms; leader {}, caught up to index {}", logPrefix,
                     config.isLearner() ? "learner" : "voter",
@@ -181,7 +184,7 @@ final class MetadataQuorum implements AutoCloseable {
      * Asks the leader, through the voters' CLI service, to add this node as a learner; retries until it
      * succeeds (also when it already is one) or the start deadline passes.
      */
-    private void joinAsLearner(long deadlineNs) throws TimeoutException, InterruptedException {
+    private void joinAsLearner(ProgressDeadline deadline) throws TimeoutException, InterruptedException {
         PeerId self = new PeerId(config.host(), config.port());
         CliOptions options = new CliOptions();
         options.setTimeoutMs(JOIN_RPC_TIMEOUT_MS);
@@ -189,7 +192,7 @@ final class MetadataQuorum implements AutoCloseable {
         CliService cli = RaftServiceFactory.createAndInitCliService(options);
         String lastFailure = "none";
         try {
-            while (remainingNs(deadlineNs) > 0) {
+            while (deadline.remainingNs() > 0) {
                 checkNotClosed();
                 Status status = cli.addLearners(GROUP_ID, votersConfiguration(), List.of(self));
                 if (status.isOk()) {
@@ -199,7 +202,7 @@ final class MetadataQuorum implements AutoCloseable {
                 lastFailure = status.toString();
                 LOG.debug("{}Joining as learner failed, retrying: {}", logPrefix, status);
                 TimeUnit.MILLISECONDS.sleep(Math.min(JOIN_RETRY_MS,
-                        TimeUnit.NANOSECONDS.toMillis(remainingNs(deadlineNs)) + 1));
+                        TimeUnit.NANOSECONDS.toMillis(deadline.remainingNs()) + 1));
             }
         } finally {
             cli.shutdown();
@@ -336,10 +339,19 @@ final class MetadataQuorum implements AutoCloseable {
         return options;
     }
 
-    private void awaitLeader(long deadlineNs) throws TimeoutException, InterruptedException {
+    private void awaitLeader(ProgressDeadline deadline) throws TimeoutException, InterruptedException {
         try {
-            CompletableFuture.anyOf(stateMachine.leaderKnown(), closedSignal)
-                    .get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
+            CompletableFuture<Object> known = CompletableFuture.anyOf(stateMachine.leaderKnown(), closedSignal);
+            while (true) {
+                try {
+                    known.get(Math.max(1, deadline.remainingNs()), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (TimeoutException e) {
+                    if (deadline.remainingNs() == 0) {
+                        throw e;
+                    }
+                }
+            }
         } catch (TimeoutException e) {
             throw new TimeoutException(logPrefix + "no controller leader was elected within "
                     + config.startTimeout().toMillis() + " ms among voters " + config.voters().values()
@@ -357,24 +369,25 @@ final class MetadataQuorum implements AutoCloseable {
     }
 
     /** Waits until this voter has applied every entry committed before now; returns that index. */
-    private long awaitCaughtUp(long deadlineNs) throws TimeoutException, InterruptedException {
+    private long awaitCaughtUp(ProgressDeadline deadline) throws TimeoutException, InterruptedException {
         String lastFailure = "none";
-        while (remainingNs(deadlineNs) > 0) {
+        while (deadline.remainingNs() > 0) {
             checkNotClosed();
             CompletableFuture<Long> barrier = readBarrier();
             try {
-                return barrier.get(remainingNs(deadlineNs), TimeUnit.NANOSECONDS);
+                return barrier.get(Math.max(1, deadline.remainingNs()), TimeUnit.NANOSECONDS);
             } catch (ExecutionException e) {
                 lastFailure = e.getCause().getMessage();
                 TimeUnit.MILLISECONDS.sleep(Math.min(READ_BARRIER_RETRY_MS,
-                        TimeUnit.NANOSECONDS.toMillis(remainingNs(deadlineNs)) + 1));
+                        TimeUnit.NANOSECONDS.toMillis(deadline.remainingNs()) + 1));
             } catch (TimeoutException e) {
-                break;
+                lastFailure = "no answer within the time left";
             }
         }
-        throw new TimeoutException(logPrefix + "the controller did not catch up with the quorum log within "
-                + config.startTimeout().toMillis() + " ms (leader " + leaderAddress().orElse("unknown")
-                + ", last read-index failure: " + lastFailure + ")");
+        throw new TimeoutException(logPrefix + "the controller did not catch up with the quorum log: it applied "
+                + "no entry for " + config.startTimeout().toMillis() + " ms, or kept applying for " + START_WINDOWS
+                + " times that (applied index " + stateMachine.image().appliedIndex() + ", leader "
+                + leaderAddress().orElse("unknown") + ", last read-index failure: " + lastFailure + ")");
     }
 
     private CompletableFuture<Long> readBarrier() {
@@ -395,10 +408,6 @@ final class MetadataQuorum implements AutoCloseable {
             }
         });
         return applied;
-    }
-
-    private static long remainingNs(long deadlineNs) {
-        return Math.max(0, deadlineNs - System.nanoTime());
     }
 
     /**

@@ -209,6 +209,38 @@ class RaftControllerIntegrationTest {
         assertThat(second.image().topic("a").orElseThrow().topicId()).isEqualTo(aId);
     }
 
+    /**
+     * A restart whose replay of the metadata log takes longer than the start timeout, entry after entry (a broker's
+     * listener loading partition logs recovered after a SIGKILL), still starts: the deadline moves on while the node
+     * applies entries ({@link ProgressDeadline}). The listener's pause per entry stands for that loading.
+     */
+    @Test
+    @Timeout(60)
+    void shouldStartWhenItsReplayOutlastsTheStartTimeoutButKeepsApplying() throws Exception {
+        RaftController first = start();
+        for (int i = 0; i < 15; i++) {
+            await(first.createTopics(List.of(topic("t" + i, 1)), false));
+        }
+        MetadataImage before = first.image();
+        first.close();
+
+        RaftController second = new RaftController(config().withStartTimeout(java.time.Duration.ofSeconds(1)));
+        started.add(second);
+        List<MetadataImage> replayed = new CopyOnWriteArrayList<>();
+        second.registerListener((previous, current) -> {
+            replayed.add(current);
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150));
+        });
+        long startNs = System.nanoTime();
+        second.start();
+
+        assertThat(replayed).as("every committed entry replayed, 150 ms each").hasSizeGreaterThanOrEqualTo(
+                SETUP_ENTRIES + 15);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)).as("longer than the start timeout")
+                .isGreaterThan(1_000);
+        assertThat(second.image().topics()).isEqualTo(before.topics());
+    }
+
     @Test
     @Timeout(40)
     void shouldRestoreTheSameImageFromASnapshotAndTheLogAfterItWhenRestarted() throws Exception {
