@@ -67,10 +67,9 @@ public final class DeadLetterCopies {
     private short producerEpoch;
     private int nextSequence;
 
-    /** @param key the share-partition whose copies these are; null for one only encoded ({@link ShareStateSerde}) */
     DeadLetterCopies(SharePartitionKey key) {
         this.key = key;
-        this.producerId = key == null ? -1 : producerId(key);
+        this.producerId = producerId(key);
     }
 
     /** The producer id of {@code key}'s copies: {@link #PRODUCER_ID_BASE} plus 62 bits of a hash of the key. */
@@ -132,7 +131,7 @@ public final class DeadLetterCopies {
     }
 
     State state() {
-        return new State(producerEpoch, nextSequence, new ArrayList<>(pending));
+        return new State(producerEpoch, nextSequence, pending.isEmpty() ? List.of() : new ArrayList<>(pending));
     }
 
     void restore(State state) {
@@ -143,13 +142,13 @@ public final class DeadLetterCopies {
     }
 
     /** Size of {@link #write}'s output. */
-    int encodedSize() {
-        return 2 + 4 + 4 + pending.size() * (8 + 2 + 1);
+    static int encodedSize(State state) {
+        return 2 + 4 + 4 + state.pending().size() * (8 + 2 + 1);
     }
 
-    void write(ByteBuffer buffer) {
-        buffer.putShort(producerEpoch).putInt(nextSequence).putInt(pending.size());
-        for (Pending p : pending) {
+    static void write(State state, ByteBuffer buffer) {
+        buffer.putShort(state.producerEpoch()).putInt(state.nextSequence()).putInt(state.pending().size());
+        for (Pending p : state.pending()) {
             buffer.putLong(p.offset()).putShort((short) p.deliveryCount()).put(reasonCode(p.reason()));
         }
     }

@@ -461,7 +461,8 @@ public final class SharePartition {
         long version = ++snapshotVersion;
         if (fullNeeded || inFlight.size() <= deltaAboveEntries
                 || deltaBytesSinceFull >= Math.max(lastFullBytes, MIN_DELTA_BYTES_BEFORE_FULL)) {
-            byte[] value = ShareStateSerde.value(version, startOffset, endOffset, inFlight, copies, holds);
+            byte[] value = ShareStateSerde.value(version, startOffset, endOffset, inFlight, copies.state(),
+                    holds.state());
             changed.clear();
             fullNeeded = false;
             deltaBytesSinceFull = 0;
@@ -477,7 +478,7 @@ public final class SharePartition {
             }
         }
         byte[] value = ShareStateSerde.deltaValue(version, startOffset, endOffset, inFlight,
-                java.util.Arrays.copyOf(offsets, distinct), copies, holds);
+                java.util.Arrays.copyOf(offsets, distinct), copies.state(), holds.state());
         changed.clear();
         deltaBytesSinceFull += value.length;
         return new EncodedState(false, version, value);
@@ -654,7 +655,7 @@ public final class SharePartition {
 
     /** Whether records are held here for the transaction of {@code producerId}. */
     public synchronized boolean holdsFor(long producerId) {
-        return holds.scanFromByProducer().containsKey(producerId);
+        return holds.holdsFor(producerId);
     }
 
     /**

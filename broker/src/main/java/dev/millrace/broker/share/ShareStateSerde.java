@@ -171,12 +171,8 @@ public final class ShareStateSerde {
     }
 
     public static byte[] value(SharePartitionSnapshot snapshot) {
-        DeadLetterCopies copies = new DeadLetterCopies(null);
-        copies.restore(snapshot.deadLetters());
-        TransactionHolds holds = new TransactionHolds();
-        holds.restore(snapshot.holds());
         RunWriter runs = new RunWriter(snapshot.version(), snapshot.startOffset(), snapshot.endOffset(),
-                snapshot.entries().size(), copies, holds);
+                snapshot.entries().size(), snapshot.deadLetters(), snapshot.holds());
         for (SharePartitionSnapshot.Entry e : snapshot.entries()) {
             runs.add(e.offset(), e.state(), e.deliveryCount());
         }
@@ -185,11 +181,11 @@ public final class ShareStateSerde {
 
     /**
      * The value for a share-partition's in-flight map as it stands, written straight from the map (the partition's
-     * save path: no intermediate entries), with the dead-letter copies it owes. The caller holds whatever keeps
-     * {@code inFlight} and {@code copies} still.
+     * save path: no intermediate entries), with the dead-letter copies it owes and its transaction holds. The caller
+     * holds whatever keeps {@code inFlight} still.
      */
     static byte[] value(long version, long startOffset, long endOffset, InFlightWindow inFlight,
-                        DeadLetterCopies copies, TransactionHolds holds) {
+                        DeadLetterCopies.State copies, TransactionHolds.State holds) {
         RunWriter runs = new RunWriter(version, startOffset, endOffset, inFlight.size(), copies, holds);
         inFlight.forEach((offset, r) -> runs.add(offset, r.state, r.deliveryCount));
         return runs.toBytes();
@@ -201,7 +197,7 @@ public final class ShareStateSerde {
      * stand.
      */
     static byte[] deltaValue(long version, long startOffset, long endOffset, InFlightWindow inFlight, long[] changed,
-                             DeadLetterCopies copies, TransactionHolds holds) {
+                             DeadLetterCopies.State copies, TransactionHolds.State holds) {
         RunWriter runs = new RunWriter(version, startOffset, endOffset, changed.length, copies, holds);
         for (long offset : changed) {
             InFlightRecord r = offset < startOffset ? null : inFlight.get(offset);
@@ -288,7 +284,7 @@ public final class ShareStateSerde {
         private static final int HEADER = 2 + 8 * 3 + 4;
         private static final int RUN = 8 + 4 + 1 + 2;
         private final ByteBuffer buffer;
-        private final DeadLetterCopies copies;
+        private final DeadLetterCopies.State copies;
         private final TransactionHolds.State holds;
         private int runCount;
         private long first = -1;
@@ -296,12 +292,12 @@ public final class ShareStateSerde {
         private byte state;
         private int deliveryCount;
 
-        RunWriter(long version, long startOffset, long endOffset, int maxRuns, DeadLetterCopies copies,
-                  TransactionHolds holds) {
+        RunWriter(long version, long startOffset, long endOffset, int maxRuns, DeadLetterCopies.State copies,
+                  TransactionHolds.State holds) {
             this.copies = copies;
-            this.holds = holds.isEmpty() ? TransactionHolds.State.EMPTY : holds.state();
-            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN + copies.encodedSize()
-                    + TransactionHolds.encodedSize(this.holds));
+            this.holds = holds;
+            buffer = ByteBuffer.allocate(HEADER + maxRuns * RUN + DeadLetterCopies.encodedSize(copies)
+                    + TransactionHolds.encodedSize(holds));
             buffer.putShort(VALUE_VERSION).putLong(version).putLong(startOffset).putLong(endOffset).putInt(0);
         }
 
@@ -329,7 +325,7 @@ public final class ShareStateSerde {
             flush();
             length = 0;
             buffer.putInt(HEADER - 4, runCount);
-            copies.write(buffer);
+            DeadLetterCopies.write(copies, buffer);
             TransactionHolds.write(holds, buffer);
             return Arrays.copyOf(buffer.array(), buffer.position());
         }

@@ -85,6 +85,16 @@ public final class TransactionHolds {
         return out;
     }
 
+    /** Whether records are held for {@code producerId}'s transaction. */
+    boolean holdsFor(long producerId) {
+        for (Hold hold : byOffset.values()) {
+            if (hold.producerId() == producerId) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Per producer with holds: the lowest offset its marker may be at. */
     Map<Long, Long> scanFromByProducer() {
         Map<Long, Long> out = new HashMap<>();
@@ -93,7 +103,7 @@ public final class TransactionHolds {
     }
 
     State state() {
-        return new State(runs());
+        return byOffset.isEmpty() ? State.EMPTY : new State(runs());
     }
 
     void restore(State state) {

@@ -128,6 +128,21 @@ class ShareStateSerdeTest {
         assertThat(value).hasSize(2 + 24 + 4 + 2 * 15 + 10 + 4 + 2 * 28);
     }
 
+    /** A value whose dead-letter or hold part claims more entries than it holds is refused, naming the count. */
+    @Test
+    void shouldRefuseAValueWhoseTrailerClaimsMoreEntriesThanItHolds() {
+        byte[] value = ShareStateSerde.value(new SharePartitionSnapshot(0, 0, List.of(), 1));
+        ByteBuffer copies = ByteBuffer.wrap(value.clone());
+        copies.putInt(2 + 24 + 4 + 2 + 4, 1_000); // the pending dead-letter copies' count
+        ByteBuffer holds = ByteBuffer.wrap(value.clone());
+        holds.putInt(2 + 24 + 4 + 10, 7); // the hold runs' count
+
+        assertThatThrownBy(() -> ShareStateSerde.decodeValue(copies)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("claims 1000 pending dead-letter copies");
+        assertThatThrownBy(() -> ShareStateSerde.decodeValue(holds)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("claims 7 runs of transaction holds");
+    }
+
     /** A value of version 0, as written before dead-letter copies were saved, reads as owing none. */
     @Test
     void shouldReadAVersionZeroValueAsOwingNoDeadLetterCopy() {
