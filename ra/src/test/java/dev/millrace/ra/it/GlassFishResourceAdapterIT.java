@@ -4,16 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.jboss.arquillian.container.test.api.Deployer;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -138,24 +140,28 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
         return badWar("bad-selector.war", BadSelectorMdb.class);
     }
 
-    /** The deployment fails, and the server log written meanwhile names {@code property}. */
+    /**
+     * The deployment fails, and the server log names {@code property} once more than before it. Every
+     * {@code server.log*} file of the domain is read, so a log rotated meanwhile does not hide the line; when the line
+     * does not come, the assertion shows which log files there are and the end of the current one.
+     */
     @Override
     protected void assertDeploymentFails(String deployment, String property) {
-        Path log = Path.of(System.getProperty("glassfish.home"), "glassfish", "domains", "domain1", "logs",
-                "server.log");
+        Path logs = Path.of(System.getProperty("glassfish.home"), "glassfish", "domains", "domain1", "logs");
+        Pattern expected = Pattern.compile("RAR8501: Exception during endpoint activation for ra \\[ " + ADAPTER
+                + " \\][^\\n]*" + Pattern.quote(property));
         try {
-            long before = Files.size(log);
+            int before = occurrences(logs, expected);
             assertThatThrownBy(() -> deployer().deploy(deployment)).hasStackTraceContaining("EJB Container");
-            Pattern expected = Pattern.compile("RAR8501: Exception during endpoint activation for ra \\[ " + ADAPTER
-                    + " \\][^\\n]*" + Pattern.quote(property));
             // GlassFish writes its log asynchronously: the line may come a little after the failed deploy returns
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            String written = logSince(log, before);
-            while (!expected.matcher(written).find() && System.nanoTime() - deadline < 0) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int after = occurrences(logs, expected);
+            while (after <= before && System.nanoTime() - deadline < 0) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-                written = logSince(log, before);
+                after = occurrences(logs, expected);
             }
-            assertThat(written).as("server log of the failed deployment " + deployment).containsPattern(expected);
+            assertThat(after).as("lines matching %s in %s after the failed deployment %s (before it: %d); %s",
+                    expected, logs, deployment, before, describe(logs)).isGreaterThan(before);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -167,14 +173,36 @@ class GlassFishResourceAdapterIT extends ResourceAdapterScenarios {
         }
     }
 
-    /** What {@code log} holds past {@code offset} (all of it if it was rotated meanwhile). */
-    private static String logSince(Path log, long offset) throws IOException {
-        try (InputStream in = Files.newInputStream(log)) {
-            if (Files.size(log) >= offset) {
-                in.skipNBytes(offset);
+    /** How many lines of the domain's {@code server.log*} files match {@code pattern}. */
+    private static int occurrences(Path logs, Pattern pattern) throws IOException {
+        int count = 0;
+        for (Path file : serverLogs(logs)) {
+            Matcher matcher = pattern.matcher(Files.readString(file, StandardCharsets.ISO_8859_1));
+            while (matcher.find()) {
+                count++;
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+        return count;
+    }
+
+    private static List<Path> serverLogs(Path logs) throws IOException {
+        try (Stream<Path> files = Files.list(logs)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("server.log")).sorted().toList();
+        }
+    }
+
+    /** The log files with their sizes, and the last 2,000 characters of {@code server.log}. */
+    private static String describe(Path logs) throws IOException {
+        StringBuilder text = new StringBuilder("log files:");
+        for (Path file : serverLogs(logs)) {
+            text.append(' ').append(file.getFileName()).append(" (").append(Files.size(file)).append(" bytes)");
+        }
+        Path current = logs.resolve("server.log");
+        if (Files.exists(current)) {
+            String all = Files.readString(current, StandardCharsets.ISO_8859_1);
+            text.append("; end of server.log:\n").append(all.substring(Math.max(0, all.length() - 2000)));
+        }
+        return text.toString();
     }
 
     private static WebArchive badWar(String name, Class<?> mdb) {
