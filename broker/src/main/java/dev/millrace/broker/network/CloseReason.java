@@ -23,6 +23,11 @@ public enum CloseReason {
     TOO_MANY_CONNECTIONS,
     /** {@code max.connections.per.ip} connections from the same address were already open. */
     TOO_MANY_CONNECTIONS_FROM_IP,
+    /**
+     * The node does not serve the request yet (it is starting: {@link NotServingException}); the client goes to
+     * another node. Logged at debug: every client of a restarting node meets it.
+     */
+    NOT_SERVING,
     /** The request was handled but its response could not be built or written. */
     RESPONSE_FAILED,
     /** A bug: an exception reached the connection's handler (counted in {@link NetworkStats#unexpectedErrors()}). */

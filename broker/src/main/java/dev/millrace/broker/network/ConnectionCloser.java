@@ -39,7 +39,9 @@ final class ConnectionCloser {
             return;
         }
         stats.onClosed(reason);
-        if (reason == CloseReason.IDLE) {
+        if (reason == CloseReason.NOT_SERVING) {
+            log.debug("Closing connection from {} ({}): {}", channel.remoteAddress(), reason, detail);
+        } else if (reason == CloseReason.IDLE) {
             log.info("Closing connection from {} ({}): {}", channel.remoteAddress(), reason, detail);
         } else {
             log.warn("Closing connection from {} ({}): {}", channel.remoteAddress(), reason, detail);

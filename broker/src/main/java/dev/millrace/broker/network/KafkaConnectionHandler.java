@@ -271,6 +271,11 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
     private void respondExtension(ChannelHandlerContext ctx, ExtensionHeader header, Struct body, Throwable error) {
         if (error != null) {
             Throwable cause = unwrap(error);
+            if (cause instanceof NotServingException) {
+                closeForBadInput(ctx, CloseReason.NOT_SERVING, "extension request " + header.apiKey() + ": "
+                        + cause.getMessage());
+                return;
+            }
             if (isBadInput(cause)) {
                 // the extension codecs parse the body on the request thread: bad input, not a bug
                 closeForBadInput(ctx, CloseReason.MALFORMED_REQUEST, "extension request " + header.apiKey() + " v"
@@ -310,6 +315,10 @@ final class KafkaConnectionHandler extends ChannelInboundHandlerAdapter {
             AbstractResponse toSend = response;
             if (error != null) {
                 Throwable cause = unwrap(error);
+                if (cause instanceof NotServingException) {
+                    closeForBadInput(ctx, CloseReason.NOT_SERVING, header.apiKey() + ": " + cause.getMessage());
+                    return;
+                }
                 if (cause instanceof ApiException) {
                     log.debug("Request {} failed", header, cause);
                 } else {

@@ -14,7 +14,8 @@ import dev.millrace.protocol.ext.ExtensionHeader;
 /**
  * Handles the parsed requests of one connection's stream. The returned future completes with the
  * response, or with null when the request takes none (a produce with acks=0). A future completed
- * exceptionally is answered with the request's own error response ({@code getErrorResponse}).
+ * exceptionally is answered with the request's own error response ({@code getErrorResponse}), except with a
+ * {@link NotServingException}, which closes the connection without a response.
  *
  * <p>Implementations are called on a request thread, never the network thread, and must be
  * thread-safe: requests of different connections run concurrently.

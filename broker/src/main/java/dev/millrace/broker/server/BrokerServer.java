@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -60,6 +59,7 @@ import dev.millrace.broker.log.Scheduler;
 import dev.millrace.broker.config.ListenerSettings.Listener;
 import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.NetworkStats;
+import dev.millrace.broker.network.NotServingException;
 import dev.millrace.broker.security.BrokerListenerSecurity;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.quota.ClientQuotaManager;
@@ -161,7 +161,8 @@ public final class BrokerServer implements AutoCloseable {
      *       the same log but never votes); once a leader is known and the log replayed, the quorum's cluster id
      *       is checked against (or written to) {@code meta.properties};</li>
      *   <li>the Kafka listener, answering at first only the controller APIs other nodes send to the active
-     *       controller ({@link ControllerApis}) and BROKER_NOT_AVAILABLE to everything else;</li>
+     *       controller ({@link ControllerApis}); any other request closes its connection
+     *       ({@link NotServingException}), so that the client goes to another node;</li>
      *   <li>registration with the active controller, then heartbeats until it unfences this broker (it has caught
      *       up with the metadata);</li>
      *   <li>the internal topics, created once by the active controller's node with replication factor
@@ -213,7 +214,7 @@ public final class BrokerServer implements AutoCloseable {
                 }
                 RequestHandler target = apis.get();
                 return target == null
-                        ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
+                        ? CompletableFuture.failedFuture(new NotServingException("the broker is starting"))
                         : target.handle(context, request);
             }
 
@@ -226,7 +227,7 @@ public final class BrokerServer implements AutoCloseable {
             public CompletableFuture<Struct> handleExtension(ExtensionHeader header, ByteBuffer body) {
                 RequestHandler target = apis.get();
                 return target == null
-                        ? CompletableFuture.failedFuture(new BrokerNotAvailableException("The broker is starting"))
+                        ? CompletableFuture.failedFuture(new NotServingException("the broker is starting"))
                         : target.handleExtension(header, body);
             }
         };

@@ -68,6 +68,7 @@ class KafkaServerHandlerFailureTest {
             case "throws" -> throw new IllegalStateException("a handler bug");
             case "null-future" -> null;
             case "fails" -> CompletableFuture.failedFuture(new NullPointerException("another handler bug"));
+            case "not-yet" -> CompletableFuture.failedFuture(new NotServingException("the broker is starting"));
             // leader epoch is not in ListOffsets v1: the response cannot be written
             default -> CompletableFuture.completedFuture(new ListOffsetsResponse(new ListOffsetsResponseData()
                     .setTopics(List.of(new ListOffsetsResponseData.ListOffsetsTopicResponse().setName("t")
@@ -103,6 +104,23 @@ class KafkaServerHandlerFailureTest {
         }
         assertThat(server.stats().closed(CloseReason.RESPONSE_FAILED)).isEqualTo(1);
         assertThat(server.stats().handlerFailures()).isEqualTo(1);
+    }
+
+    /** A node that does not serve a request yet closes that connection, answers nothing and counts no failure. */
+    @Test
+    void shouldCloseTheConnectionWithoutAnAnswerWhenTheRequestIsNotServedYet() throws Exception {
+        try (Client early = new Client(address); Client other = new Client(address)) {
+            early.send(new ApiVersionsRequestData(), (short) 0, "not-yet", 1);
+            assertThat(early.readFrame().getInt(0)).as("ApiVersions is answered").isEqualTo(1);
+            early.send(listOffsets(), (short) 1, "not-yet", 2);
+            assertThat(early.readUntilClosed()).as("closed by the broker, no response").isTrue();
+            other.send(listOffsets(), (short) 1, "fails", 3);
+            ListOffsetsResponse response = (ListOffsetsResponse) other.read(
+                    new RequestHeader(ApiKeys.LIST_OFFSETS, (short) 1, "fails", 3));
+            assertThat(response.data().topics()).as("another connection is still served").hasSize(1);
+        }
+        assertThat(server.stats().closed(CloseReason.NOT_SERVING)).isEqualTo(1);
+        assertThat(server.stats().handlerFailures()).as("only the other connection's failure").isEqualTo(1);
     }
 
     private static ListOffsetsRequestData listOffsets() {

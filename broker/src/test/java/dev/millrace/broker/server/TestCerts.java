@@ -26,12 +26,21 @@ public final class TestCerts {
     private final Path caKeystore;
     private final Path caCert;
 
-    private TestCerts(Path dir) throws IOException, InterruptedException {
+    /**
+     * The first set this JVM made, under a directory of its own: later sets are copies of its files, because every
+     * keytool run starts a JVM (eight for a set, seconds on a busy 2-core machine). Tests only read the stores.
+     */
+    private static TestCerts template;
+
+    private TestCerts(Path dir) {
         this.dir = dir;
         this.caKeystore = dir.resolve("ca.p12");
         this.caCert = dir.resolve("ca.crt");
         this.truststore = dir.resolve("truststore.p12");
         this.brokerKeystore = dir.resolve("broker.p12");
+    }
+
+    private void make() throws IOException, InterruptedException {
         keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
                 "CN=Millrace Test CA", "-ext", "bc:c", "-validity", "2", "-keystore", caKeystore.toString(),
                 "-storetype", "PKCS12", "-storepass", PASSWORD);
@@ -42,9 +51,28 @@ public final class TestCerts {
         signedKeystore(brokerKeystore, "CN=broker", caKeystore, caCert, "san=ip:127.0.0.1,dns:localhost");
     }
 
-    /** Makes the test CA and the broker's keys under {@code dir}. */
-    public static TestCerts create(Path dir) throws IOException, InterruptedException {
-        return new TestCerts(dir);
+    /**
+     * The test CA and the broker's keys under {@code dir}: made by keytool the first time in this JVM, copied from
+     * that first set afterwards (the same CA and keys for every test of a JVM).
+     */
+    public static synchronized TestCerts create(Path dir) throws IOException, InterruptedException {
+        if (template == null) {
+            Path own = Files.createTempDirectory("millrace-test-certs");
+            own.toFile().deleteOnExit();
+            TestCerts made = new TestCerts(own);
+            made.make();
+            try (java.util.stream.Stream<Path> files = Files.list(own)) {
+                files.forEach(f -> f.toFile().deleteOnExit()); // before the directory (deleted in reverse order)
+            }
+            template = made;
+        }
+        TestCerts copy = new TestCerts(dir);
+        Files.createDirectories(dir);
+        Files.copy(template.caKeystore, copy.caKeystore);
+        Files.copy(template.caCert, copy.caCert);
+        Files.copy(template.truststore, copy.truststore);
+        Files.copy(template.brokerKeystore, copy.brokerKeystore);
+        return copy;
     }
 
     /** A key store with a key for {@code dname}, signed by the test CA. */

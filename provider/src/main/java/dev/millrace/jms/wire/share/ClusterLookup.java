@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -45,28 +46,38 @@ public final class ClusterLookup {
     public record TopicRoutes(Uuid topicId, Map<Integer, Broker> leaders) {
     }
 
+    /** Where the next {@link #connectAny} starts in its list. */
+    private static final AtomicInteger NEXT_FIRST = new AtomicInteger();
+
     private ClusterLookup() {
     }
 
-    /** Connects to the first broker of {@code brokers} (comma-separated {@code host:port}) that answers. */
+    /**
+     * Connects to the first broker of {@code brokers} (comma-separated {@code host:port}) that answers, starting at a
+     * different one on each call (round robin over the calls of this JVM): a caller that tries again after a
+     * failure asks another broker first, so one broker that accepts connections but cannot help yet (a node still
+     * starting closes them at the first request) does not hold every retry.
+     */
     public static CompletableFuture<BrokerChannel> connectAny(EventLoop loop, String brokers, String clientId,
                                                               int timeoutMs, ClientSecurity security) {
         CompletableFuture<BrokerChannel> result = new CompletableFuture<>();
-        connectFrom(loop, brokers.split(","), 0, clientId, timeoutMs, security, result);
+        String[] list = brokers.split(",");
+        connectFrom(loop, list, Math.floorMod(NEXT_FIRST.getAndIncrement(), list.length), 0, clientId, timeoutMs,
+                security, result);
         return result;
     }
 
-    private static void connectFrom(EventLoop loop, String[] brokers, int index, String clientId, int timeoutMs,
-                                    ClientSecurity security, CompletableFuture<BrokerChannel> result) {
-        String broker = brokers[index].trim();
+    private static void connectFrom(EventLoop loop, String[] brokers, int first, int tried, String clientId,
+                                    int timeoutMs, ClientSecurity security, CompletableFuture<BrokerChannel> result) {
+        String broker = brokers[(first + tried) % brokers.length].trim();
         int colon = broker.lastIndexOf(':');
         String host = colon < 0 ? broker : broker.substring(0, colon);
         int port = colon < 0 ? 9092 : Integer.parseInt(broker.substring(colon + 1));
         connect(loop, host, port, clientId, timeoutMs, security).whenComplete((c, e) -> {
             if (e == null) {
                 result.complete(c);
-            } else if (index + 1 < brokers.length) {
-                connectFrom(loop, brokers, index + 1, clientId, timeoutMs, security, result);
+            } else if (tried + 1 < brokers.length) {
+                connectFrom(loop, brokers, first, tried + 1, clientId, timeoutMs, security, result);
             } else {
                 result.completeExceptionally(e);
             }
