@@ -38,8 +38,21 @@ public final class ClusterProcesses implements AutoCloseable {
             "transaction.state.log.num.partitions", "1", "delay.topic.num.partitions", "1",
             "group.initial.rebalance.delay.ms", "0");
 
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-Dsofa.middleware.log.disable=true",
-            "-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
+    /**
+     * Every node's JVM options; {@code -Dmillrace.cluster.nodeJvmOptions="..."} (space-separated) adds more, for
+     * example {@code -Dorg.slf4j.simpleLogger.log.com.alipay.sofa.jraft=info} to see the metadata quorum's Raft log.
+     */
+    private static final List<String> JVM_OPTIONS = jvmOptions();
+
+    private static List<String> jvmOptions() {
+        List<String> options = new java.util.ArrayList<>(List.of("-Xmx512m", "-Dsofa.middleware.log.disable=true",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
+        String more = System.getProperty("millrace.cluster.nodeJvmOptions", "").trim();
+        if (!more.isEmpty()) {
+            options.addAll(List.of(more.split("\\s+")));
+        }
+        return List.copyOf(options);
+    }
 
     private final ClusterLayout layout;
     private final Map<String, String> settings;
