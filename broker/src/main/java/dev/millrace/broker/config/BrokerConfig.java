@@ -167,6 +167,12 @@ public final class BrokerConfig {
     @Max(65535)
     int controllerPort = 9093;
 
+    @Setting(name = "controller.quorum.start.timeout.ms", doc = "How long a starting node waits for a leader of "
+            + "the metadata quorum and to catch up with its log before it stops with an error naming the voters; "
+            + "while the node keeps applying entries the wait goes on, one such window at a time, up to ten.")
+    @Min(1)
+    int controllerQuorumStartTimeoutMs = 30_000;
+
     @Setting(name = "controller.quorum.voters", doc = "The metadata quorum's voters, id@host:port[,id@host:port...], "
             + "the same list on every node; each voter listens on its own entry's address. Empty (the default) "
             + "means embedded mode: this node is the only voter, on controller.host:controller.port. When set, a "
@@ -548,6 +554,10 @@ public final class BrokerConfig {
 
     public int brokerSessionTimeoutMs() {
         return brokerSessionTimeoutMs;
+    }
+
+    public int controllerQuorumStartTimeoutMs() {
+        return controllerQuorumStartTimeoutMs;
     }
 
     public int brokerHeartbeatIntervalMs() {

@@ -32,6 +32,7 @@ final class RaftControllerFactory {
                 .withVoters(config.quorumVoters().hostPorts())
                 .withTopicDefaults(config.numPartitions(), config.defaultReplicationFactor())
                 .withInitialClusterId(initialClusterId)
+                .withStartTimeout(Duration.ofMillis(config.controllerQuorumStartTimeoutMs()))
                 .withBrokerSessionTimeout(Duration.ofMillis(config.brokerSessionTimeoutMs()))
                 // a broker that looks dead (connection closed, ran the previous controller) must heartbeat within two
                 // of its intervals: a live one does, a killed one is fenced in about a second with the default 500 ms

@@ -108,7 +108,7 @@ class ClusterBrokerOnlyIntegrationTest {
         BrokerServer broker = new BrokerServer(BrokerConfigLoader.fromMap(Map.of("host", "127.0.0.1",
                 "port", String.valueOf(freePort()), "data.dir", dir.resolve("lonely").toString(), "node.id", "9",
                 "controller.quorum.voters", "1@127.0.0.1:" + silentVoter, "controller.port",
-                String.valueOf(freePort()))), Time.SYSTEM);
+                String.valueOf(freePort()), "controller.quorum.start.timeout.ms", "3000")), Time.SYSTEM);
         try {
             assertThatThrownBy(broker::start)
                     .hasMessageContaining("node 9 is not in controller.quorum.voters (1@127.0.0.1:" + silentVoter + ")")
