@@ -221,6 +221,10 @@ public final class BrokerServer implements AutoCloseable {
             @Override
             public void onConnectionClosed(String connectionId) {
                 controllerApis.onConnectionClosed(connectionId);
+                RequestHandler target = apis.get();
+                if (target != null) {
+                    target.onConnectionClosed(connectionId);
+                }
             }
 
             @Override

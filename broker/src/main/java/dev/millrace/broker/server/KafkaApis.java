@@ -356,7 +356,7 @@ public final class KafkaApis implements RequestHandler {
             case SHARE_GROUP_DESCRIBE:
                 return shares.handleShareGroupDescribe((ShareGroupDescribeRequest) request).thenApply(r -> r);
             case SHARE_FETCH:
-                return shares.handleShareFetch((ShareFetchRequest) request)
+                return shares.handleShareFetch((ShareFetchRequest) request, context.connectionId)
                         .thenApply(r -> metadata.endpoints().forListener(r, context.listenerName));
             case SHARE_ACKNOWLEDGE:
                 return shares.handleShareAcknowledge((ShareAcknowledgeRequest) request)
@@ -395,6 +395,21 @@ public final class KafkaApis implements RequestHandler {
     /** How many requests of {@code key} this broker has handled since it started. */
     public long requestCount(ApiKeys key) {
         return requestCounts.get(key).sum();
+    }
+
+    /** How many parked ShareFetches were abandoned because their connection closed (since start). */
+    public long abandonedShareFetches() {
+        ShareBroker current = shares;
+        return current == null ? 0 : current.abandonedFetches();
+    }
+
+    /** A connection closed: parked ShareFetches that came on it acquire nothing more. On its network thread. */
+    @Override
+    public void onConnectionClosed(String connectionId) {
+        ShareBroker current = shares;
+        if (current != null) {
+            current.onConnectionClosed(connectionId);
+        }
     }
 
     private static ApiVersionsResponse apiVersions(ApiVersionsRequest request) {

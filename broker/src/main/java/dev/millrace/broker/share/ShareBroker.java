@@ -126,8 +126,19 @@ public final class ShareBroker implements AutoCloseable {
                 coordinator.heartbeat(request.data(), clientId, clientHost)));
     }
 
-    public CompletableFuture<ShareFetchResponse> handleShareFetch(ShareFetchRequest request) {
-        return fetchHandler.handle(request);
+    /** A ShareFetch that came on connection {@code connectionId} (see {@link #onConnectionClosed}). */
+    public CompletableFuture<ShareFetchResponse> handleShareFetch(ShareFetchRequest request, String connectionId) {
+        return fetchHandler.handle(request, connectionId);
+    }
+
+    /** Connection {@code connectionId} closed: its parked ShareFetches acquire nothing more. Does not block. */
+    public void onConnectionClosed(String connectionId) {
+        fetchHandler.connectionClosed(connectionId);
+    }
+
+    /** How many parked ShareFetches were abandoned because their connection closed (since start). */
+    public long abandonedFetches() {
+        return fetchHandler.abandonedFetches();
     }
 
     public CompletableFuture<ShareAcknowledgeResponse> handleShareAcknowledge(ShareAcknowledgeRequest request) {

@@ -5,8 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicIdPartition;
@@ -51,6 +54,9 @@ public final class ShareFetchHandler {
     private final SharePartitionManager partitions;
     private final ShareSessionCache sessions;
     private final ShareFetchPurgatory purgatory;
+    /** The fetches parked now, by the connection they came on (only while it is open). */
+    private final Map<String, Set<DelayedShareFetch>> parked = new ConcurrentHashMap<>();
+    private final LongAdder abandoned = new LongAdder();
     private final Acknowledger acknowledger;
     private final AtomicInteger rotation = new AtomicInteger();
     private final MemberViews members;
@@ -73,13 +79,41 @@ public final class ShareFetchHandler {
         this.acknowledger = new Acknowledger(partitions);
     }
 
+    /** {@link #handle(ShareFetchRequest, String)} for a request whose connection is never reported closed. */
     public CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request) {
+        return handle(request, null);
+    }
+
+    /**
+     * The connection {@code connectionId} closed: its parked fetches acquire nothing more ({@link
+     * DelayedShareFetch#abandon}). Called on the connection's network thread; does not block.
+     */
+    public void connectionClosed(String connectionId) {
+        Set<DelayedShareFetch> parkedThere = parked.remove(connectionId);
+        if (parkedThere != null) {
+            for (DelayedShareFetch fetch : parkedThere) {
+                fetch.abandon();
+                abandoned.increment();
+            }
+        }
+    }
+
+    /** How many parked fetches were abandoned because their connection closed (since start). */
+    public long abandonedFetches() {
+        return abandoned.sum();
+    }
+
+    /**
+     * Answers a ShareFetch that came on connection {@code connectionId} (null: not tracked), which a parked fetch
+     * needs so that it acquires nothing once that connection closes.
+     */
+    public CompletableFuture<ShareFetchResponse> handle(ShareFetchRequest request, String connectionId) {
         // one state save per changed partition for the acknowledgements and the acquisition together, written
         // before the response is built; a fetch that parks saves its acknowledgements first, and each later attempt
         // saves its own acquisition (acquireSaved), off this batch
         Step step;
         try (StateSaves.Batch batch = saves.open()) {
-            step = handle(request, batch);
+            step = handle(request, batch, connectionId);
         }
         return step.run();
     }
@@ -90,7 +124,7 @@ public final class ShareFetchHandler {
         CompletableFuture<ShareFetchResponse> run();
     }
 
-    private Step handle(ShareFetchRequest request, StateSaves.Batch batch) {
+    private Step handle(ShareFetchRequest request, StateSaves.Batch batch, String connectionId) {
         ShareFetchRequestData data = request.data();
         String groupId = data.groupId();
         String memberId = data.memberId();
@@ -152,13 +186,14 @@ public final class ShareFetchHandler {
             return done(response(first));
         }
         // nothing acquired: the acknowledgement results (saved with the batch above) are what each attempt starts from
-        return () -> park(groupId, memberId, data, fetchable, maxRecords, first);
+        return () -> park(groupId, memberId, data, fetchable, maxRecords, first, connectionId);
     }
 
     /** Parks a fetch that found nothing to acquire; called with no batch open (each attempt saves its own). */
     private CompletableFuture<ShareFetchResponse> park(String groupId, String memberId, ShareFetchRequestData data,
                                                        List<TopicIdPartition> fetchable, int maxRecords,
-                                                       Map<TopicIdPartition, PartitionData> out) {
+                                                       Map<TopicIdPartition, PartitionData> out,
+                                                       String connectionId) {
         CompletableFuture<ShareFetchResponse> result = new CompletableFuture<>();
         // a member that left while its fetch was parked acquires nothing more: what it would take stays locked
         // to no one until the lock expires
@@ -170,7 +205,14 @@ public final class ShareFetchHandler {
                     data.maxBytes(), out);
             return hasRecordsOrErrors(attempt) ? Optional.of(response(attempt)) : Optional.empty();
         }, () -> notMember(groupId, memberId) ? topLevelError(Errors.UNKNOWN_MEMBER_ID)
-                : response(acquireSaved(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)), result);
+                : response(acquireSaved(groupId, memberId, fetchable, maxRecords, data.maxBytes(), out)),
+                () -> response(out), result);
+        if (connectionId != null) {
+            Set<DelayedShareFetch> parkedThere = parked.computeIfAbsent(connectionId,
+                    k -> ConcurrentHashMap.newKeySet());
+            parkedThere.add(delayed);
+            result.whenComplete((r, e) -> parkedThere.remove(delayed));
+        }
         List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
         // a member still being looked up at its group's coordinator: try again once the answer is in (taken before
         // watching, whose first try may come too early for it)

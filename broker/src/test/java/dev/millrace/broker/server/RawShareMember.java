@@ -152,6 +152,11 @@ final class RawShareMember implements AutoCloseable {
         return ByteBuffer.wrap(bytes);
     }
 
+    /** Closes the fetch socket only (a fetch parked on it is left unanswered); the member stays in the group. */
+    void closeFetches() throws IOException {
+        fetches.close();
+    }
+
     @Override
     public void close() throws IOException {
         try {

@@ -233,6 +233,40 @@ class ShareSettleIntegrationTest {
         }
     }
 
+    /**
+     * A consumer that closes the connection of its parked fetch (as the JMS client does first when it closes) leaves
+     * nothing acquired for that fetch, even while it is still a member: the next member gets the records at once,
+     * not after the acquisition lock (30 s) expires.
+     */
+    @Test
+    void shouldAcquireNothingForAParkedFetchWhoseConnectionClosed() throws Exception {
+        createTopic("closed-fetch");
+        try (RawShareMember a = new RawShareMember(broker, "cg", "member-a");
+             RawShareMember b = new RawShareMember(broker, "cg", "member-b")) {
+            a.join("closed-fetch");
+            b.join("closed-fetch");
+            long fetchesBefore = broker.apis().requestCount(ApiKeys.SHARE_FETCH);
+            a.sendFetch(30_000); // nothing to acquire: it parks
+            awaitRequestCount(ApiKeys.SHARE_FETCH, fetchesBefore + 1);
+            long abandonedBefore = broker.apis().abandonedShareFetches();
+            a.closeFetches();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (broker.apis().abandonedShareFetches() == abandonedBefore && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(broker.apis().abandonedShareFetches()).as("the parked fetch abandoned")
+                    .isEqualTo(abandonedBefore + 1);
+            produce("closed-fetch", 1);
+
+            ShareFetchResponseData taken = b.fetch(10_000);
+            assertThat(RawShareMember.acquired(taken)).extracting(ShareFetchResponseData.AcquiredRecords::firstOffset,
+                    ShareFetchResponseData.AcquiredRecords::lastOffset,
+                    ShareFetchResponseData.AcquiredRecords::deliveryCount)
+                    .as("member a is still in the group, but its closed fetch took nothing")
+                    .containsExactly(tuple(0L, 0L, (short) 1));
+        }
+    }
+
     /** Fetches until {@code count} offsets are acquired; the acquired offsets. */
     private static List<Long> acquireAll(RawShareMember member, int count) throws IOException {
         List<Long> offsets = new java.util.ArrayList<>();
