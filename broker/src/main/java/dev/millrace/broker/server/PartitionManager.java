@@ -5,20 +5,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.FutureTask;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -59,14 +52,11 @@ import dev.millrace.broker.replica.ReplicaFetcherManager;
  * {@link #addLeadershipListener} tells the same of every topic's partitions.
  *
  * <p>Threading: {@link #onMetadataUpdate} runs on the controller's applying thread, one update at a
- * time (the logs an update opens are opened on a few threads of its own, and the update waits for them); lookups come
- * from request threads and see a partition once its log is open.
+ * time; lookups come from request threads and see a partition once its log is open.
  */
 public final class PartitionManager implements MetadataListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PartitionManager.class);
-    /** How many logs one metadata update opens at a time (see {@link #open(List)}). */
-    static final int OPEN_THREADS = 4;
 
     private final int nodeId;
     private final File logsDir;
@@ -235,7 +225,6 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
      */
     @Override
     public void onMetadataUpdate(MetadataImage previous, MetadataImage current) {
-        List<ToOpen> toOpen = new ArrayList<>();
         for (TopicImage topic : current.topics().values()) {
             if (previous.topics().get(topic.name()) == topic && allOpen(topic)) {
                 continue;
@@ -252,7 +241,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
                     if (existing != null) {
                         remove(tp, "its topic was deleted and created again");
                     }
-                    toOpen.add(new ToOpen(tp, topic, p, config));
+                    open(tp, topic, p, config);
                 } else {
                     if (!existing.log().config().originals().equals(config.originals())) {
                         existing.log().updateConfig(config);
@@ -261,7 +250,6 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
                 }
             }
         }
-        open(toOpen);
         for (Map.Entry<TopicPartition, Partition> entry : partitions.entrySet()) {
             TopicPartition tp = entry.getKey();
             TopicImage topic = current.topics().get(tp.topic());
@@ -306,75 +294,19 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         return true;
     }
 
-    /** A partition of this update whose log is to be opened. */
-    private record ToOpen(TopicPartition tp, TopicImage topic, PartitionImage state, LogConfig config) {
-    }
-
-    /**
-     * Opens the logs of {@code toOpen}, up to {@value #OPEN_THREADS} at a time, then adds their partitions in order.
-     * After an unclean shutdown every log is recovered as it opens (its active segment scanned, its producer state
-     * replayed, a few files rewritten and synced), and a restarted broker opens all of its logs in one update: one at
-     * a time that took 5 to 10 s for ~130 small partitions on this project's 2-core test machine, most of it waiting
-     * for the disk, while the node could not join the cluster. The partitions are added only once every log is open,
-     * in the update's order; a log that cannot be opened fails the update as before, after the others are added.
-     */
-    private void open(List<ToOpen> toOpen) {
-        List<Callable<PartitionLog>> tasks = new ArrayList<>(toOpen.size());
-        for (ToOpen o : toOpen) {
-            tasks.add(() -> PartitionLog.open(new File(logsDir, o.tp().topic() + "-" + o.tp().partition()),
-                    o.config(), time, scheduler));
+    private void open(TopicPartition tp, TopicImage topic, PartitionImage state, LogConfig config) {
+        try {
+            PartitionLog partitionLog = PartitionLog.open(new File(logsDir, tp.topic() + "-" + tp.partition()), config,
+                    time, scheduler);
+            Partition partition = new Partition(tp, topic.topicId(), partitionLog, EpochLogs.forLog(partitionLog),
+                    new Partition.Context(nodeId, time, isrUpdater, this::onPartitionChange));
+            applyState(partition, state);
+            partitions.put(tp, partition);
+            maintenance.register(partitionLog);
+            noteLeadership(partition);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the log of " + tp, e);
         }
-        List<Future<PartitionLog>> opened = new ArrayList<>(tasks.size());
-        if (tasks.size() == 1) {
-            FutureTask<PartitionLog> task = new FutureTask<>(tasks.get(0));
-            task.run();
-            opened.add(task);
-        } else if (tasks.size() > 1) {
-            ExecutorService pool = Executors.newFixedThreadPool(Math.min(OPEN_THREADS, tasks.size()), r -> {
-                Thread t = new Thread(r, "millrace-log-open-" + nodeId);
-                t.setDaemon(true);
-                return t;
-            });
-            try {
-                opened.addAll(pool.invokeAll(tasks));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while opening " + tasks.size() + " logs", e);
-            } finally {
-                pool.shutdown();
-            }
-        }
-        RuntimeException failure = null;
-        for (int i = 0; i < toOpen.size(); i++) {
-            ToOpen o = toOpen.get(i);
-            try {
-                add(o, opened.get(i).get());
-            } catch (ExecutionException e) {
-                RuntimeException thrown = e.getCause() instanceof IOException io
-                        ? new UncheckedIOException("Cannot open the log of " + o.tp(), io)
-                        : new IllegalStateException("Cannot open the log of " + o.tp(), e.getCause());
-                if (failure == null) {
-                    failure = thrown;
-                } else {
-                    failure.addSuppressed(thrown);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // not reached: every future is done
-                throw new IllegalStateException(e);
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private void add(ToOpen o, PartitionLog partitionLog) {
-        Partition partition = new Partition(o.tp(), o.topic().topicId(), partitionLog, EpochLogs.forLog(partitionLog),
-                new Partition.Context(nodeId, time, isrUpdater, this::onPartitionChange));
-        applyState(partition, o.state());
-        partitions.put(o.tp(), partition);
-        maintenance.register(partitionLog);
-        noteLeadership(partition);
     }
 
     private void applyState(Partition partition, PartitionImage state) {

@@ -89,37 +89,6 @@ class PartitionManagerTest {
         assertThat(manager.partition(new TopicPartition("other", 0))).isPresent();
     }
 
-    /**
-     * A restarted broker opens all of its logs in one update, several at a time: one that cannot be opened fails the
-     * update, naming it, and every other log of the update is open all the same, with what it held.
-     */
-    @Test
-    void shouldOpenEveryOtherLogOfAnUpdateWhenOneCannotBeOpened() throws IOException {
-        for (int i = 0; i < 12; i++) {
-            publish(topic("t" + i, Map.of()));
-            manager.partition(new TopicPartition("t" + i, 0)).orElseThrow().log().appendAsLeader(
-                    org.apache.kafka.common.record.internal.MemoryRecords.withRecords(
-                            org.apache.kafka.common.compress.Compression.NONE,
-                            new org.apache.kafka.common.record.internal.SimpleRecord(("v" + i).getBytes())), 0);
-        }
-        manager.close();
-        Files.createDirectories(dir.resolve("logs"));
-        Files.writeString(dir.resolve("logs").resolve("a-blocked-0"), "a file where the log directory should be");
-        topics.put("a-blocked", topic("a-blocked", Map.of()));
-        manager = new PartitionManager(NODE, dir.resolve("logs").toFile(), Map.of(), Time.SYSTEM,
-                (name, task, delayMs) -> { }, new LogMaintenance());
-        MetadataImage all = new MetadataImage(image.appliedIndex() + 1, Map.copyOf(topics));
-
-        assertThatThrownBy(() -> manager.onMetadataUpdate(MetadataImage.EMPTY, all))
-                .isInstanceOf(UncheckedIOException.class).hasMessageContaining("a-blocked-0");
-        image = all;
-        assertThat(manager.partition(new TopicPartition("a-blocked", 0))).isEmpty();
-        for (int i = 0; i < 12; i++) {
-            assertThat(manager.partition(new TopicPartition("t" + i, 0))).as("t%d-0", i).get()
-                    .satisfies(p -> assertThat(p.log().logEndOffset()).isEqualTo(1L));
-        }
-    }
-
     @Test
     void shouldDeleteTheLogOfADeletedTopicAndOpenARecreatedOne() {
         TopicImage first = topic("gone", Map.of());
