@@ -1,6 +1,7 @@
 package dev.millrace.broker.share;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,8 +55,23 @@ public final class ShareFetchHandler {
     private final SharePartitionManager partitions;
     private final ShareSessionCache sessions;
     private final ShareFetchPurgatory purgatory;
-    /** The fetches parked now, by the connection they came on (only while it is open). */
+    /** How many closed connections {@link #recentlyClosed} remembers. */
+    static final int CLOSED_REMEMBERED = 4096;
+    /** The fetches parked now, by the connection they came on; an entry goes when its connection closes. */
     private final Map<String, Set<DelayedShareFetch>> parked = new ConcurrentHashMap<>();
+    /**
+     * The last {@value #CLOSED_REMEMBERED} connections reported closed: a fetch whose request was still being handled
+     * when its connection closed parks after the close was reported, and is abandoned as it parks. (A close is noted
+     * here before the parked fetches are looked up, and a fetch parks before it looks here: one of the two sees the
+     * other.)
+     */
+    private final Map<String, Boolean> recentlyClosed = Collections.synchronizedMap(
+            new LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > CLOSED_REMEMBERED;
+                }
+            });
     private final LongAdder abandoned = new LongAdder();
     private final Acknowledger acknowledger;
     private final AtomicInteger rotation = new AtomicInteger();
@@ -89,6 +105,7 @@ public final class ShareFetchHandler {
      * DelayedShareFetch#abandon}). Called on the connection's network thread; does not block.
      */
     public void connectionClosed(String connectionId) {
+        recentlyClosed.put(connectionId, Boolean.TRUE);
         Set<DelayedShareFetch> parkedThere = parked.remove(connectionId);
         if (parkedThere != null) {
             for (DelayedShareFetch fetch : parkedThere) {
@@ -212,6 +229,10 @@ public final class ShareFetchHandler {
                     k -> ConcurrentHashMap.newKeySet());
             parkedThere.add(delayed);
             result.whenComplete((r, e) -> parkedThere.remove(delayed));
+            if (recentlyClosed.containsKey(connectionId) && parked.remove(connectionId, parkedThere)) {
+                delayed.abandon(); // its connection closed while this request was being handled
+                abandoned.increment();
+            }
         }
         List<TopicPartition> watched = fetchable.stream().map(TopicIdPartition::topicPartition).toList();
         // a member still being looked up at its group's coordinator: try again once the answer is in (taken before
