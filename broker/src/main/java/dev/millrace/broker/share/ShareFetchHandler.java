@@ -63,7 +63,8 @@ public final class ShareFetchHandler {
      * The last {@value #CLOSED_REMEMBERED} connections reported closed: a fetch whose request was still being handled
      * when its connection closed parks after the close was reported, and is abandoned as it parks. (A close is noted
      * here before the parked fetches are looked up, and a fetch parks before it looks here: one of the two sees the
-     * other.)
+     * other.) Connection ids are Netty's short channel ids: should a later connection get one still remembered here,
+     * a fetch it parks is answered empty, and the client fetches again.
      */
     private final Map<String, Boolean> recentlyClosed = Collections.synchronizedMap(
             new LinkedHashMap<>() {
