@@ -283,13 +283,27 @@ public final class PartitionLog implements AutoCloseable {
      * the coordinators may write that clients may not (transaction markers).
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch, AppendOrigin origin) {
+        return appendAsLeader(records, leaderEpoch, origin, null);
+    }
+
+    /**
+     * Appends as the partition leader, as {@link #appendAsLeader(MemoryRecords, int, AppendOrigin)}, a client's batch
+     * whose transaction was verified with {@code guard} ({@link #startTxnVerification}): a transactional batch that
+     * would open a transaction here is refused with
+     * {@link org.apache.kafka.common.errors.InvalidTxnStateException} unless the partition still holds that guard,
+     * i.e. no marker of its producer was written since the verification started.
+     *
+     * @param guard the verification's guard, or null for an append not checked for one
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch, AppendOrigin origin,
+                                        TxnVerification.Guard guard) {
         LogConfig cfg = config;
         BatchValidator.ValidBatches valid = BatchValidator.validate(records, cfg, true);
         LogAppendInfo info;
         synchronized (lock) {
             checkWritable();
             LogAppendInfo duplicate = valid.hasProducerIds()
-                    ? producerState.checkLeaderAppend(valid.batches(), origin) : null;
+                    ? producerState.checkLeaderAppend(valid.batches(), origin, guard) : null;
             if (duplicate != null) {
                 info = duplicate;
             } else {
@@ -304,6 +318,17 @@ public final class PartitionLog implements AutoCloseable {
         }
         maybeAwaitFlush(info.lastOffset() + 1, cfg);
         return info;
+    }
+
+    /**
+     * Starts the verification of a transactional batch of {@code producerId} at {@code epoch} with its coordinator,
+     * before the batch is appended with {@link #appendAsLeader(MemoryRecords, int, AppendOrigin,
+     * TxnVerification.Guard)}; see {@link TxnVerification}.
+     */
+    public TxnVerification startTxnVerification(long producerId, short epoch) {
+        synchronized (lock) {
+            return producerState.startTxnVerification(producerId, epoch);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -13,6 +14,7 @@ import java.util.TreeSet;
 
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.Record;
@@ -48,6 +50,14 @@ import org.slf4j.LoggerFactory;
  * bounds the last stable offset that read-committed consumers may read up to. Coordinator batches
  * (markers, transactional offset commits) skip the sequence rules (their sequences mean nothing).
  *
+ * <p>Verified transactions ({@link TxnVerification}): the leader keeps a guard per producer id whose transactional
+ * batch is being verified with its coordinator ({@link #startTxnVerification}); a marker of that producer, or a batch
+ * of it that opens a transaction, drops the guard. A client batch appended with a guard that would open a transaction
+ * (the producer has none open here in the batch's epoch) is refused with {@link InvalidTxnStateException} unless the
+ * partition still holds that very guard. At most {@value #MAX_GUARDS} guards are kept (the oldest go first; an append
+ * whose guard went that way is refused and its producer aborts and retries its transaction). Appends without a guard
+ * (the coordinators' own, tests) are not checked.
+ *
  * <p>A follower append ({@link #checkFollowerAppend}) is only checked for a lower epoch: the leader has
  * already checked sequences and its log is the truth. Replaying the log at load checks nothing.
  * Checks never change the state; {@link #update} applies batches once they are written.
@@ -62,6 +72,7 @@ import org.slf4j.LoggerFactory;
 final class ProducerStateManager {
 
     static final int SNAPSHOTS_TO_KEEP = 2;
+    static final int MAX_GUARDS = 10_000;
 
     private static final Logger log = LoggerFactory.getLogger(ProducerStateManager.class);
 
@@ -69,6 +80,13 @@ final class ProducerStateManager {
     private final Map<Long, ProducerStateEntry> producers = new HashMap<>();
     /** First offset of each open transaction -> its producer id. */
     private final TreeMap<Long, Long> openTransactions = new TreeMap<>();
+    /** The guard of each producer id whose transactional batch is being verified, oldest first. */
+    private final Map<Long, TxnVerification.Guard> guards = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, TxnVerification.Guard> eldest) {
+            return size() > MAX_GUARDS;
+        }
+    };
 
     /** A transaction that a marker closed on this partition. */
     record CompletedTxn(long producerId, long firstOffset, long markerOffset, boolean aborted) {
@@ -92,12 +110,29 @@ final class ProducerStateManager {
     }
 
     /**
+     * Starts the verification of a transactional batch of {@code producerId} at {@code epoch}: the producer's guard
+     * (made if it has none), and whether the coordinator must be asked (the batch would open a transaction here).
+     */
+    TxnVerification startTxnVerification(long producerId, short epoch) {
+        TxnVerification.Guard guard = guards.computeIfAbsent(producerId, TxnVerification.Guard::new);
+        return new TxnVerification(guard, opensTransaction(producers.get(producerId), epoch));
+    }
+
+    /** Whether a transactional batch of {@code epoch} opens a transaction for a producer with state {@code entry}. */
+    private static boolean opensTransaction(ProducerStateEntry entry, short epoch) {
+        return entry == null || entry.currentTxnFirstOffset() < 0 || entry.producerEpoch() != epoch;
+    }
+
+    /**
      * Checks the batches of a leader append against the producer state, without changing it.
      *
+     * @param guard the guard of the append's verified transaction ({@link TxnVerification}), or null when the
+     *              append is not checked for one
      * @return null if the batches are to be written; if every batch is a duplicate, what the
      *         original append wrote ({@link LogAppendInfo#duplicate()} set, no records or bytes)
      */
-    LogAppendInfo checkLeaderAppend(List<? extends RecordBatch> batches, AppendOrigin origin) {
+    LogAppendInfo checkLeaderAppend(List<? extends RecordBatch> batches, AppendOrigin origin,
+                                    TxnVerification.Guard guard) {
         Map<Long, Pending> pending = null;
         ProducerStateEntry.BatchMetadata firstDuplicate = null;
         ProducerStateEntry.BatchMetadata lastDuplicate = null;
@@ -138,6 +173,13 @@ final class ProducerStateManager {
                 }
             }
             fresh++;
+            if (guard != null && batch.isTransactional() && earlier == null
+                    && opensTransaction(entry, batch.producerEpoch()) && guards.get(producerId) != guard) {
+                throw new InvalidTxnStateException("Transactional batch of producer " + producerId + " at epoch "
+                        + batch.producerEpoch() + " (sequence " + batch.baseSequence() + ") refused: it would open "
+                        + "a transaction on " + dir.getName() + ", and a commit or abort marker of that producer was "
+                        + "written there after its coordinator was asked (the batch is late for its transaction)");
+            }
             if (earlier != null) {
                 checkSequence(producerId, earlier.epoch(), earlier.lastSequence(), batch);
             } else if (entry != null) {
@@ -240,6 +282,7 @@ final class ProducerStateManager {
         long producerId = batch.producerId();
         ProducerStateEntry entry = producers.computeIfAbsent(producerId, id -> new ProducerStateEntry(id, epoch));
         if (batch.isControlBatch()) {
+            guards.remove(producerId);
             if (epoch > entry.producerEpoch()) {
                 entry.bumpEpoch(epoch);
             }
@@ -257,6 +300,7 @@ final class ProducerStateManager {
             entry.bumpEpoch(epoch);
         }
         if (batch.isTransactional() && entry.currentTxnFirstOffset() < 0) {
+            guards.remove(producerId);
             entry.currentTxnFirstOffset(batch.baseOffset());
             openTransactions.put(batch.baseOffset(), producerId);
         }
@@ -317,6 +361,7 @@ final class ProducerStateManager {
      * @return the offset from which the log must replay its batches into the state
      */
     long loadSnapshot(long logStartOffset, long logEndOffset) throws IOException {
+        guards.clear();
         producers.clear();
         openTransactions.clear();
         TreeSet<Long> offsets = snapshotOffsets();
@@ -354,6 +399,7 @@ final class ProducerStateManager {
 
     /** Forgets every producer and deletes every snapshot: the log was emptied and starts afresh. */
     void truncateFully() throws IOException {
+        guards.clear();
         producers.clear();
         openTransactions.clear();
         for (long offset : snapshotOffsets()) {

@@ -73,7 +73,7 @@ import dev.millrace.broker.security.AclAuthorizer;
  *   FindCoordinator              DESCRIBE group or transactional id;  DeleteGroups: DELETE group
  *   ShareGroupHeartbeat          READ group;  ShareFetch, ShareAcknowledge: READ group + READ topic
  *   InitProducerId, EndTxn,      WRITE transactional id (AddOffsetsToTxn, TxnOffsetCommit: also READ group)
- *   AddPartitionsToTxn
+ *   AddPartitionsToTxn           (version 4, verify only, from brokers: CLUSTER_ACTION cluster)
  *   Create/DeleteAcls, AlterUserScramCredentials        ALTER cluster
  *   DescribeAcls, DescribeUserScramCredentials          DESCRIBE cluster
  *   WriteTxnMarkers, ElectLeaders, reassignments         CLUSTER_ACTION / ALTER cluster
@@ -253,6 +253,9 @@ final class AuthorizingApis implements RequestHandler {
     }
 
     private ApiException addPartitions(Check check, AddPartitionsToTxnRequest request) {
+        if (request.version() >= 4) {
+            return cluster(check, AclOperation.CLUSTER_ACTION);
+        }
         for (var entry : request.partitionsByTransaction().entrySet()) {
             ApiException denied = first(transactionalId(check, entry.getKey()), topics(check, AclOperation.WRITE,
                     entry.getValue().stream().map(tp -> tp.topic()).toList()));

@@ -342,16 +342,19 @@ public final class BrokerServer implements AutoCloseable {
         TransactionHandler transactionHandler = new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
                 .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false));
+        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
+        TxnVerifier txnVerifier = new TxnVerifier(config.nodeId(), ClusterCoordinatorLocators.forTopic(controller,
+                TransactionStateTopic.NAME), txnStateTopic, transactions, shareRequests);
         kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, endpointsForClients,
                 identity.clusterId(), config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory,
-                producePurgatory, endpoints, transactions, Map.of(DelayedDelivery.TOPIC, delays::validate)),
+                producePurgatory, endpoints, txnVerifier, requestExecutor, Map.of(DelayedDelivery.TOPIC,
+                delays::validate)),
                 new FetchHandler(partitions, purgatory), new ListOffsetsHandler(partitions),
                 new OffsetsForLeaderEpochHandler(partitions),
                 new TopicAdminHandler(controller, controllerClient, partitions, BrokerConfigLoader.values(config)),
                 new PartitionAdminHandler(controller, controllerClient), new DeleteRecordsHandler(partitions),
                 new InitProducerIdHandler(producerIds), groups, transactionHandler,
                 findCoordinatorHandler(endpointsForClients));
-        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
         ServerShareTopics shareTopics = new ServerShareTopics(controller, partitions, purgatory, endpoints,
                 config.nodeId(), shareRequests, replicationWaiters::awaitLogEnd);
         // share-partition state: served by the leaders of __share_group_state's partitions, loaded as they are elected

@@ -89,8 +89,9 @@ public final class KafkaApis implements RequestHandler {
 
     /**
      * APIs and versions served. Produce and Fetch stop at 12, the last versions that name topics;
-     * AddPartitionsToTxn at 3 (later versions are broker-to-broker), EndTxn at 4 and TxnOffsetCommit
-     * at 5, so clients run transaction version 1 (no epoch bump per transaction).
+     * AddPartitionsToTxn at 4 (clients send at most 3; 4 is the brokers' verify-only request, {@link TxnVerifier}),
+     * EndTxn at 4 and TxnOffsetCommit at 5, and no {@code transaction.version} feature is advertised, so clients run
+     * transaction version 1 (no epoch bump per transaction).
      */
     public static final ApiVersionTable VERSIONS = new ApiVersionTable.Builder()
             .addAll(ApiKeys.API_VERSIONS)
@@ -123,7 +124,7 @@ public final class KafkaApis implements RequestHandler {
             .addAll(ApiKeys.DESCRIBE_GROUPS)
             .addAll(ApiKeys.LIST_GROUPS)
             .addAll(ApiKeys.DELETE_GROUPS)
-            .add(ApiKeys.ADD_PARTITIONS_TO_TXN, 0, 3)
+            .add(ApiKeys.ADD_PARTITIONS_TO_TXN, 0, 4)
             .addAll(ApiKeys.ADD_OFFSETS_TO_TXN)
             .add(ApiKeys.END_TXN, 0, 4)
             .add(ApiKeys.TXN_OFFSET_COMMIT, 0, 5)

@@ -20,6 +20,7 @@ import dev.millrace.broker.controller.MetadataImage.PartitionImage;
 import dev.millrace.broker.log.AppendOrigin;
 import dev.millrace.broker.log.LogAppendInfo;
 import dev.millrace.broker.log.PartitionLog;
+import dev.millrace.broker.log.TxnVerification;
 import dev.millrace.broker.replica.EpochLog;
 import dev.millrace.broker.replica.FollowerPartition;
 import dev.millrace.broker.replica.IsrUpdater;
@@ -213,12 +214,20 @@ public final class Partition implements FollowerPartition {
      * @throws NotLeaderOrFollowerException if this broker does not lead the partition
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, AppendOrigin origin) {
+        return appendAsLeader(records, origin, null);
+    }
+
+    /**
+     * Appends as leader a client's batch whose transaction was verified with {@code guard} (null: not checked), see
+     * {@link PartitionLog#appendAsLeader(MemoryRecords, int, AppendOrigin, TxnVerification.Guard)}.
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, AppendOrigin origin, TxnVerification.Guard guard) {
         LogAppendInfo info;
         boolean hwMoved;
         lock.readLock().lock();
         try {
             LeaderState l = checkLeader();
-            info = log.appendAsLeader(records, l.leaderEpoch(), origin);
+            info = log.appendAsLeader(records, l.leaderEpoch(), origin, guard);
             // with the leader alone in the ISR the HW is the log end (read lazily): the caller's append wake-up
             // covers it
             hwMoved = !l.isrIsLeaderOnly() && l.maybeIncrementHighWatermark(log.logEndOffset());

@@ -1,9 +1,11 @@
 package dev.millrace.broker.server;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 
 import org.apache.kafka.common.TopicPartition;
@@ -27,8 +29,8 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.log.AppendOrigin;
 import dev.millrace.broker.log.LogAppendInfo;
+import dev.millrace.broker.log.TxnVerification;
 import dev.millrace.broker.replica.BrokerEndpoints;
-import dev.millrace.broker.txn.TransactionCoordinator;
 
 /**
  * Produce: appends each partition's batches to its log as leader and answers per partition.
@@ -50,11 +52,17 @@ import dev.millrace.broker.txn.TransactionCoordinator;
  * <p>Transactional batches are written only for a partition that the producer (transactional id,
  * producer id and epoch of the request) has added to its open transaction at the transaction
  * coordinator; otherwise INVALID_TXN_STATE, or PRODUCER_FENCED for a producer whose epoch was
- * bumped by a newer producer with its transactional id (a zombie). This keeps a batch from opening a transaction that no coordinator will
- * ever close, which would hold back the last stable offset for good. The check is made only where this broker is the
- * transactional id's coordinator (COORDINATOR_LOAD_IN_PROGRESS, retriable, while it loads); a batch whose coordinator
- * is another broker is written unverified (see {@link TransactionCoordinator#verifyTransactionalBatch} for why and
- * for the gap this leaves).
+ * bumped by a newer producer with its transactional id (a zombie). This keeps a batch from opening a transaction that
+ * no coordinator will ever close, which would hold back the last stable offset for good: a batch for a partition the
+ * producer never added, or one that arrives after its transaction's marker (a Produce held up or retried in a
+ * failover after the client gave up on it and aborted). A batch that would open a transaction on the partition is
+ * verified with the coordinator first (Kafka's KIP-890, part 1: {@link TxnVerifier}, directly when this broker
+ * coordinates the transactional id, with AddPartitionsToTxn {@code verify_only} otherwise), and appended only if no
+ * marker of its producer reached the partition meanwhile ({@link TxnVerification}); later batches of a transaction
+ * already open on the partition need no answer. The coordinator's NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS and
+ * COORDINATOR_NOT_AVAILABLE (it moves, or cannot be reached) are answered as NOT_ENOUGH_REPLICAS, retriable, as Kafka
+ * brokers do, with the cause in the message. A request waiting for a remote coordinator's answer holds its
+ * connection's next request back (responses stay in order) and goes on on a request thread.
  *
  * <p>Thread-safe; called on request threads.
  */
@@ -66,26 +74,95 @@ final class ProduceHandler {
     private final FetchPurgatory purgatory;
     private final ProducePurgatory producePurgatory;
     private final BrokerEndpoints endpoints;
-    private final TransactionCoordinator transactions;
+    private final TxnVerifier verifier;
+    private final Executor requestThreads;
     private final Map<String, BiConsumer<String, MemoryRecords>> topicValidators;
 
     /**
+     * @param verifier        asks transaction coordinators about transactional batches
+     * @param requestThreads  where a request goes on after a remote coordinator answered
      * @param topicValidators checks for appends to particular topics (the delay topic's headers), given the
      *        request's transactional id (or null) and the records, run before the append; a validator refuses by
      *        throwing an ApiException
      */
     ProduceHandler(PartitionManager partitions, FetchPurgatory purgatory, ProducePurgatory producePurgatory,
-                   BrokerEndpoints endpoints, TransactionCoordinator transactions,
+                   BrokerEndpoints endpoints, TxnVerifier verifier, Executor requestThreads,
                    Map<String, BiConsumer<String, MemoryRecords>> topicValidators) {
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.producePurgatory = producePurgatory;
         this.endpoints = endpoints;
-        this.transactions = transactions;
+        this.verifier = verifier;
+        this.requestThreads = requestThreads;
         this.topicValidators = Map.copyOf(topicValidators);
     }
 
+    /** A transactional batch's verification: its producer and epoch, and the partition's guard. */
+    private record TxnCheck(long producerId, short epoch, TxnVerification verification) {
+    }
+
+    /** A producer id and epoch whose batches are verified together. */
+    private record ProducerKey(long producerId, short epoch) {
+    }
+
     CompletableFuture<ProduceResponse> handle(ProduceRequest request) {
+        String transactionalId = request.transactionalId();
+        Map<TopicPartition, TxnCheck> checks = transactionalId == null ? Map.of() : startVerifications(request);
+        Map<ProducerKey, List<TopicPartition>> toAsk = new LinkedHashMap<>();
+        checks.forEach((tp, check) -> {
+            if (check.verification().needed()) {
+                toAsk.computeIfAbsent(new ProducerKey(check.producerId(), check.epoch()), k -> new ArrayList<>())
+                        .add(tp);
+            }
+        });
+        if (toAsk.isEmpty()) {
+            return appendAll(request, checks, Map.of());
+        }
+        List<CompletableFuture<Map<TopicPartition, Errors>>> asked = new ArrayList<>();
+        toAsk.forEach((producer, tps) -> asked.add(verifier.verify(transactionalId, producer.producerId(),
+                producer.epoch(), tps)));
+        CompletableFuture<Map<TopicPartition, Errors>> verdicts = CompletableFuture.allOf(
+                asked.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                    Map<TopicPartition, Errors> all = new LinkedHashMap<>();
+                    asked.forEach(f -> all.putAll(f.join()));
+                    return all;
+                });
+        if (verdicts.isDone()) {
+            return appendAll(request, checks, verdicts.join());
+        }
+        return verdicts.thenComposeAsync(v -> appendAll(request, checks, v), requestThreads);
+    }
+
+    /** Starts the verification of each transactional batch for a partition led here. */
+    private Map<TopicPartition, TxnCheck> startVerifications(ProduceRequest request) {
+        Map<TopicPartition, TxnCheck> checks = new LinkedHashMap<>();
+        for (ProduceRequestData.TopicProduceData topic : request.data().topicData()) {
+            for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
+                TopicPartition tp = new TopicPartition(topic.name(), data.index());
+                RecordBatch batch = firstBatch((MemoryRecords) data.records());
+                if (batch == null || !batch.isTransactional() || batch.isControlBatch()) {
+                    continue;
+                }
+                partitions.partition(tp).filter(Partition::isLeader).ifPresent(partition -> checks.put(tp,
+                        new TxnCheck(batch.producerId(), batch.producerEpoch(), partition.log()
+                                .startTxnVerification(batch.producerId(), batch.producerEpoch()))));
+            }
+        }
+        return checks;
+    }
+
+    private static RecordBatch firstBatch(MemoryRecords records) {
+        if (records == null) {
+            return null;
+        }
+        for (RecordBatch batch : records.batches()) {
+            return batch;
+        }
+        return null;
+    }
+
+    private CompletableFuture<ProduceResponse> appendAll(ProduceRequest request, Map<TopicPartition, TxnCheck> checks,
+                                                         Map<TopicPartition, Errors> verdicts) {
         ProduceResponseData response = new ProduceResponseData();
         List<DelayedProduce.Waiting> waiting = new ArrayList<>();
         LeaderHints hints = new LeaderHints(endpoints);
@@ -95,7 +172,7 @@ final class ProduceHandler {
             for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
                 TopicPartition tp = new TopicPartition(topic.name(), data.index());
                 topicResponse.partitionResponses().add(append(tp, (MemoryRecords) data.records(), request.acks(),
-                        request.transactionalId(), waiting, hints));
+                        request.transactionalId(), checks.get(tp), verdicts.get(tp), waiting, hints));
             }
             response.responses().add(topicResponse);
         }
@@ -111,8 +188,8 @@ final class ProduceHandler {
     }
 
     private PartitionProduceResponse append(TopicPartition tp, MemoryRecords records, short acks,
-                                            String transactionalId, List<DelayedProduce.Waiting> waiting,
-                                            LeaderHints hints) {
+                                            String transactionalId, TxnCheck check, Errors verdict,
+                                            List<DelayedProduce.Waiting> waiting, LeaderHints hints) {
         PartitionProduceResponse out = new PartitionProduceResponse().setIndex(tp.partition())
                 .setBaseOffset(-1).setLogAppendTimeMs(RecordBatch.NO_TIMESTAMP).setLogStartOffset(-1);
         Partition partition = null;
@@ -120,27 +197,7 @@ final class ProduceHandler {
             partition = partitions.partition(tp).orElseThrow(() ->
                     new UnknownTopicOrPartitionException("This broker does not host " + tp));
             partition.checkLeader();
-            for (RecordBatch batch : records.batches()) {
-                if (!batch.isTransactional()) {
-                    continue;
-                }
-                Errors verdict = transactions.verifyTransactionalBatch(transactionalId, batch.producerId(),
-                        batch.producerEpoch(), tp);
-                if (verdict == Errors.PRODUCER_FENCED) {
-                    throw new ProducerFencedException("Producer " + batch.producerId() + " (transactional id "
-                            + transactionalId + ") sent epoch " + batch.producerEpoch() + " for " + tp
-                            + ", but a newer producer with that transactional id has fenced it");
-                }
-                if (verdict == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
-                    throw verdict.exception("The transaction coordinator of " + transactionalId
-                            + " is loading its state; retry");
-                }
-                if (verdict != Errors.NONE) {
-                    throw new InvalidTxnStateException("Transactional batch for " + tp + " of producer "
-                            + batch.producerId() + " (transactional id " + transactionalId + ", epoch "
-                            + batch.producerEpoch() + "): the partition is not in that producer's open transaction");
-                }
-            }
+            TxnVerification.Guard guard = checkTransaction(tp, records, transactionalId, check, verdict);
             BiConsumer<String, MemoryRecords> validator = topicValidators.get(tp.topic());
             if (validator != null) {
                 validator.accept(transactionalId, records);
@@ -149,7 +206,7 @@ final class ProduceHandler {
                 throw new NotEnoughReplicasException("The ISR of " + tp + " is " + partition.isr()
                         + ", below min.insync.replicas " + partition.log().config().minInsyncReplicas());
             }
-            LogAppendInfo info = partition.appendAsLeader(records, AppendOrigin.CLIENT);
+            LogAppendInfo info = partition.appendAsLeader(records, AppendOrigin.CLIENT, guard);
             purgatory.onAppend(tp);
             out.setBaseOffset(info.firstOffset()).setLogStartOffset(partition.log().logStartOffset());
             if (partition.log().config().timestampType() == TimestampType.LOG_APPEND_TIME) {
@@ -171,5 +228,42 @@ final class ProduceHandler {
             }
         }
         return out;
+    }
+
+    /**
+     * The guard to append {@code records} with if they hold a transactional batch that may be written (null when they
+     * hold none); throws the producer's error otherwise.
+     */
+    private static TxnVerification.Guard checkTransaction(TopicPartition tp, MemoryRecords records,
+                                                          String transactionalId, TxnCheck check, Errors verdict) {
+        RecordBatch batch = firstBatch(records);
+        if (batch == null || !batch.isTransactional()) {
+            return null;
+        }
+        String producer = "producer " + batch.producerId() + " (transactional id " + transactionalId + ", epoch "
+                + batch.producerEpoch() + ")";
+        if (transactionalId == null) {
+            throw new InvalidTxnStateException("Transactional batch for " + tp + " of producer " + batch.producerId()
+                    + " in a Produce without a transactional id");
+        }
+        if (check == null) {
+            throw new NotLeaderOrFollowerException("This broker did not lead " + tp + " when the transactional batch"
+                    + " of " + producer + " arrived");
+        }
+        if (!check.verification().needed() || verdict == Errors.NONE) {
+            return check.verification().guard();
+        }
+        switch (verdict) {
+            case PRODUCER_FENCED -> throw new ProducerFencedException("Producer " + batch.producerId()
+                    + " (transactional id " + transactionalId + ") sent epoch " + batch.producerEpoch() + " for " + tp
+                    + ", but a newer producer with that transactional id has fenced it");
+            case INVALID_TXN_STATE -> throw new InvalidTxnStateException("Transactional batch for " + tp + " of "
+                    + producer + ": the partition is not in that producer's open transaction at its coordinator");
+            case NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE ->
+                    throw new NotEnoughReplicasException("The transaction of " + producer + " could not be verified "
+                            + "with its coordinator (" + verdict.name() + "); retry");
+            default -> throw verdict.exception("Verifying the transaction of " + producer + " for " + tp
+                    + " failed: " + verdict.name());
+        }
     }
 }

@@ -14,7 +14,9 @@ import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResultCollection;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.DescribeTransactionsResponseData;
@@ -48,7 +50,7 @@ import dev.millrace.broker.txn.TransactionState;
 
 /**
  * The transaction APIs, translated between Kafka's messages and the {@link TransactionCoordinator}:
- * InitProducerId with a transactional id, AddPartitionsToTxn (v0-3, the client versions),
+ * InitProducerId with a transactional id, AddPartitionsToTxn (v0-3, the client versions; v4 from brokers, verify only),
  * AddOffsetsToTxn, EndTxn, and the admin APIs DescribeTransactions, ListTransactions and
  * DescribeProducers (the latter from the partitions' producer state).
  *
@@ -105,6 +107,9 @@ final class TransactionHandler {
 
     CompletableFuture<AddPartitionsToTxnResponse> addPartitions(AddPartitionsToTxnRequest request) {
         AddPartitionsToTxnRequestData data = request.data();
+        if (request.version() >= 4) {
+            return CompletableFuture.completedFuture(verifyPartitions(data));
+        }
         List<TopicPartition> requested = AddPartitionsToTxnRequest.getPartitions(data.v3AndBelowTopics());
         Map<TopicPartition, Errors> unknown = new HashMap<>();
         for (TopicPartition tp : requested) {
@@ -123,6 +128,26 @@ final class TransactionHandler {
                     requested.forEach(tp -> errors.put(tp, error));
                     return addPartitionsResponse(errors);
                 });
+    }
+
+    /**
+     * AddPartitionsToTxn version 4 (broker to broker, {@link TxnVerifier}): for each transaction with
+     * {@code verify_only}, whether each partition is in its ongoing transaction
+     * ({@link TransactionCoordinator#verifyTransactionalBatch}); nothing changes. A transaction without
+     * {@code verify_only} (Kafka's transaction version 2 adds partitions this way) is not served: INVALID_REQUEST for
+     * its partitions.
+     */
+    private AddPartitionsToTxnResponse verifyPartitions(AddPartitionsToTxnRequestData data) {
+        AddPartitionsToTxnResultCollection results = new AddPartitionsToTxnResultCollection();
+        for (AddPartitionsToTxnTransaction txn : data.transactions()) {
+            Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
+            for (TopicPartition tp : AddPartitionsToTxnRequest.getPartitions(txn.topics())) {
+                errors.put(tp, txn.verifyOnly() ? coordinator.verifyTransactionalBatch(txn.transactionalId(),
+                        txn.producerId(), txn.producerEpoch(), tp) : Errors.INVALID_REQUEST);
+            }
+            results.add(AddPartitionsToTxnResponse.resultForTransaction(txn.transactionalId(), errors));
+        }
+        return new AddPartitionsToTxnResponse(new AddPartitionsToTxnResponseData().setResultsByTransaction(results));
     }
 
     private static AddPartitionsToTxnResponse addPartitionsResponse(Map<TopicPartition, Errors> errors) {

@@ -462,19 +462,12 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
     /**
      * Checks a transactional batch for {@code tp}: NONE if the partition is part of the open
      * transaction of this producer id and epoch; PRODUCER_FENCED if the transactional id has moved
-     * to a newer epoch (a zombie); INVALID_TXN_STATE otherwise. Produce refuses batches that fail,
-     * because a batch for a partition the producer did not add would open a transaction no
-     * coordinator closes, holding back the last stable offset for good.
-     *
-     * <p>Only where the coordinator of {@code transactionalId} is this broker: while its partition loads here the
-     * answer is COORDINATOR_LOAD_IN_PROGRESS (retriable for the producer), and when another broker coordinates it
-     * the answer is NONE: the batch is accepted unverified. Decision: no verification round trip to a remote
-     * coordinator (Kafka's KIP-890 sends AddPartitionsToTxn with verifyOnly there). The gap this leaves is the one
-     * Kafka had before KIP-890: a client that writes a transactional batch to a partition it never added (no
-     * kafka-clients producer does; it adds every partition before it sends there), or a zombie whose batch reaches
-     * a partition not in its fenced transaction, leaves that partition with a transaction no marker closes. Zombies
-     * are still fenced on every partition of their transaction (the abort markers carry the bumped epoch) and at the
-     * coordinator (AddPartitionsToTxn and EndTxn answer PRODUCER_FENCED).
+     * to a newer epoch (a zombie); INVALID_TXN_STATE otherwise; NOT_COORDINATOR when this broker does not coordinate
+     * {@code transactionalId}, COORDINATOR_LOAD_IN_PROGRESS while its partition loads here. The partition's leader
+     * asks before it appends a batch that would open a transaction there (Produce, directly when it coordinates the
+     * id and with AddPartitionsToTxn {@code verifyOnly} otherwise; see {@code ProduceHandler}), because a batch for a
+     * partition the producer did not add, or one that arrives after its transaction's marker, would open a
+     * transaction no coordinator closes, holding back the last stable offset for good.
      */
     public Errors verifyTransactionalBatch(String transactionalId, long producerId, short epoch, TopicPartition tp) {
         if (transactionalId == null) {
@@ -482,7 +475,7 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
         }
         TxnPartition p = partitions.of(transactionalId);
         if (p == null) {
-            return Errors.NONE;
+            return Errors.NOT_COORDINATOR;
         }
         if (!p.isLoaded()) {
             return Errors.COORDINATOR_LOAD_IN_PROGRESS;

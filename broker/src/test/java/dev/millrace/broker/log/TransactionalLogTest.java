@@ -13,6 +13,7 @@ import java.util.Map;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -221,5 +222,41 @@ class TransactionalLogTest {
         assertThat(all.get(0).value()).isEqualTo("committed-x");
         assertThat(log.firstUnstableOffset()).isEqualTo(4);
         assertThat(log.collectAbortedTransactions(0, log.logEndOffset())).containsExactly(new AbortedTxn(A, 1, 3, 4));
+    }
+
+    @Test
+    void aVerifiedBatchThatWouldOpenATransactionIsRefusedOnceAMarkerOfItsProducerWasWrittenSinceTheVerification()
+            throws IOException {
+        open(Map.of());
+        log.appendAsLeader(transactional(A, 0, 0, "a1"), 0);
+        TxnVerification late = log.startTxnVerification(A, (short) 0);
+        assertThat(late.needed()).as("A's transaction is open here: no need to ask the coordinator").isFalse();
+        coordinator(marker(A, 0, false));                                   // 1: the client gave up and aborted
+        TxnVerification next = log.startTxnVerification(A, (short) 0);
+        assertThat(next.needed()).as("a batch now opens a transaction").isTrue();
+        assertThat(next.guard()).as("the marker dropped the old guard").isNotSameAs(late.guard());
+
+        assertThatThrownBy(() -> log.appendAsLeader(transactional(A, 0, 1, "a2-late"), 0, AppendOrigin.CLIENT,
+                late.guard())).isInstanceOf(InvalidTxnStateException.class).hasMessageContaining("producer 11")
+                .hasMessageContaining("late for its transaction");
+        assertThat(log.logEndOffset()).isEqualTo(2);
+        assertThat(log.firstUnstableOffset()).as("no transaction left open").isEqualTo(-1);
+
+        TxnVerification raced = log.startTxnVerification(A, (short) 0);    // verified, then a marker lands
+        coordinator(marker(A, 0, false));                                   // 2
+        assertThatThrownBy(() -> log.appendAsLeader(transactional(A, 0, 1, "a2-raced"), 0, AppendOrigin.CLIENT,
+                raced.guard())).isInstanceOf(InvalidTxnStateException.class);
+
+        TxnVerification fresh = log.startTxnVerification(A, (short) 0);
+        log.appendAsLeader(transactional(A, 0, 1, "a2"), 0, AppendOrigin.CLIENT, fresh.guard());   // 3 opens
+        assertThat(log.firstUnstableOffset()).isEqualTo(3);
+        TxnVerification within = log.startTxnVerification(A, (short) 0);
+        assertThat(within.needed()).isFalse();
+        log.appendAsLeader(transactional(A, 0, 2, "a3"), 0, AppendOrigin.CLIENT, within.guard());  // 4 joins
+        log.appendAsLeader(transactional(B, 0, 0, "b1"), 0);                // 5: unchecked append (no guard)
+        coordinator(marker(A, 0, true));
+        coordinator(marker(B, 0, true));
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
+        assertThat(log.logEndOffset()).isEqualTo(8);
     }
 }

@@ -135,6 +135,11 @@ final class InProcessCluster implements AutoCloseable {
         return running.keySet().stream().sorted().toList();
     }
 
+    /** Node {@code id}'s listener, {@code host:port}. */
+    String address(int id) {
+        return "127.0.0.1:" + kafkaPorts.get(id);
+    }
+
     /** Every node's listener, running or not, as a bootstrap list. */
     String bootstrap() {
         StringJoiner joiner = new StringJoiner(",");

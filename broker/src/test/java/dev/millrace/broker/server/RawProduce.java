@@ -38,9 +38,15 @@ final class RawProduce {
 
     /** A transactional batch of producer id 0, epoch 0, sequence 0 with one record. */
     void sendTransactional(String topic, int partition, String transactionalId) throws Exception {
+        sendTransactional(topic, partition, transactionalId, 0L, (short) 0, 0);
+    }
+
+    /** A transactional batch of {@code producerId} at {@code epoch} with one record at {@code sequence}. */
+    void sendTransactional(String topic, int partition, String transactionalId, long producerId, short epoch,
+                           int sequence) throws Exception {
         MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(256), RecordBatch.CURRENT_MAGIC_VALUE,
-                Compression.NONE, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, 0L, (short) 0, 0, true,
-                RecordBatch.NO_PARTITION_LEADER_EPOCH);
+                Compression.NONE, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producerId, epoch, sequence,
+                true, RecordBatch.NO_PARTITION_LEADER_EPOCH);
         builder.append(System.currentTimeMillis(), null, "raw".getBytes());
         ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(10_000)
                 .setTransactionalId(transactionalId);

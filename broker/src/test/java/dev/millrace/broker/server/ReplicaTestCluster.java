@@ -339,7 +339,7 @@ public final class ReplicaTestCluster implements AutoCloseable {
                 fetchPurgatory.onAppendLater(tp);
             });
             ProduceHandler produce = new ProduceHandler(manager, fetchPurgatory, producePurgatory, endpoints, null,
-                    Map.of());
+                    Runnable::run, Map.of());
             FetchHandler fetch = new FetchHandler(manager, fetchPurgatory);
             ListOffsetsHandler listOffsets = new ListOffsetsHandler(manager);
             OffsetsForLeaderEpochHandler epochs = new OffsetsForLeaderEpochHandler(manager);

@@ -18,15 +18,20 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -122,6 +127,52 @@ class TransactionFailoverIntegrationTest {
         assertThat(committedOffset()).isEqualTo(42);
         assertThat(cluster.runningIds().stream().mapToLong(id -> cluster.broker(id).apis()
                 .requestCount(ApiKeys.WRITE_TXN_MARKERS)).sum()).as("markers sent to other brokers").isPositive();
+    }
+
+    /**
+     * The hanging transaction of a chaos run: a Produce held up in a failover reached a delay partition after the
+     * abort marker of its transaction (the client had given up on it) and opened a transaction there that no
+     * coordinator knew of; the partition's last stable offset stayed behind it for the rest of the run. Here the late
+     * batch is sent by hand, with the producer's id, epoch and next sequence, to a leader that does not coordinate the
+     * transactional id (the case that was not verified before).
+     */
+    @Test
+    void shouldRefuseABatchThatArrivesAfterItsTransactionWasAbortedOnALeaderThatDoesNotCoordinateIt()
+            throws Exception {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        int leader = leaderOf(tp);
+        String transactionalId = transactionalIdNotCoordinatedBy(leader);
+        try (KafkaProducer<String, String> producer = producer(transactionalId)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, "k", "aborted")).get(30, TimeUnit.SECONDS);
+            producer.abortTransaction();
+            ProducerState state = admin.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
+                    .activeProducers().get(0);
+
+            assertThatThrownBy(() -> new RawProduce(cluster.address(leader)).sendTransactional(TOPIC, 0,
+                    transactionalId, state.producerId(), (short) state.producerEpoch(), state.lastSequence() + 1))
+                    .isInstanceOf(InvalidTxnStateException.class)
+                    .hasMessageContaining("not in that producer's open transaction");
+            assertThat(lastStableOffset(tp)).as("nothing holds back read-committed consumers")
+                    .isEqualTo(logEndOffset(tp));
+
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, "k", "committed")).get(30, TimeUnit.SECONDS);
+            producer.commitTransaction();
+        }
+        assertThat(ReadCommitted.values(cluster.bootstrap(), TOPIC, PARTITIONS)).containsExactly("committed");
+        assertThat(lastStableOffset(tp)).isEqualTo(logEndOffset(tp));
+    }
+
+    private long lastStableOffset(TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(
+                IsolationLevel.READ_COMMITTED)).partitionResult(tp).get(30, TimeUnit.SECONDS).offset();
+    }
+
+    private long logEndOffset(TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get(30, TimeUnit.SECONDS)
+                .offset();
     }
 
     @Test

@@ -237,7 +237,7 @@ class TransactionCoordinatorHandOverTest {
         assertThat(old.describe(List.of(A))).as("its state is dropped").isEmpty();
         assertThat(old.coordinatorError(A)).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(old.verifyTransactionalBatch(A, pid, (short) 0, P1))
-                .as("a produce where the coordinator is elsewhere is not verified here").isEqualTo(Errors.NONE);
+                .as("a verification asked of a former coordinator").isEqualTo(Errors.NOT_COORDINATOR);
         String other = idOnOtherPartition(A);
         assertThat(get(old.initProducerId(other, TIMEOUT_MS, -1, (short) -1)).error())
                 .as("a partition never led here").isEqualTo(Errors.NOT_COORDINATOR);
