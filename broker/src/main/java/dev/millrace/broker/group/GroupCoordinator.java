@@ -14,6 +14,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResultCollection;
@@ -24,6 +25,7 @@ import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
 import org.apache.kafka.common.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
@@ -51,6 +53,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.coordinator.CoordinatorElection;
 import dev.millrace.broker.coordinator.ReplicationAwaiter;
+import dev.millrace.broker.log.TxnVerification;
 
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
@@ -99,6 +102,7 @@ public final class GroupCoordinator implements CoordinatorElection, AutoCloseabl
     private final int partitionCount;
     /** The shard of each partition led here, null for the others. */
     private final AtomicReferenceArray<GroupShard> shards;
+    private volatile TxnOffsetsVerifier txnVerifier = TxnOffsetsVerifier.NONE;
     private boolean closed;
 
     /**
@@ -252,11 +256,47 @@ public final class GroupCoordinator implements CoordinatorElection, AutoCloseabl
                 OffsetFetchResponses.build(groups, parts.stream().map(CompletableFuture::join).toList(), apiVersion));
     }
 
-    /** TxnOffsetCommit: offsets committed in a producer's transaction, pending until its marker. */
+    /** Connects the transaction coordinators that TxnOffsetCommit verifies with (until then none is asked). */
+    public void setTxnOffsetsVerifier(TxnOffsetsVerifier verifier) {
+        this.txnVerifier = Objects.requireNonNull(verifier, "verifier");
+    }
+
+    /**
+     * TxnOffsetCommit: offsets committed in a producer's transaction, pending until its marker. When the commit would
+     * open the producer's transaction on the group's partition, the transaction's coordinator is asked first
+     * ({@link TxnOffsetsVerifier}), and the append is refused (INVALID_TXN_STATE) if a marker of the producer reached
+     * the partition meanwhile ({@link TxnVerification}). Coordinator errors of the verification are answered as
+     * COORDINATOR_NOT_AVAILABLE (the producer retries), INVALID_TXN_STATE and PRODUCER_FENCED as they are.
+     */
     public CompletableFuture<TxnOffsetCommitResponse> handleTxnOffsetCommit(TxnOffsetCommitRequest request) {
-        return submit(request.data().groupId(), error -> new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(
-                request.data(), error)), (shard, result) -> result.complete(new TxnOffsetCommitResponse(
-                shard.txnOffsetsHandler.handle(request.data()))));
+        TxnOffsetCommitRequestData data = request.data();
+        int partition = partitionFor(data.groupId() == null ? "" : data.groupId());
+        TxnVerification verification;
+        try {
+            verification = context.offsetsTopic().log(partition).startTxnVerification(data.producerId(),
+                    data.producerEpoch());
+        } catch (RuntimeException notHere) {
+            verification = null; // the shard answers (NOT_COORDINATOR)
+        }
+        TxnVerification.Guard guard = verification == null ? null : verification.guard();
+        if (verification == null || !verification.needed()) {
+            return submitTxnOffsetCommit(data, guard);
+        }
+        return txnVerifier.verify(data.transactionalId(), data.producerId(), data.producerEpoch(),
+                new TopicPartition(OffsetsTopic.NAME, partition)).thenCompose(error -> switch (error) {
+                    case NONE -> submitTxnOffsetCommit(data, guard);
+                    case INVALID_TXN_STATE, PRODUCER_FENCED -> CompletableFuture.completedFuture(
+                            new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(data, error)));
+                    default -> CompletableFuture.completedFuture(new TxnOffsetCommitResponse(
+                            TxnOffsetsHandler.errorResponse(data, Errors.COORDINATOR_NOT_AVAILABLE)));
+                });
+    }
+
+    private CompletableFuture<TxnOffsetCommitResponse> submitTxnOffsetCommit(TxnOffsetCommitRequestData data,
+                                                                           TxnVerification.Guard guard) {
+        return submit(data.groupId(), error -> new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(data,
+                error)), (shard, result) -> result.complete(new TxnOffsetCommitResponse(
+                shard.txnOffsetsHandler.handle(data, guard))));
     }
 
     /**

@@ -28,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.log.AppendOrigin;
+import dev.millrace.broker.log.TxnVerification;
 
 /**
  * The groups of one {@code __consumer_offsets} partition and everything that serves them: the group
@@ -286,10 +287,14 @@ final class GroupShard {
      * Appends transactional offset commits in {@code producerId}'s transaction and holds them as
      * pending until the transaction's marker ({@link #completeTransaction}).
      *
+     * @param guard the guard of the transaction's verification, or null (not checked)
      * @throws org.apache.kafka.common.errors.InvalidProducerEpochException if the producer is fenced here
+     * @throws org.apache.kafka.common.errors.InvalidTxnStateException if the append would open the producer's
+     *         transaction here and a marker of it was written since {@code guard}'s verification started
      */
-    void appendTransactional(List<GroupRecord.OffsetCommit> records, long producerId, short producerEpoch) {
-        appendBatch(new ArrayList<>(records), producerId, producerEpoch);
+    void appendTransactional(List<GroupRecord.OffsetCommit> records, long producerId, short producerEpoch,
+                             TxnVerification.Guard guard) {
+        appendBatch(new ArrayList<>(records), producerId, producerEpoch, guard);
         for (GroupRecord.OffsetCommit record : records) {
             offsets.replayPending(producerId, record);
         }
@@ -302,10 +307,11 @@ final class GroupShard {
 
     /** Appends {@code records} as one batch to this shard's partition; returns once the log has them. */
     void append(List<GroupRecord> records) {
-        appendBatch(records, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        appendBatch(records, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, null);
     }
 
-    private void appendBatch(List<GroupRecord> records, long producerId, short producerEpoch) {
+    private void appendBatch(List<GroupRecord> records, long producerId, short producerEpoch,
+                             TxnVerification.Guard guard) {
         int currentEpoch = context.offsetsTopic().leaderEpoch(partition); // refuses when not led here
         if (resigned || currentEpoch != leaderEpoch) {
             throw new NotCoordinatorException("The coordinator of " + OffsetsTopic.NAME + "-" + partition
@@ -330,7 +336,8 @@ final class GroupShard {
         for (int i = 0; i < keys.size(); i++) {
             builder.append(nowMs, keys.get(i), values.get(i));
         }
-        context.offsetsTopic().log(partition).appendAsLeader(builder.build(), leaderEpoch, AppendOrigin.COORDINATOR);
+        context.offsetsTopic().log(partition).appendAsLeader(builder.build(), leaderEpoch, AppendOrigin.COORDINATOR,
+                guard);
     }
 
     /** The error a client gets when an append of this shard failed. */

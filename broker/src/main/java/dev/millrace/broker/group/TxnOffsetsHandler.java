@@ -15,6 +15,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.millrace.broker.log.TxnVerification;
+
 /**
  * TxnOffsetCommit: offsets committed inside a producer's transaction (what
  * {@code sendOffsetsToTransaction} sends). They are written to the group's partition as a
@@ -39,7 +41,11 @@ final class TxnOffsetsHandler {
         this.shard = shard;
     }
 
-    TxnOffsetCommitResponseData handle(TxnOffsetCommitRequestData request) {
+    /**
+     * @param guard the guard of the transaction's verification ({@link TxnVerification}), or null when the append is
+     *              not checked for one
+     */
+    TxnOffsetCommitResponseData handle(TxnOffsetCommitRequestData request, TxnVerification.Guard guard) {
         String groupId = request.groupId();
         ClassicGroup group = shard.group(groupId);
         boolean created = false;
@@ -61,7 +67,7 @@ final class TxnOffsetsHandler {
                 throw Errors.UNKNOWN_MEMBER_ID.exception("Group " + groupId + " has members (state " + group.state()
                         + "); a transactional commit without member id and generation needs an Empty group");
             }
-            return commit(request);
+            return commit(request, guard);
         } catch (ApiException e) {
             log.debug("TxnOffsetCommit of producer {} for group {} failed: {}", request.producerId(), groupId,
                     e.getMessage());
@@ -73,7 +79,7 @@ final class TxnOffsetsHandler {
         }
     }
 
-    private TxnOffsetCommitResponseData commit(TxnOffsetCommitRequestData request) {
+    private TxnOffsetCommitResponseData commit(TxnOffsetCommitRequestData request, TxnVerification.Guard guard) {
         long nowMs = shard.nowMs();
         int maxMetadataBytes = shard.config().maxMetadataBytes();
         List<GroupRecord.OffsetCommit> records = new ArrayList<>();
@@ -99,7 +105,7 @@ final class TxnOffsetsHandler {
         }
         if (!records.isEmpty()) {
             try {
-                shard.appendTransactional(records, request.producerId(), request.producerEpoch());
+                shard.appendTransactional(records, request.producerId(), request.producerEpoch(), guard);
             } catch (RuntimeException e) {
                 Errors error = e instanceof org.apache.kafka.common.errors.InvalidProducerEpochException
                         ? Errors.PRODUCER_FENCED : GroupShard.appendError(e);

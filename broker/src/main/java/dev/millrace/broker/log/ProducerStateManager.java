@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * batch is being verified with its coordinator ({@link #startTxnVerification}); a marker of that producer, or a batch
  * of it that opens a transaction, drops the guard. A client batch appended with a guard that would open a transaction
  * (the producer has none open here in the batch's epoch) is refused with {@link InvalidTxnStateException} unless the
- * partition still holds that very guard. At most {@value #MAX_GUARDS} guards are kept (the oldest go first; an append
+ * partition still holds that very guard; the same holds for a coordinator's transactional batch appended with a
+ * guard (TxnOffsetCommit). At most {@value #MAX_GUARDS} guards are kept (the oldest go first; an append
  * whose guard went that way is refused and its producer aborts and retries its transaction). Appends without a guard
  * (the coordinators' own, tests) are not checked.
  *
@@ -151,6 +152,9 @@ final class ProducerStateManager {
                 if (entry != null && batch.producerEpoch() < entry.producerEpoch()) {
                     throw fenced(producerId, batch.producerEpoch(), entry.producerEpoch());
                 }
+                if (!batch.isControlBatch()) {
+                    checkGuard(guard, producerId, entry, batch);
+                }
                 continue;
             }
             if (batch.isControlBatch()) {
@@ -173,12 +177,8 @@ final class ProducerStateManager {
                 }
             }
             fresh++;
-            if (guard != null && batch.isTransactional() && earlier == null
-                    && opensTransaction(entry, batch.producerEpoch()) && guards.get(producerId) != guard) {
-                throw new InvalidTxnStateException("Transactional batch of producer " + producerId + " at epoch "
-                        + batch.producerEpoch() + " (sequence " + batch.baseSequence() + ") refused: it would open "
-                        + "a transaction on " + dir.getName() + ", and a commit or abort marker of that producer was "
-                        + "written there after its coordinator was asked (the batch is late for its transaction)");
+            if (earlier == null) {
+                checkGuard(guard, producerId, entry, batch);
             }
             if (earlier != null) {
                 checkSequence(producerId, earlier.epoch(), earlier.lastSequence(), batch);
@@ -200,6 +200,21 @@ final class ProducerStateManager {
         }
         return new LogAppendInfo(firstDuplicate.firstOffset(), lastDuplicate.lastOffset(), maxTimestamp,
                 offsetOfMaxTimestamp, 0, 0, true);
+    }
+
+    /**
+     * Refuses a transactional batch appended with {@code guard} that would open its producer's transaction here
+     * unless the partition still holds that guard (no marker of the producer since the verification started).
+     */
+    private void checkGuard(TxnVerification.Guard guard, long producerId, ProducerStateEntry entry,
+                            RecordBatch batch) {
+        if (guard != null && batch.isTransactional() && opensTransaction(entry, batch.producerEpoch())
+                && guards.get(producerId) != guard) {
+            throw new InvalidTxnStateException("Transactional batch of producer " + producerId + " at epoch "
+                    + batch.producerEpoch() + " (sequence " + batch.baseSequence() + ") refused: it would open "
+                    + "a transaction on " + dir.getName() + ", and a commit or abort marker of that producer was "
+                    + "written there after its coordinator was asked (the batch is late for its transaction)");
+        }
     }
 
     /** Checks a follower append: only that no known producer goes back to a lower epoch. */

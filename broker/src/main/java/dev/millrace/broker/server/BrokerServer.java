@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -345,6 +346,9 @@ public final class BrokerServer implements AutoCloseable {
         shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
         TxnVerifier txnVerifier = new TxnVerifier(config.nodeId(), ClusterCoordinatorLocators.forTopic(controller,
                 TransactionStateTopic.NAME), txnStateTopic, transactions, shareRequests);
+        groups.setTxnOffsetsVerifier((transactionalId, producerId, epoch, offsetsPartition) -> txnVerifier.verify(
+                transactionalId, producerId, epoch, List.of(offsetsPartition)).thenApply(errors -> errors.getOrDefault(
+                offsetsPartition, Errors.UNKNOWN_SERVER_ERROR)));
         kafkaApis = new KafkaApis(new MetadataHandler(controller, controllerClient::createTopics, endpointsForClients,
                 identity.clusterId(), config.autoCreateTopicsEnable()), new ProduceHandler(partitions, purgatory,
                 producePurgatory, endpoints, txnVerifier, requestExecutor, Map.of(DelayedDelivery.TOPIC,

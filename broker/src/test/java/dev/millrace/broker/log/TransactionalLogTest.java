@@ -258,5 +258,11 @@ class TransactionalLogTest {
         coordinator(marker(B, 0, true));
         assertThat(log.firstUnstableOffset()).isEqualTo(-1);
         assertThat(log.logEndOffset()).isEqualTo(8);
+
+        TxnVerification offsets = log.startTxnVerification(B, (short) 0);  // a TxnOffsetCommit being verified
+        coordinator(marker(B, 0, false));                                   // 8: its transaction aborted meanwhile
+        assertThatThrownBy(() -> log.appendAsLeader(transactional(B, 0, 0, "offset-late"), 0,
+                AppendOrigin.COORDINATOR, offsets.guard())).isInstanceOf(InvalidTxnStateException.class);
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
     }
 }

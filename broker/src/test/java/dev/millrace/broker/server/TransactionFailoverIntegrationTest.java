@@ -3,6 +3,7 @@ package dev.millrace.broker.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,10 +19,12 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -33,7 +36,13 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
+import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
@@ -163,6 +172,49 @@ class TransactionFailoverIntegrationTest {
         }
         assertThat(ReadCommitted.values(cluster.bootstrap(), TOPIC, PARTITIONS)).containsExactly("committed");
         assertThat(lastStableOffset(tp)).isEqualTo(logEndOffset(tp));
+    }
+
+    /**
+     * The same for offsets: a TxnOffsetCommit that reaches the group's coordinator after its transaction was aborted
+     * (sent by hand here, to a coordinator that does not coordinate the transactional id) is refused, so that the
+     * group's partition keeps no transaction open and read-committed offset fetches (requireStable) still answer.
+     */
+    @Test
+    void shouldRefuseATransactionalOffsetCommitThatArrivesAfterItsTransactionWasAborted() throws Exception {
+        int groupCoordinator = leaderOf(offsetsPartition());
+        String transactionalId = transactionalIdNotCoordinatedBy(groupCoordinator);
+        try (KafkaProducer<String, String> producer = producer(transactionalId)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(7)), new ConsumerGroupMetadata(GROUP));
+            producer.abortTransaction();
+            TransactionDescription txn = admin.describeTransactions(List.of(transactionalId)).description(
+                    transactionalId).get(30, TimeUnit.SECONDS);
+
+            TxnOffsetCommitRequestData late = new TxnOffsetCommitRequestData().setTransactionalId(transactionalId)
+                    .setGroupId(GROUP).setProducerId(txn.producerId()).setProducerEpoch((short) txn.producerEpoch())
+                    .setGenerationIdOrMemberEpoch(-1).setMemberId("");
+            late.topics().add(new TxnOffsetCommitRequestTopic().setName(INPUT.topic()).setPartitions(List.of(
+                    new TxnOffsetCommitRequestPartition().setPartitionIndex(INPUT.partition()).setCommittedOffset(99))));
+            TxnOffsetCommitRequest request = new TxnOffsetCommitRequest(late, (short) 3);
+            String[] address = cluster.address(groupCoordinator).split(":");
+            try (RawConnection connection = RawConnection.open(new InetSocketAddress(address[0],
+                    Integer.parseInt(address[1])), 30_000)) {
+                connection.sendRequest(request, 7);
+                TxnOffsetCommitResponse response = (TxnOffsetCommitResponse) connection.readResponse(
+                        RawConnection.header(request, 7));
+                assertThat(response.errorCounts()).containsOnlyKeys(Errors.INVALID_TXN_STATE);
+            }
+            OffsetAndMetadata stable = admin.listConsumerGroupOffsets(GROUP, new ListConsumerGroupOffsetsOptions()
+                    .requireStable(true)).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).get(INPUT);
+            assertThat(stable).as("no offset of the aborted transactions, and no transaction left open").isNull();
+
+            producer.beginTransaction();
+            producer.sendOffsetsToTransaction(Map.of(INPUT, new OffsetAndMetadata(42)),
+                    new ConsumerGroupMetadata(GROUP));
+            producer.commitTransaction();
+        }
+        assertThat(committedOffset()).isEqualTo(42);
     }
 
     private long lastStableOffset(TopicPartition tp) throws Exception {
