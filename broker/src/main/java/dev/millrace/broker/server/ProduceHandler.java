@@ -237,8 +237,8 @@ final class ProduceHandler {
     private static TxnVerification.Guard checkTransaction(TopicPartition tp, MemoryRecords records,
                                                           String transactionalId, TxnCheck check, Errors verdict) {
         RecordBatch batch = firstBatch(records);
-        if (batch == null || !batch.isTransactional()) {
-            return null;
+        if (batch == null || !batch.isTransactional() || batch.isControlBatch()) {
+            return null; // a client's marker: the log refuses it (only coordinators write markers)
         }
         String producer = "producer " + batch.producerId() + " (transactional id " + transactionalId + ", epoch "
                 + batch.producerEpoch() + ")";

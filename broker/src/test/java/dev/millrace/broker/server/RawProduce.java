@@ -10,6 +10,8 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -20,8 +22,8 @@ import org.apache.kafka.common.requests.RequestHeader;
 
 /**
  * Sends one hand-built Produce request over a plain socket, for batches a well-behaved client
- * would never send (a transactional batch without AddPartitionsToTxn), and throws the partition's
- * error as its exception.
+ * would never send (a transactional batch without AddPartitionsToTxn, a late one, a marker), and throws the
+ * partition's error as its exception.
  */
 final class RawProduce {
 
@@ -41,6 +43,13 @@ final class RawProduce {
         sendTransactional(topic, partition, transactionalId, 0L, (short) 0, 0);
     }
 
+    /** A commit marker of {@code producerId} at {@code epoch}, as only transaction coordinators may write. */
+    void sendMarker(String topic, int partition, String transactionalId, long producerId, short epoch)
+            throws Exception {
+        send(topic, partition, transactionalId, MemoryRecords.withEndTransactionMarker(System.currentTimeMillis(),
+                producerId, epoch, new EndTransactionMarker(ControlRecordType.COMMIT, 0)));
+    }
+
     /** A transactional batch of {@code producerId} at {@code epoch} with one record at {@code sequence}. */
     void sendTransactional(String topic, int partition, String transactionalId, long producerId, short epoch,
                            int sequence) throws Exception {
@@ -48,11 +57,15 @@ final class RawProduce {
                 Compression.NONE, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producerId, epoch, sequence,
                 true, RecordBatch.NO_PARTITION_LEADER_EPOCH);
         builder.append(System.currentTimeMillis(), null, "raw".getBytes());
+        send(topic, partition, transactionalId, builder.build());
+    }
+
+    private void send(String topic, int partition, String transactionalId, MemoryRecords records) throws Exception {
         ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(10_000)
                 .setTransactionalId(transactionalId);
         ProduceRequestData.TopicProduceData topicData = new ProduceRequestData.TopicProduceData().setName(topic);
         topicData.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(partition)
-                .setRecords(builder.build()));
+                .setRecords(records));
         data.topicData().add(topicData);
         ProduceRequest request = new ProduceRequest.Builder(VERSION, VERSION, data).build(VERSION);
         RequestHeader header = new RequestHeader(ApiKeys.PRODUCE, VERSION, "raw-produce", 1);

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -144,6 +145,28 @@ class TransactionIntegrationTest {
         Partition p0 = broker.partitionManager().partition(new TopicPartition(TOPIC, 0)).orElseThrow();
         assertThat(p0.highWatermark()).isZero();
         assertThat(p0.lastStableOffset()).isZero();
+    }
+
+    @Test
+    void aMarkerSentByAClientIsRefusedAsAnInvalidRecordAndNothingIsWritten() throws Exception {
+        long producerId;
+        try (KafkaProducer<String, String> producer = transactionalProducer("tx-marker")) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, null, "open")).get();
+            try (Admin admin = admin()) {
+                producerId = admin.describeTransactions(List.of("tx-marker")).description("tx-marker").get()
+                        .producerId();
+            }
+            var sender = new RawProduce(TestBrokers.bootstrap(broker));
+            assertThatThrownBy(() -> sender.sendMarker(TOPIC, 0, "tx-marker", producerId, (short) 0))
+                    .isInstanceOf(InvalidRecordException.class)
+                    .hasMessageContaining("only transaction coordinators write markers");
+            Partition p0 = broker.partitionManager().partition(new TopicPartition(TOPIC, 0)).orElseThrow();
+            assertThat(p0.lastStableOffset()).as("the transaction is still open").isZero();
+            producer.commitTransaction();
+        }
+        assertThat(readAll("read_committed", 1)).contains("open");
     }
 
     @Test
