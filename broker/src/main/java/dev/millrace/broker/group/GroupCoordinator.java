@@ -15,6 +15,7 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResultCollection;
@@ -275,11 +276,13 @@ public final class GroupCoordinator implements CoordinatorElection, AutoCloseabl
         try {
             verification = context.offsetsTopic().log(partition).startTxnVerification(data.producerId(),
                     data.producerEpoch());
-        } catch (RuntimeException notHere) {
-            verification = null; // the shard answers (NOT_COORDINATOR)
+        } catch (IllegalStateException | KafkaStorageException notHere) {
+            // no usable local log: this broker cannot coordinate the group now, and nothing is appended unchecked
+            return CompletableFuture.completedFuture(new TxnOffsetCommitResponse(TxnOffsetsHandler.errorResponse(data,
+                    Errors.NOT_COORDINATOR)));
         }
-        TxnVerification.Guard guard = verification == null ? null : verification.guard();
-        if (verification == null || !verification.needed()) {
+        TxnVerification.Guard guard = verification.guard();
+        if (!verification.needed()) {
             return submitTxnOffsetCommit(data, guard);
         }
         return txnVerifier.verify(data.transactionalId(), data.producerId(), data.producerEpoch(),
