@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -45,8 +46,12 @@ import dev.millrace.broker.log.PartitionLog;
  * Crash test under load, as processes: three brokers (each a voter), a topic with replication factor 3 and
  * {@code min.insync.replicas=2}, an idempotent {@code acks=all} producer writing steadily to every partition while
  * the test SIGKILLs a random broker (the controller's node or a partition leader, as the draw falls) and restarts
- * it, {@code millrace.chaos.kills} times (10 by default; the {@code chaos} profile runs 100). Between kills it waits
- * until the producer has made progress with the node down and until the node is back in every ISR.
+ * it, {@code millrace.chaos.kills} times (20 by default; the {@code chaos} profile runs 100). Between kills it waits
+ * until the producer has made progress with the node down and until the node is back in every ISR. The producer
+ * is paced ({@value #RECORDS_PER_SECOND} records a second at most), so that the load is steady and the logs a
+ * restarted node recovers stay the same size whatever the speed of the machine; the nodes run C1-compiled only
+ * ({@link ClusterProcesses#FAST_START}), which makes a restart about twice as fast on this 2-core machine.
+ * Each kill prints where its time went.
  *
  * <p>At the end it reports and checks what users care about: every acknowledged record is read back exactly once
  * (lost, duplicated), in acknowledgement order per partition, and every replica's log holds the same records.
@@ -57,6 +62,8 @@ class ClusterCrashIntegrationTest {
 
     private static final String TOPIC = "chaos";
     private static final int PARTITIONS = 4;
+    /** The producer's pace: at most this many records a second over all partitions. */
+    private static final int RECORDS_PER_SECOND = 5_000;
     /** Notified whenever a send is acknowledged, so that waits re-check their condition. */
     private static final Object PROGRESS = new Object();
 
@@ -65,7 +72,7 @@ class ClusterCrashIntegrationTest {
 
     @Test
     void acknowledgedRecordsSurviveRepeatedSigkills() throws Exception {
-        int kills = Integer.getInteger("millrace.chaos.kills", 10);
+        int kills = Integer.getInteger("millrace.chaos.kills", 20);
         long seed = Long.getLong("millrace.chaos.seed", System.nanoTime());
         System.out.println("ClusterCrashIntegrationTest seed=" + seed + " kills=" + kills
                 + " (replay with -Dmillrace.chaos.seed=" + seed + ")");
@@ -75,7 +82,8 @@ class ClusterCrashIntegrationTest {
         Map<Integer, ConcurrentLinkedQueue<String>> acked = new ConcurrentHashMap<>();
         AtomicLong failedSends = new AtomicLong();
         int[] controllerKills = new int[1];
-        try (ClusterProcesses cluster = ClusterProcesses.start(3, dir, settings);
+        try (ClusterProcesses cluster = ClusterProcesses.start(3, dir, settings,
+                ClusterProcesses.FAST_START);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 3)
                     .configs(Map.of("min.insync.replicas", "2")))).all().get(120, TimeUnit.SECONDS);
@@ -110,8 +118,10 @@ class ClusterCrashIntegrationTest {
     private static void runKills(ClusterProcesses cluster, Admin admin, Random random, int kills, long seed,
                                  Map<Integer, ConcurrentLinkedQueue<String>> acked, int[] controllerKills)
             throws Exception {
+        long restarted = System.nanoTime();
         for (int kill = 1; kill <= kills; kill++) {
             awaitAllInSync(admin, 3, "all replicas in sync before kill " + kill, seed);
+            long inSync = System.nanoTime();
             long before = total(acked);
             int victim = cluster.nodeIds().get(random.nextInt(cluster.nodeIds().size()));
             if (admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id() == victim) {
@@ -121,7 +131,15 @@ class ClusterCrashIntegrationTest {
             int round = kill;
             await(() -> total(acked) >= before + 200, "progress with node " + victim + " killed (kill " + round + ")",
                     seed);
+            long progressed = System.nanoTime();
             cluster.restart(victim);
+            long started = System.nanoTime();
+            // where a kill's time goes, for whoever wants the cycle shorter
+            System.out.printf("ClusterCrashIntegrationTest kill %d (node %d): back in sync %d ms after the restart, "
+                    + "progress %d ms after the kill, restart %d ms%n", kill, victim,
+                    (inSync - restarted) / 1_000_000, (progressed - inSync) / 1_000_000,
+                    (started - progressed) / 1_000_000);
+            restarted = started;
         }
         awaitAllInSync(admin, 3, "all replicas in sync after the last kill", seed);
     }
@@ -150,6 +168,8 @@ class ClusterCrashIntegrationTest {
                 new StringSerializer())) {
             long[] next = new long[PARTITIONS];
             int p = 0;
+            long sent = 0;
+            long startNs = System.nanoTime();
             while (producing.get()) {
                 int partition = p;
                 String value = partition + "-" + next[partition]++;
@@ -164,8 +184,12 @@ class ClusterCrashIntegrationTest {
                     }
                 });
                 p = (p + 1) % PARTITIONS;
+                sent++;
                 if (next[PARTITIONS - 1] % 50 == 0) {
                     producer.flush(); // keep the load steady rather than unbounded
+                    // pacing a load generator, not waiting for a condition: sleep until this many are due
+                    long dueNs = startNs + sent * 1_000_000_000L / RECORDS_PER_SECOND;
+                    LockSupport.parkNanos(dueNs - System.nanoTime());
                 }
             }
             producer.flush();

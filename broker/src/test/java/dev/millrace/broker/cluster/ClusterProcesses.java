@@ -44,6 +44,9 @@ public final class ClusterProcesses implements AutoCloseable {
      */
     private static final List<String> JVM_OPTIONS = jvmOptions();
 
+    /** How many of {@link #JVM_OPTIONS} come before those of the system property. */
+    private static final int BASE_JVM_OPTIONS = 3;
+
     private static List<String> jvmOptions() {
         List<String> options = new java.util.ArrayList<>(List.of("-Xmx512m", "-Dsofa.middleware.log.disable=true",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
@@ -54,21 +57,44 @@ public final class ClusterProcesses implements AutoCloseable {
         return List.copyOf(options);
     }
 
+    /**
+     * JVM options for nodes that only have to start fast and survive a short test: C1 only. On this 2-core machine
+     * a node's C2 compiler threads compete with the other nodes and the test for the CPU while it starts; without
+     * them a restart with data takes ~4 s instead of 5-9 s (measured in {@link ClusterCrashIntegrationTest}). Not
+     * for benchmarks or long runs, whose nodes should run compiled as in production.
+     */
+    public static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1");
+
     private final ClusterLayout layout;
     private final Map<String, String> settings;
+    private final List<String> jvmOptions;
     private final Map<Integer, NodeProcess> nodes = new TreeMap<>();
 
-    private ClusterProcesses(ClusterLayout layout, Map<String, String> settings) {
+    private ClusterProcesses(ClusterLayout layout, Map<String, String> settings, List<String> jvmOptions) {
         this.layout = layout;
         this.settings = settings;
+        this.jvmOptions = jvmOptions;
     }
 
     /** Starts {@code count} nodes under {@code dir} and waits until each listens on both its ports. */
     public static ClusterProcesses start(int count, Path dir, Map<String, String> settings)
             throws IOException, InterruptedException {
+        return start(count, dir, settings, List.of());
+    }
+
+    /**
+     * As {@link #start(int, Path, Map)}, with {@code extraJvmOptions} for every node (before those of
+     * {@code -Dmillrace.cluster.nodeJvmOptions}, which win where HotSpot takes the last of an option).
+     */
+    public static ClusterProcesses start(int count, Path dir, Map<String, String> settings,
+                                         List<String> extraJvmOptions) throws IOException, InterruptedException {
         Map<String, String> all = new LinkedHashMap<>(DEFAULTS);
         all.putAll(settings);
-        ClusterProcesses cluster = new ClusterProcesses(ClusterLayout.of(dir, freePorts(count)), all);
+        List<String> options = new ArrayList<>(JVM_OPTIONS.subList(0, BASE_JVM_OPTIONS));
+        options.addAll(extraJvmOptions);
+        options.addAll(JVM_OPTIONS.subList(BASE_JVM_OPTIONS, JVM_OPTIONS.size()));
+        ClusterProcesses cluster = new ClusterProcesses(ClusterLayout.of(dir, freePorts(count)), all,
+                List.copyOf(options));
         try {
             synchronized (cluster) {
                 for (int id : cluster.nodeIds()) {
@@ -100,7 +126,7 @@ public final class ClusterProcesses implements AutoCloseable {
 
     private void launch(int nodeId) throws IOException {
         ClusterLayout.Node node = layout.node(nodeId);
-        nodes.put(nodeId, NodeProcess.start(nodeId, JVM_OPTIONS, layout.serverArgs(nodeId, settings), node.logFile(),
+        nodes.put(nodeId, NodeProcess.start(nodeId, jvmOptions, layout.serverArgs(nodeId, settings), node.logFile(),
                 List.of(node.voterPort(), node.kafkaPort())));
     }
 
