@@ -329,18 +329,35 @@ final class XaBranch {
         return true;
     }
 
-    /** Rolls back a branch that was not prepared: the broker transaction aborts, consumed messages come again. */
+    /**
+     * Rolls back a branch that was not prepared: the broker transaction aborts, consumed messages come again. A
+     * branch whose connection closed (a container undeploying an application rolls back its in-flight branches after
+     * closing their connections) has lost its producer: its transaction is aborted with a producer made for the id
+     * ({@link XaProducers#abortOpenTransaction}), not left open until its timeout; if the broker cannot be reached
+     * for that, the broker aborts it at the timeout, so the rollback holds either way and no exception escapes.
+     */
     synchronized void rollback() {
+        boolean open = began || held;
+        boolean aborted = false;
         if (lease != null && lease.producer() != null && began) {
             try {
                 lease.producer().abortTransaction();
-            } catch (KafkaException e) {
-                discardProducer(); // fenced or failed: the broker aborts it (or did)
+                aborted = true;
+            } catch (KafkaException | IllegalStateException e) {
+                // fenced or failed (the broker aborts it, or did), or closed with its connection (IllegalState)
+                discardProducer();
             }
         } else if (held) {
             // holds began the broker transaction without the producer knowing: a new producer's InitProducerId
-            // for the id aborts it
+            // for the id aborts it (the id's next take, or below when there will be none)
             discardProducer();
+        }
+        if (open && !aborted && lease != null && connection.producers().isClosed()) {
+            try {
+                connection.producers().abortOpenTransaction(lease);
+            } catch (KafkaException | IllegalStateException e) {
+                // unreachable: the broker aborts it at the transaction timeout
+            }
         }
         began = false;
         producerStarted = false;

@@ -191,6 +191,31 @@ final class XaProducers implements AutoCloseable {
         close(producer);
     }
 
+    /** Whether {@link #close} ran: no lease given back is taken again, so no later take aborts an id's transaction. */
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Aborts the open transaction of {@code lease}'s transactional id on the broker now, with a producer made for
+     * it alone: its InitProducerId aborts the id's ongoing transaction and fences the producer that began it. For a
+     * branch rolled back after its connection closed: otherwise its transaction would stay open until its timeout,
+     * and with it the last stable offset of every partition it wrote (read-committed and queue consumers see
+     * nothing past it) and the messages it consumed. Closed again at once.
+     *
+     * @throws KafkaException when the broker cannot be reached within the blocking timeout (the broker then aborts
+     *         the transaction at its timeout)
+     */
+    void abortOpenTransaction(Lease lease) {
+        KafkaProducer<byte[], byte[]> producer = KafkaClients.transactionalProducer(settings, lease.transactionalId(),
+                lease.transactionalId(), lease.timeoutMs(), RETRY_BACKOFF_MS);
+        try {
+            producer.initTransactions();
+        } finally {
+            close(producer);
+        }
+    }
+
     /** Closes at once (a zero timeout: a graceful close would send an abort for an open transaction). */
     private static void close(KafkaProducer<byte[], byte[]> producer) {
         try {

@@ -655,6 +655,44 @@ class XaResourceIntegrationTest {
         }
     }
 
+    /**
+     * XA rollback of a branch that was ended but not prepared, through the XAResource of a connection already closed
+     * (what GlassFish does when it undeploys an application while its MDBs are in transactions): the rollback must
+     * not throw a RuntimeException (it threw kafka-clients' IllegalStateException: producer closed) and must abort
+     * the broker transaction at once: an open transaction holds back every later message of the queues it wrote.
+     */
+    @Test
+    void shouldAbortAnUnpreparedBranchRolledBackAfterItsConnectionClosed() throws Exception {
+        try (Connection c = broker.factory().createConnection()) {
+            Session plain = c.createSession(Session.AUTO_ACKNOWLEDGE);
+            Queue in = plain.createQueue("xa.closed.unprepared.in");
+            Queue out = plain.createQueue("xa.closed.unprepared.out");
+            send(plain, in, "input");
+            XAConnection xc = factory.createXAConnection();
+            XASession xs = xc.createXASession();
+            XAResource r = xs.getXAResource();
+            assertThat(r.setTransactionTimeout(600)).isTrue();
+            MessageConsumer consumer = xs.createConsumer(in);
+            xc.start();
+            Xid xid = TestXid.next();
+            r.start(xid, XAResource.TMNOFLAGS);
+            assertThat(((TextMessage) consumer.receive(10_000)).getText()).isEqualTo("input");
+            send(xs, out, "in-the-branch");
+            r.end(xid, XAResource.TMSUCCESS);
+            xc.close();
+
+            r.rollback(xid);
+
+            send(plain, out, "after");
+            MessageConsumer outputs = plain.createConsumer(out);
+            MessageConsumer inputs = plain.createConsumer(in);
+            c.start();
+            assertThat(drain(outputs)).as("the branch's transaction aborted at once, not at its 600 s timeout, "
+                    + "which would hold back the later message").containsExactly("after");
+            assertThat(((TextMessage) inputs.receive(10_000)).getText()).isEqualTo("input");
+        }
+    }
+
     private static String gtrid(Xid xid) {
         return new String(xid.getGlobalTransactionId(), StandardCharsets.US_ASCII);
     }
