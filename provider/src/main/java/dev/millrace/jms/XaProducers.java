@@ -207,13 +207,7 @@ final class XaProducers implements AutoCloseable {
      *         the transaction at its timeout)
      */
     void abortOpenTransaction(Lease lease) {
-        KafkaProducer<byte[], byte[]> producer = KafkaClients.transactionalProducer(settings, lease.transactionalId(),
-                lease.transactionalId(), lease.timeoutMs(), RETRY_BACKOFF_MS);
-        try {
-            producer.initTransactions();
-        } finally {
-            close(producer);
-        }
+        close(initialised(lease).producer());
     }
 
     /** Closes at once (a zero timeout: a graceful close would send an abort for an open transaction). */
