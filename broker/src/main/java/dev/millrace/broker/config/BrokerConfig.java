@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.millrace.broker.log.LogConfig;
+import dev.millrace.broker.log.LogMaintenance;
 import dev.millrace.broker.network.ConnectionLimits;
 import dev.millrace.broker.share.ShareGroupConfig;
 import jakarta.validation.constraints.Max;
@@ -394,6 +395,14 @@ public final class BrokerConfig {
     @Min(100)
     long logMaintenanceIntervalMs = 30_000;
 
+    @Setting(name = "log.recovery.flush.interval.ms", doc = "Millrace's own (Kafka has none): a partition with appends "
+            + "that were not fsynced for this long is fsynced, and a producer-state snapshot written, by the next "
+            + "maintenance run, so that recovery after a crash (SIGKILL, power loss) reads and replays only what came "
+            + "after it instead of the whole log. Acknowledged records do not depend on it (replication and "
+            + "flush.messages do).")
+    @Min(1)
+    long logRecoveryFlushIntervalMs = LogMaintenance.DEFAULT_RECOVERY_FLUSH_INTERVAL_MS;
+
     /**
      * Settings under {@code listener.name.<listener>.} ({@code <mechanism>.sasl.jaas.config}, {@code ssl.client.auth}),
      * as given;
@@ -666,6 +675,10 @@ public final class BrokerConfig {
 
     public long logMaintenanceIntervalMs() {
         return logMaintenanceIntervalMs;
+    }
+
+    public long logRecoveryFlushIntervalMs() {
+        return logRecoveryFlushIntervalMs;
     }
 
     /** The topic config defaults these broker settings imply, as LogConfig settings. */

@@ -11,8 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The background work every open log needs: flushing by {@code flush.ms}, retention, compaction and
- * writing the recovery-point and log-start checkpoints.
+ * The background work every open log needs: flushing by {@code flush.ms}, a flush that keeps the work of
+ * recovery after a crash bounded ({@link PartitionLog#maybeFlushForRecovery}, every
+ * {@code log.recovery.flush.interval.ms}), retention, compaction and writing the recovery-point and log-start
+ * checkpoints.
  *
  * <p>{@link #runOnce()} does one round over every registered log and is what tests call on a
  * controlled clock; {@link #start} runs rounds periodically on an executor. A failure on one log
@@ -33,6 +35,9 @@ public final class LogMaintenance {
 
     private static final Logger log = LoggerFactory.getLogger(LogMaintenance.class);
 
+    /** {@code log.recovery.flush.interval.ms}'s default: recovery after a crash reads about a minute of appends. */
+    public static final long DEFAULT_RECOVERY_FLUSH_INTERVAL_MS = 60_000;
+
     private final Set<PartitionLog> logs = ConcurrentHashMap.newKeySet();
     private final LogCleaner cleaner = new LogCleaner();
     private final AtomicLong failures = new AtomicLong();
@@ -40,6 +45,21 @@ public final class LogMaintenance {
     private final Object monitor = new Object();
     /** The log a round is working on, or null. */
     private PartitionLog inProgress;
+    private final long recoveryFlushIntervalMs;
+
+    /** With the default recovery flush interval ({@link #DEFAULT_RECOVERY_FLUSH_INTERVAL_MS}). */
+    public LogMaintenance() {
+        this(DEFAULT_RECOVERY_FLUSH_INTERVAL_MS);
+    }
+
+    /** @param recoveryFlushIntervalMs see {@link PartitionLog#maybeFlushForRecovery} */
+    public LogMaintenance(long recoveryFlushIntervalMs) {
+        if (recoveryFlushIntervalMs < 1) {
+            throw new IllegalArgumentException("log.recovery.flush.interval.ms must be at least 1, was "
+                    + recoveryFlushIntervalMs);
+        }
+        this.recoveryFlushIntervalMs = recoveryFlushIntervalMs;
+    }
 
     public void register(PartitionLog partitionLog) {
         logs.add(partitionLog);
@@ -67,7 +87,7 @@ public final class LogMaintenance {
         }
     }
 
-    /** One round: for every log, flush if due, apply retention, compact, then checkpoint. */
+    /** One round: for every log, flush if due ({@code flush.ms}, recovery), apply retention, compact, checkpoint. */
     public void runOnce() {
         for (PartitionLog partitionLog : logs) {
             synchronized (monitor) {
@@ -78,6 +98,7 @@ public final class LogMaintenance {
             }
             try {
                 partitionLog.maybeFlushByTime();
+                partitionLog.maybeFlushForRecovery(recoveryFlushIntervalMs);
                 partitionLog.deleteOldSegments();
                 cleaner.clean(partitionLog, () -> !logs.contains(partitionLog));
                 partitionLog.checkpoint();

@@ -93,6 +93,8 @@ public final class PartitionLog implements AutoCloseable {
     /** First offset of the oldest open transaction, or -1; published after each append under the lock. */
     private volatile long firstUnstableOffset = -1;
     private volatile Throwable offlineCause;
+    /** See {@link #producerStateReplayedFrom()}; set once by {@link #open}. */
+    private long producerStateReplayedFrom;
     /** Lets lock-free reads and the cleaner notice that a truncation raced them. */
     private final TruncationGuard truncations = new TruncationGuard(lock);
 
@@ -148,6 +150,7 @@ public final class PartitionLog implements AutoCloseable {
         long end = logEnd.offset();
         long next = producerState.loadSnapshot(logStartOffset, end);
         long from = next;
+        producerStateReplayedFrom = from;
         int replayed = 0;
         while (next < end) {
             long before = next;
@@ -174,6 +177,11 @@ public final class PartitionLog implements AutoCloseable {
             log.info("Replayed offsets {}..{} of {} into the producer state ({} idempotent batches, {} producers)",
                     from, end - 1, dir.getName(), replayed, producerState.producerCount());
         }
+    }
+
+    /** The offset from which {@link #open} replayed batches into the producer state (its snapshot's, or the log start). */
+    long producerStateReplayedFrom() {
+        return producerStateReplayedFrom;
     }
 
     /** The leader-epoch history of this log (thread-safe to read; changed only by this log). */
@@ -484,6 +492,42 @@ public final class PartitionLog implements AutoCloseable {
         if (time.milliseconds() - lastFlushMs >= config.flushMs() && logEnd.offset() > groupCommit.durableOffset()) {
             flush();
         }
+    }
+
+    /**
+     * Bounds what recovery has to read after an unclean stop. Nothing else moves the recovery point by
+     * default: {@code flush.ms} and {@code flush.messages} are unlimited (replication, not fsync, keeps
+     * acknowledged records), and a 1 GiB segment rarely rolls, so a node killed after an hour of writes would
+     * validate every batch and replay every idempotent batch into the producer state from offset 0 at its
+     * next start (a minute and more for a busy internal topic). When nothing was flushed for
+     * {@code intervalMs} and something was appended since, this writes a producer-state snapshot at the
+     * current log end and fsyncs the log up to it, so the recovery point and the snapshot both move there;
+     * the next {@link #checkpoint()} records the recovery point. After a crash, recovery then starts at the
+     * segment holding that point and the replay at that snapshot: at most about {@code intervalMs} of appends.
+     *
+     * <p>Appenders are not held up: the snapshot is taken under the log's lock (its cost grows with the
+     * number of producers, not the data), the fsync runs outside it, shared with appenders through
+     * {@link GroupCommit}. A crash between the two leaves a snapshot above the recovered log end, which
+     * the loader deletes and falls back from.
+     *
+     * @return whether it flushed
+     */
+    public boolean maybeFlushForRecovery(long intervalMs) {
+        if (time.milliseconds() - lastFlushMs < intervalMs || logEnd.offset() <= groupCommit.durableOffset()) {
+            return false;
+        }
+        long end;
+        synchronized (lock) {
+            checkWritable();
+            end = logEnd.offset();
+            try {
+                producerState.takeSnapshot(end);
+            } catch (IOException e) {
+                throw takeOffline("writing a producer-state snapshot at offset " + end + " in " + dir, e);
+            }
+        }
+        awaitDurable(end);
+        return true;
     }
 
     private void awaitDurable(long endOffset) {

@@ -182,7 +182,7 @@ public final class BrokerServer implements AutoCloseable {
         Optional<ClusterIdentity> stored = ClusterIdentity.load(dataDir, config.nodeId());
         background = Executors.newScheduledThreadPool(1, r -> daemon(r, "millrace-log-maintenance"));
         Scheduler scheduler = (name, task, delayMs) -> background.schedule(task, delayMs, TimeUnit.MILLISECONDS);
-        LogMaintenance maintenance = new LogMaintenance();
+        LogMaintenance maintenance = new LogMaintenance(config.logRecoveryFlushIntervalMs());
         // the controller, its client and this broker's registration come next; ISR changes and leader lookups
         // only happen once they exist (a partition leads or follows only after the metadata says so)
         endpoints = brokerId -> {

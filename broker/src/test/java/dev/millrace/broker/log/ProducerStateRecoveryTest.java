@@ -95,6 +95,39 @@ class ProducerStateRecoveryTest {
     }
 
     @Test
+    void shouldReplayOnlyWhatCameAfterTheLastRecoveryFlushAfterAnUncleanStop() throws IOException {
+        open();
+        appendBatches(0, 6);
+        LogMaintenance maintenance = new LogMaintenance(60_000);
+        maintenance.register(log);
+        time.advance(59_999);
+        maintenance.runOnce();
+        assertThat(log.recoveryPoint()).as("not due yet").isZero();
+        assertThat(ProducerStateSnapshotFileTest.snapshotOffsets(dir())).isEmpty();
+
+        time.advance(1);
+        maintenance.runOnce();
+        long flushedAt = log.logEndOffset();
+        assertThat(log.recoveryPoint()).isEqualTo(flushedAt);
+        assertThat(new OffsetCheckpointFile(new File(dir(), LogFiles.RECOVERY_POINT_CHECKPOINT)).read())
+                .hasValue(flushedAt);
+        assertThat(ProducerStateSnapshotFileTest.snapshotOffsets(dir())).containsExactly(flushedAt);
+        time.advance(60_000);
+        maintenance.runOnce();
+        assertThat(ProducerStateSnapshotFileTest.snapshotOffsets(dir())).as("nothing appended since")
+                .containsExactly(flushedAt);
+
+        appendBatches(6, 3);
+        maintenance.unregister(log);
+        log.closeAsIfCrashed();
+        log = null;
+        open();
+        assertThat(log.recoveryPoint()).isEqualTo(flushedAt);
+        assertThat(log.producerStateReplayedFrom()).isEqualTo(flushedAt);
+        assertDuplicatesDetected(8);
+    }
+
+    @Test
     void shouldRebuildFromTheLogStartWhenNoSnapshotExists() throws IOException {
         open();
         appendBatches(0, 6);
