@@ -251,6 +251,9 @@ final class ControllerMessages {
                     .setReplicationFactor(topic.replicationFactor());
             topic.configs().forEach((name, value) -> creatable.configs().add(
                     new CreateTopicsRequestData.CreatableTopicConfig().setName(name).setValue(value)));
+            topic.assignments().forEach((partition, brokers) -> creatable.assignments().add(
+                    new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(partition)
+                            .setBrokerIds(brokers)));
             collection.add(creatable);
         }
         return new CreateTopicsRequest.Builder(new CreateTopicsRequestData().setTopics(collection)

@@ -250,8 +250,24 @@ public interface Controller extends AutoCloseable {
     record AlterPartitionResult(Errors error, PartitionImage partition) {
     }
 
-    /** A topic to create. */
-    record NewTopic(String name, int numPartitions, short replicationFactor, Map<String, String> configs) {
+    /**
+     * A topic to create.
+     *
+     * @param assignments the replicas of each partition, chosen by the client (partition 0, 1, ... to its broker ids,
+     *                    the first the preferred leader); empty to let the controller place them. With assignments,
+     *                    {@code numPartitions} and {@code replicationFactor} must be -1, as in Kafka's CreateTopics
+     */
+    record NewTopic(String name, int numPartitions, short replicationFactor, Map<String, String> configs,
+                    Map<Integer, List<Integer>> assignments) {
+
+        public NewTopic {
+            assignments = Map.copyOf(assignments);
+        }
+
+        /** A topic whose replicas the controller places. */
+        public NewTopic(String name, int numPartitions, short replicationFactor, Map<String, String> configs) {
+            this(name, numPartitions, replicationFactor, configs, Map.of());
+        }
     }
 
     /** Config changes for one topic. */

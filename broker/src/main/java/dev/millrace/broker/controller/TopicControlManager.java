@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 import org.apache.kafka.common.Uuid;
@@ -33,7 +34,10 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  * earlier ones (a second create of the same name collides with the first).
  *
  * <p>New partitions get replicas from {@link ReplicaPlacer} over the image's unfenced brokers (none
- * registered: INVALID_REPLICATION_FACTOR); the first replica leads, the ISR is every replica, and the
+ * registered: INVALID_REPLICATION_FACTOR), or those the request assigns (Kafka's manual assignment: partitions
+ * 0..n-1, each a non-empty list of distinct registered brokers, all lists of one length, with the partition count
+ * and replication factor left at -1; otherwise INVALID_REQUEST or INVALID_REPLICA_ASSIGNMENT naming the partition
+ * and broker). The first replica leads, the ISR is every replica, and the
  * leader and partition epochs start at 0. A topic's {@code min.insync.replicas} may not exceed its
  * replication factor (INVALID_CONFIG naming the setting).
  *
@@ -87,7 +91,7 @@ final class TopicControlManager {
                 continue;
             }
             Uuid topicId = newTopicId(usedIds);
-            records.addAll(newTopicRecords(topic, topicId, placer));
+            records.addAll(newTopicRecords(topic, topicId, image, placer));
             namesByUnified.put(Topic.unifyCollisionChars(topic.name()), topic.name());
             response.put(topic.name(), ApiError.NONE);
         }
@@ -152,11 +156,16 @@ final class TopicControlManager {
             return new ApiError(Errors.INVALID_PARTITIONS, "Number of partitions " + numPartitions(topic)
                     + " is more than the " + MAX_NEW_PARTITIONS_PER_TOPIC + " one request may create");
         }
-        if (topic.replicationFactor() < 1 && topic.replicationFactor() != -1) {
+        if (!topic.assignments().isEmpty()) {
+            ApiError invalid = validateAssignments(topic, image);
+            if (invalid.isFailure()) {
+                return invalid;
+            }
+        } else if (topic.replicationFactor() < 1 && topic.replicationFactor() != -1) {
             return new ApiError(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be at least 1, or -1 "
                     + "for the default (" + defaultReplicationFactor + "); got " + topic.replicationFactor());
         }
-        if (replicationFactor(topic) > placer.brokerCount()) {
+        if (topic.assignments().isEmpty() && replicationFactor(topic) > placer.brokerCount()) {
             return new ApiError(Errors.INVALID_REPLICATION_FACTOR,
                     ReplicaPlacer.tooFewBrokers(replicationFactor(topic), placer.brokerCount()));
         }
@@ -168,10 +177,60 @@ final class TopicControlManager {
                 .orElse(ApiError.NONE);
     }
 
-    private List<MetadataRecord> newTopicRecords(NewTopic topic, Uuid topicId, ReplicaPlacer placer) {
+    /** A manual assignment as Kafka accepts it (see the class comment), or the error naming what is wrong. */
+    private static ApiError validateAssignments(NewTopic topic, MetadataImage image) {
+        if (topic.numPartitions() != -1 || topic.replicationFactor() != -1) {
+            return new ApiError(Errors.INVALID_REQUEST, "Topic '" + topic.name() + "': give either replica "
+                    + "assignments or a partition count and replication factor, not both (got " + topic.numPartitions()
+                    + " partitions, replication factor " + topic.replicationFactor() + " and assignments for "
+                    + topic.assignments().size() + " partitions)");
+        }
+        int size = -1;
+        for (int p = 0; p < topic.assignments().size(); p++) {
+            List<Integer> replicas = topic.assignments().get(p);
+            if (replicas == null) {
+                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "Topic '" + topic.name() + "': the assigned "
+                        + "partitions must be numbered 0 to " + (topic.assignments().size() - 1) + " with none "
+                        + "missing; got " + new TreeSet<>(topic.assignments().keySet()));
+            }
+            if (replicas.isEmpty() || new HashSet<>(replicas).size() != replicas.size()) {
+                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "Topic '" + topic.name() + "': the replicas "
+                        + replicas + " of partition " + p + " must be a non-empty list of distinct broker ids");
+            }
+            size = p == 0 ? replicas.size() : size;
+            if (replicas.size() != size) {
+                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "Topic '" + topic.name() + "': every "
+                        + "partition needs the same number of replicas; partition " + p + " has " + replicas.size()
+                        + ", partition 0 " + size);
+            }
+            for (int broker : replicas) {
+                if (!image.brokers().containsKey(broker)) {
+                    return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "Topic '" + topic.name() + "': broker "
+                            + broker + " in the replicas " + replicas + " of partition " + p + " is not registered");
+                }
+            }
+            if (replicas.stream().noneMatch(image::isUnfenced)) {
+                return new ApiError(Errors.INVALID_REPLICATION_FACTOR, "Topic '" + topic.name() + "': every broker "
+                        + "in the replicas " + replicas + " of partition " + p + " is fenced; none could lead it");
+            }
+        }
+        return ApiError.NONE;
+    }
+
+    private List<MetadataRecord> newTopicRecords(NewTopic topic, Uuid topicId, MetadataImage image,
+                                                 ReplicaPlacer placer) {
         List<MetadataRecord> records = new ArrayList<>();
         records.add(new TopicRecord(topic.name(), topicId));
         records.addAll(configs.newTopicRecords(topic.name(), configsOf(topic)));
+        if (!topic.assignments().isEmpty()) {
+            for (int p = 0; p < topic.assignments().size(); p++) {
+                // as assigned; the ISR and the leader are those that are unfenced (validated: at least one)
+                List<Integer> replicas = topic.assignments().get(p);
+                List<Integer> isr = replicas.stream().filter(image::isUnfenced).toList();
+                records.add(new PartitionRecord(topicId, p, replicas, isr, isr.get(0), 0, 0));
+            }
+            return records;
+        }
         List<List<Integer>> assignments = placer.place(0, numPartitions(topic), replicationFactor(topic));
         for (int p = 0; p < assignments.size(); p++) {
             records.add(newPartition(topicId, p, assignments.get(p)));
@@ -218,10 +277,16 @@ final class TopicControlManager {
     }
 
     private int numPartitions(NewTopic topic) {
+        if (!topic.assignments().isEmpty()) {
+            return topic.assignments().size();
+        }
         return topic.numPartitions() == -1 ? defaultNumPartitions : topic.numPartitions();
     }
 
     private int replicationFactor(NewTopic topic) {
+        if (!topic.assignments().isEmpty()) {
+            return topic.assignments().get(0).size(); // validated: every partition has as many
+        }
         return topic.replicationFactor() == -1 ? defaultReplicationFactor : topic.replicationFactor();
     }
 

@@ -83,7 +83,9 @@ final class TopicAdminHandler {
         for (CreateTopicsRequestData.CreatableTopic t : data.topics()) {
             Map<String, String> configs = new LinkedHashMap<>();
             t.configs().forEach(c -> configs.put(c.name(), c.value()));
-            topics.add(new NewTopic(t.name(), t.numPartitions(), t.replicationFactor(), configs));
+            Map<Integer, List<Integer>> assignments = new LinkedHashMap<>();
+            t.assignments().forEach(a -> assignments.put(a.partitionIndex(), List.copyOf(a.brokerIds())));
+            topics.add(new NewTopic(t.name(), t.numPartitions(), t.replicationFactor(), configs, assignments));
         }
         return controller.createTopics(topics, data.validateOnly()).thenApply(results -> {
             CreateTopicsResponseData response = new CreateTopicsResponseData();

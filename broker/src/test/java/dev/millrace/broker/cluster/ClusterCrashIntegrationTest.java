@@ -277,7 +277,8 @@ class ClusterCrashIntegrationTest {
         }
     }
 
-    private static List<String> batchesOf(File logDir) throws Exception {
+    /** Every batch of the log in {@code logDir} (closed), as base..last#checksum. */
+    static List<String> batchesOf(File logDir) throws Exception {
         List<String> batches = new ArrayList<>();
         try (PartitionLog log = PartitionLog.open(logDir, new LogConfig(Map.of()), Time.SYSTEM,
                 (name, task, delayMs) -> { })) {

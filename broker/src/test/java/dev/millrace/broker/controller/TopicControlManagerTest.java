@@ -77,6 +77,74 @@ class TopicControlManagerTest {
                 .extracting(PartitionImage::replicas).containsExactly(List.of(1, 2), List.of(2, 3));
     }
 
+    private static NewTopic assigned(String name, Map<Integer, List<Integer>> assignments, String minInsync) {
+        return new NewTopic(name, -1, (short) -1, minInsync == null ? Map.of()
+                : Map.of("min.insync.replicas", minInsync), assignments);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldPlaceReplicasAsAssignedWithTheFirstLeadingAndTheirCountAsReplicationFactor() {
+        ControllerResult<Map<String, ApiError>> result = threeBrokers.handleCreateTopics(THREE_BROKERS, List.of(
+                assigned("t", Map.of(0, List.of(3, 1, 2), 1, List.of(2, 3, 1)), "3")));
+
+        assertThat(result.response()).containsExactly(Map.entry("t", ApiError.NONE));
+        Map<Integer, PartitionImage> partitions = replay(THREE_BROKERS, result).topic("t").orElseThrow().partitions();
+        assertThat(partitions.values()).extracting(PartitionImage::replicas)
+                .containsExactly(List.of(3, 1, 2), List.of(2, 3, 1));
+        assertThat(partitions.values()).extracting(PartitionImage::leader).containsExactly(3, 2);
+        assertThat(partitions.values()).allSatisfy(p -> assertThat(p.isr()).isEqualTo(p.replicas()));
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldLeaveFencedAssignedBrokersOutOfTheIsrAndLeadership() {
+        MetadataImage oneFenced = ImageFixtures.replay(THREE_BROKERS,
+                List.of(new MetadataRecord.BrokerStateRecord(1, 101, BrokerState.FENCED)));
+        MetadataImage image = replay(oneFenced, threeBrokers.handleCreateTopics(oneFenced,
+                List.of(assigned("t", Map.of(0, List.of(1, 2, 3)), null))));
+
+        PartitionImage partition = image.topic("t").orElseThrow().partitions().get(0);
+        assertThat(partition.replicas()).containsExactly(1, 2, 3);
+        assertThat(partition.isr()).containsExactly(2, 3);
+        assertThat(partition.leader()).isEqualTo(2);
+        ApiError allFenced = create(threeBrokers, oneFenced, assigned("u", Map.of(0, List.of(1)), null));
+        assertThat(allFenced.error()).isEqualTo(Errors.INVALID_REPLICATION_FACTOR);
+        assertThat(allFenced.message()).contains("[1]", "partition 0", "fenced");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRejectInvalidAssignmentsNamingWhatIsWrong() {
+        ApiError both = create(threeBrokers, THREE_BROKERS, new NewTopic("t", 2, (short) -1, Map.of(),
+                Map.of(0, List.of(1))));
+        assertThat(both.error()).isEqualTo(Errors.INVALID_REQUEST);
+        assertThat(both.message()).contains("not both", "2 partitions");
+
+        ApiError unknown = create(threeBrokers, THREE_BROKERS, assigned("t", Map.of(0, List.of(1, 7)), null));
+        assertThat(unknown.error()).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(unknown.message()).contains("broker 7", "partition 0", "not registered");
+
+        ApiError repeated = create(threeBrokers, THREE_BROKERS, assigned("t", Map.of(0, List.of(2, 2)), null));
+        assertThat(repeated.error()).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(repeated.message()).contains("[2, 2]", "distinct");
+
+        ApiError gap = create(threeBrokers, THREE_BROKERS, assigned("t", Map.of(0, List.of(1), 2, List.of(2)), null));
+        assertThat(gap.error()).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(gap.message()).contains("numbered 0 to 1", "[0, 2]");
+
+        ApiError uneven = create(threeBrokers, THREE_BROKERS,
+                assigned("t", Map.of(0, List.of(1, 2), 1, List.of(3)), null));
+        assertThat(uneven.error()).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
+        assertThat(uneven.message()).contains("same number of replicas", "partition 1 has 1");
+
+        ApiError minInsync = create(threeBrokers, THREE_BROKERS, assigned("t", Map.of(0, List.of(1, 2)), "3"));
+        assertThat(minInsync.error()).isEqualTo(Errors.INVALID_CONFIG);
+        assertThat(minInsync.message()).contains("min.insync.replicas 3", "replication factor 2");
+        assertThat(threeBrokers.handleCreateTopics(THREE_BROKERS, List.of(assigned("t", Map.of(0, List.of(1, 7)),
+                null))).records()).as("nothing created").isEmpty();
+    }
+
     @Test
     @Timeout(10)
     void shouldRejectInvalidTopicNames() {

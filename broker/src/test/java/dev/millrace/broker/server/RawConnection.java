@@ -23,7 +23,7 @@ import org.apache.kafka.common.requests.RequestUtils;
  * A client connection on a plain socket that sends whatever bytes a test asks for: well-formed requests built with
  * kafka-clients' request classes, or frames no well-behaved client would send. Not thread-safe.
  */
-final class RawConnection implements AutoCloseable {
+public final class RawConnection implements AutoCloseable {
 
     private final Socket socket;
     private final OutputStream out;
@@ -40,8 +40,8 @@ final class RawConnection implements AutoCloseable {
         return open("127.0.0.1", broker, readTimeoutMs);
     }
 
-    /** Connects from {@code localHost} (any loopback address: 127.0.0.2 is another client IP). */
-    static RawConnection open(String localHost, InetSocketAddress broker, int readTimeoutMs) throws IOException {
+    /** Connects from {@code localHost} (any loopback address: 127.0.0.2 is another client IP; 0.0.0.0: any). */
+    public static RawConnection open(String localHost, InetSocketAddress broker, int readTimeoutMs) throws IOException {
         Socket socket = new Socket();
         try {
             socket.bind(new InetSocketAddress(localHost, 0));
@@ -70,7 +70,7 @@ final class RawConnection implements AutoCloseable {
         sendRaw(frame(body));
     }
 
-    void sendRequest(AbstractRequest request, int correlationId) throws IOException {
+    public void sendRequest(AbstractRequest request, int correlationId) throws IOException {
         sendFrame(serialize(request, correlationId));
     }
 
@@ -89,7 +89,7 @@ final class RawConnection implements AutoCloseable {
     }
 
     /** Reads and parses the response to a request sent with {@code header}. */
-    AbstractResponse readResponse(RequestHeader header) throws IOException {
+    public AbstractResponse readResponse(RequestHeader header) throws IOException {
         return AbstractResponse.parseResponse(readFrame(), header);
     }
 
@@ -127,7 +127,7 @@ final class RawConnection implements AutoCloseable {
         return RequestUtils.serialize(header.data(), header.headerVersion(), data, version);
     }
 
-    static RequestHeader header(AbstractRequest request, int correlationId) {
+    public static RequestHeader header(AbstractRequest request, int correlationId) {
         return new RequestHeader(request.apiKey(), request.version(), "raw", correlationId);
     }
 
