@@ -278,12 +278,20 @@ final class NamespaceCluster implements AutoCloseable {
         }
     }
 
-    /** Kills every node (SIGKILL) and deletes the namespaces and the bridge. */
+    /** Kills every node (SIGKILL) and deletes the namespaces and the bridge (also when interrupted). */
     @Override
-    public synchronized void close() throws InterruptedException {
+    public synchronized void close() {
+        boolean interrupted = false;
         for (Process process : nodes.values()) {
             process.destroyForcibly();
-            process.waitFor();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                interrupted = true; // still remove the network below
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         if (networkUp) {
             for (int id = 1; id <= count; id++) {
