@@ -107,7 +107,8 @@ class DeliveryDelayIntegrationTest {
             }
             List<String> late = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                Message m = consumer.receive(10_000);
+                // generous: what is checked is "not before its time"; a full suite on 2 cores once took over 10 s here
+            Message m = consumer.receive(30_000);
                 long at = System.currentTimeMillis();
                 late.add(text(m));
                 assertThat(at).as("received at, not before JMSDeliveryTime").isGreaterThanOrEqualTo(
@@ -192,7 +193,7 @@ class DeliveryDelayIntegrationTest {
             assertThat(text(m)).isEqualTo("early");
             assertThat(m.getJMSDeliveryTime()).isEqualTo(due);
             assertThat(at).isGreaterThanOrEqualTo(due);
-            assertThat(listenerGotAt.get(10, TimeUnit.SECONDS)).as("listener called at").isGreaterThanOrEqualTo(due);
+            assertThat(listenerGotAt.get(30, TimeUnit.SECONDS)).as("listener called at").isGreaterThanOrEqualTo(due);
         }
     }
 
