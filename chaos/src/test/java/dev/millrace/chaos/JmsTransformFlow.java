@@ -1,8 +1,10 @@
 package dev.millrace.chaos;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
@@ -21,6 +23,11 @@ import dev.millrace.jms.MillraceConnectionFactory;
  * output queue and commits both together. A verifier receives the output. Promises checked: every sent input appears
  * in the output; none twice as a new message (a commit applied twice, or half of one: a copy sent while its input was
  * given back). The verifier may see an output message again only flagged (its own redelivery).
+ *
+ * <p>At the end the input's dead-letter queue is read too, so that an input missing from the output is reported as
+ * dead-lettered (the broker gave up on it after {@code group.share.delivery.count.limit} deliveries, counted at
+ * acquisition, though the transformer may never have received it) or as missing altogether. Both are violations: the
+ * flow's transformer never rolls a message back on purpose.
  */
 final class JmsTransformFlow implements Flow {
 
@@ -34,6 +41,9 @@ final class JmsTransformFlow implements Flow {
     private Connection connection;
     private Pacer pacer;
     private volatile long rolledBack;
+    /** The ids read from the input's dead-letter queue at the end ({@link #report()}), or null before. */
+    private Set<String> deadLettered;
+    private String deadLetterProblem = "";
 
     JmsTransformFlow(String bootstrap, long periodMs) {
         this.bootstrap = bootstrap;
@@ -104,14 +114,45 @@ final class JmsTransformFlow implements Flow {
 
     @Override
     public String report() {
-        return ledger.summary() + " commitsRolledBack=" + rolledBack + " lastError=" + loops.get(0).lastError();
+        deadLettered = readDeadLetters();
+        Set<String> lost = ledger.lostIds();
+        long lostDeadLettered = lost.stream().filter(deadLettered::contains).count();
+        return ledger.summary() + " commitsRolledBack=" + rolledBack + " deadLettered=" + deadLettered.size()
+                + " (of the lost: " + lostDeadLettered + ")" + deadLetterProblem + " lastError="
+                + loops.get(0).lastError();
+    }
+
+    /** Every id in the input's dead-letter queue, read to its end with a consumer of its own. */
+    private Set<String> readDeadLetters() {
+        Set<String> ids = new HashSet<>();
+        try (Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+             MessageConsumer dlq = session.createConsumer(session.createQueue(INPUT + ".DLQ"))) {
+            // an empty queue answers nothing: stop after 5 s of silence
+            for (Message message = dlq.receive(5_000); message != null; message = dlq.receive(5_000)) {
+                ids.add(Jms.id(message));
+            }
+        } catch (JMSException e) {
+            deadLetterProblem = " (dead-letter queue not read to its end: " + e + ")";
+        }
+        return ids;
     }
 
     @Override
     public List<String> violations() {
         List<String> violations = new ArrayList<>();
         if (ledger.lost() > 0) {
-            violations.add(ledger.lost() + " inputs never transformed, e.g. " + ledger.someLost());
+            Set<String> lost = ledger.lostIds();
+            Set<String> dead = deadLettered == null ? Set.of() : deadLettered;
+            List<String> missing = lost.stream().filter(id -> !dead.contains(id)).sorted().toList();
+            long lostDead = lost.size() - missing.size();
+            if (lostDead > 0) {
+                violations.add(lostDead + " inputs dead-lettered without being transformed (their deliveries were "
+                        + "counted at acquisition, not by the transformer)");
+            }
+            if (!missing.isEmpty()) {
+                violations.add(missing.size() + " inputs neither transformed nor dead-lettered, e.g. "
+                        + missing.subList(0, Math.min(10, missing.size())));
+            }
         }
         if (ledger.unflaggedRedeliveries() > 0) {
             violations.add(ledger.unflaggedRedeliveries() + " inputs transformed (committed) more than once");

@@ -64,6 +64,12 @@ final class Ledger {
         return acknowledged.stream().filter(id -> !deliveries.containsKey(id)).count();
     }
 
+    /** Every lost id: acknowledged, never delivered. */
+    java.util.Set<String> lostIds() {
+        return acknowledged.stream().filter(id -> !deliveries.containsKey(id))
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
     /** A few lost ids, for the failure message. */
     List<String> someLost() {
         return acknowledged.stream().filter(id -> !deliveries.containsKey(id)).sorted().limit(10).toList();
