@@ -107,8 +107,7 @@ class DeliveryDelayIntegrationTest {
             }
             List<String> late = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                // generous: what is checked is "not before its time"; a full suite on 2 cores once took over 10 s here
-            Message m = consumer.receive(30_000);
+                Message m = consumer.receive(10_000);
                 long at = System.currentTimeMillis();
                 late.add(text(m));
                 assertThat(at).as("received at, not before JMSDeliveryTime").isGreaterThanOrEqualTo(
@@ -188,7 +187,10 @@ class DeliveryDelayIntegrationTest {
             if (System.currentTimeMillis() < due) {
                 assertThat(early).as("receive(200) before the delivery time").isNull();
             }
-            Message m = consumer.receive(10_000);
+            // generous: what is checked is "not before its time". Twice, under a full suite on 2 cores, nothing came
+            // within 10 s; suspected, not shown: the queues' topics appear only with the Kafka producer's first send,
+            // after the consumers subscribed, and the share group assigns a new topic at a heartbeat (5 s)
+            Message m = consumer.receive(30_000);
             long at = System.currentTimeMillis();
             assertThat(text(m)).isEqualTo("early");
             assertThat(m.getJMSDeliveryTime()).isEqualTo(due);
