@@ -72,7 +72,7 @@ final class Ledger {
 
     /** A few lost ids, for the failure message. */
     List<String> someLost() {
-        return acknowledged.stream().filter(id -> !deliveries.containsKey(id)).sorted().limit(10).toList();
+        return lostIds().stream().sorted().limit(10).toList();
     }
 
     long deliveredAfterFinalConsumption() {

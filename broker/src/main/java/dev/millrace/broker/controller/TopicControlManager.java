@@ -37,8 +37,8 @@ import dev.millrace.broker.controller.MetadataRecord.TopicRecord;
  * registered: INVALID_REPLICATION_FACTOR), or those the request assigns (Kafka's manual assignment: partitions
  * 0..n-1, each a non-empty list of distinct registered brokers, all lists of one length, with the partition count
  * and replication factor left at -1; otherwise INVALID_REQUEST or INVALID_REPLICA_ASSIGNMENT naming the partition
- * and broker). The first replica leads, the ISR is every replica, and the
- * leader and partition epochs start at 0. A topic's {@code min.insync.replicas} may not exceed its
+ * and broker). The first replica leads, the ISR is every replica (of an assignment: every unfenced one, the first
+ * of them leading), and the leader and partition epochs start at 0. A topic's {@code min.insync.replicas} may not exceed its
  * replication factor (INVALID_CONFIG naming the setting).
  *
  * <p>Never changes the image it is given; results take effect only when the records are replayed

@@ -210,6 +210,29 @@ class ClusterAdminIntegrationTest {
     }
 
     @Test
+    void topicsAreCreatedWithTheReplicasTheClientAssignsAndBadAssignmentsAreRefused() throws Exception {
+        admin.createTopics(List.of(new NewTopic("assigned", Map.of(0, List.of(3, 1, 2), 1, List.of(2, 3, 1)))))
+                .all().get(30, TimeUnit.SECONDS);
+        TopicPartition first = new TopicPartition("assigned", 0);
+        TopicPartition second = new TopicPartition("assigned", 1);
+        await(() -> state(first) != null && state(second) != null, "the assigned partitions in the metadata");
+        assertThat(state(first).replicas()).containsExactly(3, 1, 2);
+        assertThat(state(first).leader()).isEqualTo(3);
+        assertThat(state(second).replicas()).containsExactly(2, 3, 1);
+        assertThat(state(second).leader()).isEqualTo(2);
+
+        assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic("badly-assigned", Map.of(0, List.of(1, 99)))))
+                .all().get(30, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(InvalidReplicaAssignmentException.class).hasMessageContaining("broker 99");
+        assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain("badly-assigned");
+        await(() -> cluster.broker(3).partitionManager().partition(first).isPresent(), "the leader's replica open");
+        try (KafkaProducer<String, String> producer = producer()) {
+            producer.send(new ProducerRecord<>("assigned", 0, null, "still-works")).get(30, TimeUnit.SECONDS);
+        }
+        assertThat(consumeAll("assigned", 1)).extracting(ConsumerRecord::value).containsExactly("still-works");
+    }
+
+    @Test
     void topicConfigsChangeThroughABrokerThatIsNotTheController() throws Exception {
         createTopic("tuned", 1, 3);
         int active = cluster.broker(cluster.runningIds().get(0)).controller().activeControllerId().orElseThrow();
