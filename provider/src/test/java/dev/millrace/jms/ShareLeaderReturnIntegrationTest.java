@@ -90,7 +90,7 @@ class ShareLeaderReturnIntegrationTest {
     }
 
     /** Makes {@code leader} the partition's preferred replica and elects it; waits until it leads. */
-    private static void moveLeadership(Admin admin, TopicPartition tp, int leader) throws Exception {
+    static void moveLeadership(Admin admin, TopicPartition tp, int leader) throws Exception {
         List<Integer> order = new ArrayList<>();
         order.add(leader);
         partition(admin, tp).replicas().stream().map(Node::id).filter(id -> id != leader).forEach(order::add);
@@ -115,7 +115,7 @@ class ShareLeaderReturnIntegrationTest {
         }
     }
 
-    private static TopicPartitionInfo partition(Admin admin, TopicPartition tp) throws Exception {
+    static TopicPartitionInfo partition(Admin admin, TopicPartition tp) throws Exception {
         TopicDescription d = admin.describeTopics(List.of(tp.topic())).allTopicNames().get(30, TimeUnit.SECONDS)
                 .get(tp.topic());
         return d.partitions().get(tp.partition());

@@ -22,6 +22,13 @@ final class InFlightRecord {
      * marker settles it.
      */
     long transactionProducerId = -1;
+    /**
+     * AVAILABLE because a new leader restored it from a lock lost with the old leader ({@link SharePartition#restore}),
+     * and not acquired since: that lost acquisition still counts in {@link #deliveryCount}, and one RETURN may undo it
+     * ({@link SharePartition#returnAcquired}). Not saved: a record restored again from a save made meanwhile cannot
+     * be returned (it keeps the count, the safe side).
+     */
+    boolean lockLost;
 
     InFlightRecord(RecordState state, int deliveryCount) {
         this.state = state;

@@ -165,9 +165,7 @@ public final class SharePartition {
     private volatile int leaderEpoch = -1;
     /** Dropped because this broker stopped leading the topic-partition ({@link #close()}). */
     private volatile boolean closed;
-    /** Records {@link #restore} archived at the delivery limit, not yet saved and dead-lettered. Under the monitor. */
-    private List<DeadLetter> restoredDeadLetters = List.of();
-    /** Whether {@link #restoredDeadLetters} or {@link #copies} hold any after a restore (read without the monitor). */
+    /** Whether restored holds or {@link #copies} wait for {@link #settleRestore()} (read without the monitor). */
     private volatile boolean restorePending;
     /** The dead-letter copies this partition owes, saved with its state. Under the monitor. */
     private final DeadLetterCopies copies;
@@ -229,8 +227,8 @@ public final class SharePartition {
      * Drops this share-partition: this broker stopped leading its topic-partition, and its new leader loads the state
      * last saved. From now on it acquires nothing, refuses acknowledgements (NOT_LEADER_OR_FOLLOWER), its lock timers
      * are cancelled and nothing it does is saved, dead-lettered or signalled: the records it held come back at the new
-     * leader (their acquisition was saved, so they count as delivered once), and are released or dead-lettered there
-     * only.
+     * leader (their acquisition was saved, so they count as delivered once, unless their holder returns them there),
+     * and are released or dead-lettered there only.
      */
     public void close() {
         synchronized (this) {
@@ -328,7 +326,15 @@ public final class SharePartition {
      * acquisition that is undone, so no backoff, no raised count and no dead-lettering follow from it. Offsets the
      * member does not hold, or holds for a transaction, are left as they are.
      *
-     * @return NONE, or INVALID_RECORD_STATE if some offsets were not held by the member
+     * <p>The same undoes an acquisition lost with an earlier leader: a consumer whose read-ahead records lost their
+     * locks in a failover returns them to the new leader, and a record restored from that lost lock and not acquired
+     * since ({@link InFlightRecord#lockLost}) gets its count lowered once, so that a failover does not count as a
+     * delivery of a record its application never received (JMSXDeliveryCount, the dead-letter rule). The new leader
+     * cannot tell which member held the lost lock; members of a group are trusted with it as they are with RELEASE
+     * and REJECT. A record acquired again since then keeps its count.
+     *
+     * @return NONE, or INVALID_RECORD_STATE if some offsets were neither held by the member nor restored from a lost
+     *         lock
      */
     public Errors returnAcquired(String memberId, long firstOffset, long lastOffset) {
         Events events = new Events();
@@ -340,6 +346,15 @@ public final class SharePartition {
             skipped = from != firstOffset || to != lastOffset; // offsets outside the window: none held
             for (long offset = from; offset <= to; offset++) {
                 InFlightRecord record = inFlight.get(offset);
+                if (record != null && record.state == RecordState.AVAILABLE && record.lockLost) {
+                    record.lockLost = false;
+                    record.deliveryCount = Math.max(0, record.deliveryCount - 1);
+                    record.availableAtMs = Math.min(record.availableAtMs, now);
+                    changedAt(offset);
+                    events.changed = true;
+                    events.available = true;
+                    continue;
+                }
                 if (record == null || !record.isHeldBy(memberId) || record.isHeldForTransaction()) {
                     skipped = true;
                     continue;
@@ -532,12 +547,15 @@ public final class SharePartition {
     /**
      * Restores persisted state: acquired records come back available (their locks did not survive),
      * with their delivery counts, so that nothing accepted is redelivered and nothing unaccepted is lost. The lost lock
-     * counts as a delivery (the count was raised when the record was acquired), so a record acquired for the last
-     * delivery its group allows ({@code group.share.delivery.count.limit}) is archived instead and dead-lettered
-     * ("delivery-count-limit"), as a release of it would have done: without that, the new leader delivered it once more
-     * than the rule allows (the failover chaos suite's dead-letter flow saw a fourth delivery of a message whose limit
-     * was three). That archive is saved and dead-lettered by {@link #settleRestore()}, which the caller runs once the
-     * partition serves.
+     * counts as a delivery (the count was raised when the record was acquired) unless the member that held it returns
+     * the record ({@link #returnAcquired}: it had read it ahead and never handed it out). A record restored at its
+     * group's limit ({@code group.share.delivery.count.limit}) is not delivered once more: unless it is returned
+     * first, its next acquisition archives and dead-letters it ("delivery-count-limit") instead, as a release of it
+     * would have done (the failover chaos suite's dead-letter flow once saw a fourth delivery of a message whose limit
+     * was three). It is not archived here, so that its holder can still return it: a consumer reading ahead one
+     * message per transaction lost its read-ahead window at every failover, and the same unseen messages reached the
+     * limit and were dead-lettered without ever reaching the application. {@link #settleRestore()}, which the caller
+     * runs once the partition serves, settles restored holds and dead-letter copies.
      */
     public synchronized void restore(SharePartitionSnapshot snapshot) {
         inFlight.clear();
@@ -552,8 +570,6 @@ public final class SharePartition {
         copies.restore(snapshot.deadLetters());
         holds.restore(snapshot.holds());
         Map<Long, Long> heldFor = holds.producerByOffset();
-        List<DeadLetter> archived = new ArrayList<>();
-        int limit = config.deliveryCountLimit();
         for (SharePartitionSnapshot.Entry entry : snapshot.entries()) {
             if (entry.offset() < startOffset || entry.offset() >= endOffset) {
                 continue;
@@ -568,17 +584,10 @@ public final class SharePartition {
                 continue;
             }
             if (state == RecordState.ACQUIRED) {
-                if (entry.deliveryCount() >= limit) {
-                    state = RecordState.ARCHIVED;
-                    DeadLetter deadLetter = new DeadLetter(key, entry.offset(), entry.deliveryCount(),
-                            DeadLetter.REASON_DELIVERY_LIMIT);
-                    archived.add(deadLetter);
-                    if (log.deadLetterTopic().isPresent()) {
-                        copies.add(deadLetter);
-                    }
-                } else {
-                    state = RecordState.AVAILABLE;
-                }
+                InFlightRecord lost = new InFlightRecord(RecordState.AVAILABLE, entry.deliveryCount());
+                lost.lockLost = true;
+                inFlight.put(entry.offset(), lost);
+                continue;
             }
             if (state != RecordState.AVAILABLE || entry.deliveryCount() > 0) {
                 inFlight.put(entry.offset(), new InFlightRecord(state, entry.deliveryCount()));
@@ -586,17 +595,16 @@ public final class SharePartition {
         }
         heldFor.keySet().forEach(holds::release); // a hold whose entry is not ACQUIRED (or gone) holds nothing
         maybeAdvanceStart(new Events());
-        restoredDeadLetters = archived;
         restoredHoldsUnchecked = !holds.isEmpty();
-        restorePending = !archived.isEmpty() || !copies.isEmpty() || restoredHoldsUnchecked;
+        restorePending = !copies.isEmpty() || restoredHoldsUnchecked;
     }
 
     /**
-     * Saves the records {@link #restore} archived at the delivery limit, then dead-letters them (once their archive is
-     * saved, as every archive is); does nothing when there are none or they were settled already. On the thread that
-     * serves the partition: with a {@link StateSaves} batch open there, the save joins it.
+     * Settles what a restore brought back: holds whose transaction ended while the state moved, and dead-letter copies
+     * the saved state owed (they are made from here on); does nothing when there are none or they were settled
+     * already. On the thread that serves the partition.
      *
-     * @throws org.apache.kafka.common.errors.ApiException if the save fails (they are settled by a later call)
+     * @throws RuntimeException if the copies could not be started (a later call tries again)
      */
     public void settleRestore() {
         if (!restorePending) {
@@ -604,31 +612,20 @@ public final class SharePartition {
         }
         settleRestoredHolds();
         Events events = new Events();
-        List<DeadLetter> pending;
         synchronized (this) {
-            pending = restoredDeadLetters;
             if (closed) {
                 return;
             }
-            if (pending.isEmpty() && copies.isEmpty()) {
-                restorePending = restoredHoldsUnchecked; // only holds were restored, and they are settled
-                return;
-            }
-            restoredDeadLetters = List.of();
             restorePending = false;
-            events.deadLetters.addAll(pending);
-            events.changed = !pending.isEmpty();
-            events.copiesOwed = !copies.isEmpty(); // copies the state owed already, or the archives just made
+            if (copies.isEmpty()) {
+                return; // only holds were restored, and they are settled
+            }
+            events.copiesOwed = true;
         }
         try {
             events.fire();
         } catch (RuntimeException e) {
-            synchronized (this) {
-                if (restoredDeadLetters.isEmpty()) {
-                    restoredDeadLetters = pending; // not saved: nothing was dead-lettered; the next call tries again
-                    restorePending = true;
-                }
-            }
+            restorePending = true;
             throw e;
         }
     }
@@ -901,6 +898,9 @@ public final class SharePartition {
                 }
                 continue;
             }
+            if (state != null && archivedAtLimit(offset, state, events)) {
+                continue;
+            }
             lock(offset, state, memberId, acquisitionId, now);
             acquired.add(offset);
             cutAcquired.add(offset);
@@ -930,6 +930,25 @@ public final class SharePartition {
     }
 
     /**
+     * Archives and dead-letters an available record that has had every delivery its group allows instead of
+     * delivering it once more: one restored from a lock lost at its last delivery ({@link #restore}) and not returned,
+     * or one released before the group's limit was lowered. Under the monitor.
+     *
+     * @return whether it was archived
+     */
+    private boolean archivedAtLimit(long offset, InFlightRecord state, Events events) {
+        if (state.deliveryCount < config.deliveryCountLimit()) {
+            return false;
+        }
+        changedAt(offset);
+        state.state = RecordState.ARCHIVED;
+        state.lockLost = false;
+        events.changed = true;
+        deadLettered(new DeadLetter(key, offset, state.deliveryCount, DeadLetter.REASON_DELIVERY_LIMIT), events);
+        return true;
+    }
+
+    /**
      * Acquires {@code offset} for {@code memberId}: its entry ({@code state}, or a new one for a never-delivered
      * record) becomes ACQUIRED under the lock, its delivery count raised. Under the monitor.
      */
@@ -940,6 +959,7 @@ public final class SharePartition {
             inFlight.put(offset, state);
         }
         state.state = RecordState.ACQUIRED;
+        state.lockLost = false;
         state.deliveryCount++;
         state.memberId = memberId;
         state.acquisitionId = acquisitionId;
@@ -1043,6 +1063,9 @@ public final class SharePartition {
                 if (state.state == RecordState.AVAILABLE) {
                     firstWaiting = Math.min(firstWaiting, offset); // in its redelivery backoff
                 }
+                return true;
+            }
+            if (state != null && archivedAtLimit(offset, state, events)) {
                 return true;
             }
             int deliveries = state == null ? 0 : state.deliveryCount;

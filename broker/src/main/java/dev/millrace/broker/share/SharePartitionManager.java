@@ -155,6 +155,21 @@ public final class SharePartitionManager implements LeadershipListener {
     }
 
     /** The share-partition if it exists. */
+    /**
+     * The share-partition of {@code groupId} on {@code tp}, its state loaded first if this broker leads {@code tp} and
+     * has not served it yet (a RETURN of records read ahead from the previous leader may come before any fetch).
+     *
+     * @throws NotLeaderOrFollowerException if another broker leads {@code tp}
+     */
+    public Optional<SharePartition> load(String groupId, TopicPartition tp) {
+        Optional<SharePartition> loaded = get(groupId, tp);
+        if (loaded.isPresent()) {
+            return loaded;
+        }
+        Optional<Uuid> topicId = topics.idOf(tp.topic());
+        return topicId.isEmpty() ? Optional.empty() : getOrCreate(groupId, topicId.get(), tp);
+    }
+
     public Optional<SharePartition> get(String groupId, TopicPartition tp) {
         return Optional.ofNullable(partitions.get(new Key(groupId, tp))).filter(p -> !p.isClosed());
     }

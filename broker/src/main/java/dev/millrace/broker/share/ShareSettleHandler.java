@@ -12,8 +12,8 @@ import dev.millrace.protocol.ext.ShareSettle;
 /**
  * The ShareSettle extension ({@link ShareSettle}): a member's acknowledgements outside its share session, so that a
  * client may send them while its ShareFetch is parked on another connection. GAP, ACCEPT, RELEASE, REJECT and RENEW are
- * applied exactly as ShareAcknowledge applies them; RETURN gives back records acquired but never delivered
- * ({@link SharePartition#returnAcquired}). A member that is not (or no longer) in the group holds nothing, so its
+ * applied exactly as ShareAcknowledge applies them; RETURN gives back records acquired but never delivered, also
+ * those whose lock was lost with an earlier leader ({@link SharePartition#returnAcquired}). A member that is not (or no longer) in the group holds nothing, so its
  * offsets are answered INVALID_RECORD_STATE.
  *
  * <p>Thread-safe; called on request threads.
@@ -47,13 +47,15 @@ public final class ShareSettleHandler {
         }
         List<ShareSettle.PartitionResult> out = new ArrayList<>(request.partitions().size());
         for (ShareSettle.PartitionBatches p : request.partitions()) {
-            Optional<SharePartition> partition = partitions.get(request.groupId(),
-                    new TopicPartition(p.topic(), p.partition()));
+            TopicPartition tp = new TopicPartition(p.topic(), p.partition());
             Errors error;
             try {
+                // a RETURN may reach a new leader before any fetch has loaded the partition's state there
+                boolean returns = p.batches().stream().anyMatch(b -> b.type() == ShareSettle.RETURN);
+                Optional<SharePartition> partition = returns ? partitions.load(request.groupId(), tp)
+                        : partitions.get(request.groupId(), tp);
                 error = partition.map(sp -> settle(sp, request.memberId(), p.batches())).orElse(
-                        partitions.notLeader(new TopicPartition(p.topic(), p.partition()))
-                                ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                        partitions.notLeader(tp) ? Errors.NOT_LEADER_OR_FOLLOWER : Errors.UNKNOWN_TOPIC_OR_PARTITION);
             } catch (org.apache.kafka.common.errors.ApiException e) {
                 error = Errors.forException(e); // not saved: not applied
             }

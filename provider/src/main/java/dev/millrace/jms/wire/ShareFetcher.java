@@ -81,7 +81,10 @@ import jakarta.jms.JMSException;
  * UNKNOWN_TOPIC_OR_PARTITION moves the partition: to the leader a KIP-951 hint in the answer names, else to the one
  * Metadata names (asked again after {@value ShareMembership#RECONNECT_BACKOFF_MS} ms until there is one). Records
  * acquired from the old leader lost their locks with it and are settled nowhere (the broker delivers them again,
- * JMSRedelivered=true with a raised JMSXDeliveryCount): those read ahead are dropped without being handed out; a
+ * JMSRedelivered=true with a raised JMSXDeliveryCount): those read ahead are dropped without being handed out, and
+ * returned to the new leader before this consumer fetches there (ShareSettle RETURN), which undoes the lost
+ * acquisition's count of each one it has not delivered since, so that a failover neither raises the JMSXDeliveryCount
+ * of a message the application never received nor moves it toward the dead-letter queue; a
  * synchronous acceptance of handed-out ones (CLIENT_ACKNOWLEDGE, a transacted commit) fails with
  * INVALID_RECORD_STATE and releases the rest of what it would have accepted, so that none of it is accepted; an
  * asynchronous one (AUTO_ACKNOWLEDGE) is dropped. Meanwhile {@code take} waits, and a synchronous settlement that
@@ -101,6 +104,12 @@ public final class ShareFetcher implements Fetcher {
      * was lost and the broker refused the request sent again (it may have applied the first).
      */
     public static final String SETTLE_OUTCOME_UNKNOWN = "SETTLE_OUTCOME_UNKNOWN";
+
+    /**
+     * Attempts at returning a partition's orphaned records (one every {@value ShareMembership#RECONNECT_BACKOFF_MS} ms
+     * while the partition moves or its state loads) before they are left counted.
+     */
+    private static final int MAX_ORPHAN_RETURNS = 10;
 
     /** How long a ShareFetch may wait at the broker for records. */
     static final int FETCH_MAX_WAIT_MS = 500;
@@ -145,6 +154,14 @@ public final class ShareFetcher implements Fetcher {
     private final Map<Integer, TreeSet<Long>> held = new TreeMap<>();
     /** Read ahead, not handed out, when the connection was lost; returned once connected again. */
     private final List<Delivery> readAheadBeforeLoss = new ArrayList<>();
+    /**
+     * Read ahead from a partition's leader and never handed out when the partition moved (its locks lost with the
+     * leader), by partition: returned to its next leader before this consumer fetches there, so that the new leader
+     * undoes that acquisition's count ({@link ShareSettle#RETURN}).
+     */
+    private final Map<Integer, TreeSet<Long>> orphaned = new HashMap<>();
+    /** Attempts to return a partition's orphaned records that were not applied and are tried again. */
+    private final Map<Integer, Integer> orphanReturns = new HashMap<>();
     private final SettleBatches pendingAsync;
     private boolean settleInFlight;
     /** The asynchronous settlement round in flight (complete when none is); close waits for it before leaving. */
@@ -489,7 +506,9 @@ public final class ShareFetcher implements Fetcher {
             if (id != null && topicId != null && !id.equals(topicId)) {
                 // the topic was deleted and created again: nothing held belongs to the new one
                 new ArrayList<>(leaderOf.keySet()).forEach(ShareFetcher.this::partitionMoved);
+                orphaned.clear();
             }
+            orphaned.keySet().retainAll(assigned); // returned only by way of a partition this member fetches
             if (!assigned.equals(partitions) || (id != null && !id.equals(topicId))) {
                 partitions = assigned;
                 topicId = id;
@@ -543,6 +562,8 @@ public final class ShareFetcher implements Fetcher {
         BrokerChannel fetch;
         BrokerChannel settle;
         boolean fetchInFlight;
+        /** Orphaned records are being returned to it: it is not fetched from until the answer is in. */
+        boolean returning;
         /** The acknowledgements riding on the fetch in flight (sent again through the settle channel on close). */
         List<ShareSettle.PartitionBatches> riding = List.of();
         int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
@@ -706,8 +727,9 @@ public final class ShareFetcher implements Fetcher {
     /**
      * {@code partition} no longer comes from its leader: the records acquired there lost their locks with it (the
      * broker delivers them again, counted as a delivery), so they are settled nowhere. Those read ahead are dropped
-     * without being handed out; those handed out are remembered as lost, so that a synchronous acceptance of them
-     * fails (INVALID_RECORD_STATE) instead of claiming success. Loop.
+     * without being handed out, and returned to the next leader ({@link #orphaned}); those handed out are remembered
+     * as lost, so that a synchronous acceptance of them fails (INVALID_RECORD_STATE) instead of claiming success.
+     * Loop.
      */
     private void partitionMoved(int partition) {
         Leader l = leaderOf.remove(partition);
@@ -715,13 +737,86 @@ public final class ShareFetcher implements Fetcher {
             l.partitions.remove(partition);
             l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
         }
-        buffer.removeIf(d -> d.partition() == partition && unhold(partition, d.offset()));
-        readAheadBeforeLoss.removeIf(d -> d.partition() == partition && unhold(partition, d.offset()));
+        buffer.removeIf(d -> d.partition() == partition && orphan(partition, d.offset()));
+        readAheadBeforeLoss.removeIf(d -> d.partition() == partition && orphan(partition, d.offset()));
         TreeSet<Long> handedOut = held.remove(partition);
         if (handedOut != null && !handedOut.isEmpty()) {
             lost.computeIfAbsent(partition, k -> new HashSet<>()).addAll(handedOut);
         }
         pendingAsync.removePartition(partition);
+    }
+
+    /** Whether the offset was held; if so it is no longer held but orphaned (to be returned to the next leader). */
+    private boolean orphan(int partition, long offset) {
+        if (!unhold(partition, offset)) {
+            return false;
+        }
+        orphaned.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
+        return true;
+    }
+
+    /**
+     * Returns the orphaned records of {@code l}'s partitions to it, if there are any: true when the RETURN was sent,
+     * and {@code l} is fetched from once it is answered. The offsets stay orphaned only if the partition moved again
+     * meanwhile; any other answer (some delivered since, refused) ends the attempt: the return is a correction of
+     * the counts, not a settlement anyone waits for. Loop.
+     */
+    private boolean returnOrphaned(Leader l) {
+        SettleBatches back = new SettleBatches(topic);
+        for (int p : l.partitions) {
+            TreeSet<Long> offsets = leaderOf.get(p) == l ? orphaned.remove(p) : null;
+            if (offsets != null) {
+                offsets.forEach(o -> back.add(p, o, ShareSettle.RETURN));
+            }
+        }
+        if (back.isEmpty()) {
+            return false;
+        }
+        List<ShareSettle.PartitionBatches> batches = back.drain();
+        l.returning = true;
+        sendSettle(l, batches).whenComplete((r, e) -> onLoop(() -> {
+            l.returning = false;
+            if (closed) {
+                return;
+            }
+            boolean again = false;
+            for (ShareSettle.PartitionBatches pb : batches) {
+                Errors pe = e != null ? null : errorOf(r, pb.partition());
+                // not applied, worth another try: the connection failed, the partition moved again, or its state is
+                // still loading at the new leader
+                boolean retry = e != null ? !(e.getCause() instanceof JMSException) : RetryWindow.isRetriableError(pe);
+                int attempt = orphanReturns.merge(pb.partition(), 1, Integer::sum);
+                if (!retry || attempt >= MAX_ORPHAN_RETURNS) {
+                    orphanReturns.remove(pb.partition());
+                }
+                if (retry && attempt < MAX_ORPHAN_RETURNS && partitions.contains(pb.partition())) {
+                    again = true;
+                    TreeSet<Long> offsets = orphaned.computeIfAbsent(pb.partition(), p -> new TreeSet<>());
+                    pb.batches().forEach(b -> {
+                        for (long o = b.firstOffset(); o <= b.lastOffset(); o++) {
+                            offsets.add(o);
+                        }
+                    });
+                }
+                LOG.debug("{} {}-{}: returned records read ahead from the lost leader: {}", memberId, topic,
+                        pb.partition(), e != null ? e.toString() : pe);
+            }
+            if (again) {
+                loop.schedule(this::maybeFetch, ShareMembership.RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
+            } else {
+                maybeFetch();
+            }
+        }));
+        return true;
+    }
+
+    private static Errors errorOf(ShareSettle.Response response, int partition) {
+        for (ShareSettle.PartitionResult p : response.partitions()) {
+            if (p.partition() == partition) {
+                return Errors.forCode(p.errorCode());
+            }
+        }
+        return Errors.NONE;
     }
 
     /** Of {@code wanted}, the partitions whose leader is connected. */
@@ -796,8 +891,10 @@ public final class ShareFetcher implements Fetcher {
         int share = Math.max(1, room / Math.max(1, fetching.size()));
         boolean sent = false;
         for (Leader l : fetching) {
-            if (l.connected() && l.fetch != null && !l.fetchInFlight) {
-                fetchFrom(l, share);
+            if (l.connected() && l.fetch != null && !l.fetchInFlight && !l.returning) {
+                if (!returnOrphaned(l)) {
+                    fetchFrom(l, share);
+                }
                 sent = true;
             }
         }
