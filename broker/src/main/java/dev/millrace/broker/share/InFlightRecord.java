@@ -23,8 +23,9 @@ final class InFlightRecord {
      */
     long transactionProducerId = -1;
     /**
-     * AVAILABLE because a new leader restored it from a lock lost with the old leader ({@link SharePartition#restore}),
-     * and not acquired since: that lost acquisition still counts in {@link #deliveryCount}, and one RETURN may undo it
+     * AVAILABLE because its lock was lost without its holder settling it, and not acquired since: a new leader restored
+     * it from a lock lost with the old leader ({@link SharePartition#restore}), the lock expired, or its member was
+     * removed. That acquisition still counts in {@link #deliveryCount}, and one RETURN may undo it
      * ({@link SharePartition#returnAcquired}). Not saved: a record restored again from a save made meanwhile cannot
      * be returned (it keeps the count, the safe side).
      */

@@ -304,7 +304,11 @@ public final class SharePartition {
         return error;
     }
 
-    /** Releases every record {@code memberId} holds (its share session closed or it left the group). */
+    /**
+     * Releases every record {@code memberId} holds (its share session closed or it left the group). The member did not
+     * ask for it, so each keeps its acquisition's count but may still be returned ({@link #returnAcquired}): a member
+     * fenced and rejoining returns what it had read ahead and never handed out.
+     */
     public void releaseMember(String memberId) {
         Events events = new Events();
         synchronized (this) {
@@ -313,6 +317,7 @@ public final class SharePartition {
                 InFlightRecord record = inFlight.get(offset);
                 if (record.isHeldBy(memberId) && !record.isHeldForTransaction()) {
                     releaseOrArchive(offset, record, now, false, events);
+                    record.lockLost = record.state == RecordState.AVAILABLE;
                 }
             }
             maybeAdvanceStart(events);
@@ -326,12 +331,13 @@ public final class SharePartition {
      * acquisition that is undone, so no backoff, no raised count and no dead-lettering follow from it. Offsets the
      * member does not hold, or holds for a transaction, are left as they are.
      *
-     * <p>The same undoes an acquisition lost with an earlier leader: a consumer whose read-ahead records lost their
-     * locks in a failover returns them to the new leader, and a record restored from that lost lock and not acquired
-     * since ({@link InFlightRecord#lockLost}) gets its count lowered once, so that a failover does not count as a
-     * delivery of a record its application never received (JMSXDeliveryCount, the dead-letter rule). The new leader
-     * cannot tell which member held the lost lock; members of a group are trusted with it as they are with RELEASE
-     * and REJECT. A record acquired again since then keeps its count.
+     * <p>The same undoes an acquisition whose lock was lost without the member settling it: with an earlier leader
+     * (restored here), to its lock's expiry, or to the member's removal from the group. A consumer whose read-ahead
+     * records lost their locks so returns them, and a record released that way and not acquired since
+     * ({@link InFlightRecord#lockLost}) gets its count lowered once, so that a failover, a renewal that could not
+     * reach the leader in time or a rejoin does not count as a delivery of a record the application never received
+     * (JMSXDeliveryCount, the dead-letter rule). The leader does not keep which member held the lost lock; members of a
+     * group are trusted with it as they are with RELEASE and REJECT. A record acquired again since keeps its count.
      *
      * @return NONE, or INVALID_RECORD_STATE if some offsets were neither held by the member nor restored from a lost
      *         lock
@@ -1396,6 +1402,7 @@ public final class SharePartition {
                 }
                 if (now >= record.lockExpiresAtMs) {
                     releaseOrArchive(offset, record, now, true, events);
+                    record.lockLost = record.state == RecordState.AVAILABLE; // its holder may still return it
                 } else {
                     stillLocked.add(offset);
                     nextDeadline = Math.min(nextDeadline, record.lockExpiresAtMs);

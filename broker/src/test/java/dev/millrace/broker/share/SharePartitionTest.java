@@ -385,6 +385,38 @@ class SharePartitionTest {
         assertThat(deadLettersOf(events)).containsExactly("dead-letter 1/3 " + DeadLetter.REASON_DELIVERY_LIMIT);
     }
 
+    /**
+     * A lock lost without its holder settling it, to the member's removal or to its expiry, keeps the acquisition's
+     * count; the holder, which had only read the records ahead, returns them and the count is undone once. A record
+     * released at the holder's own request (RELEASE) keeps its count: that was a delivery.
+     */
+    @Test
+    void shouldUndoTheCountOfALockLostToTheMembersRemovalOrToExpiryWhenReturned() throws InterruptedException {
+        log.append(4);
+        SharePartition partition = partition(ShareGroupConfig.defaults().withRecordLockDurationMs(1000)
+                .withDeliveryCountLimit(3));
+        partition.acquire("a", 2, 1 << 20);
+        partition.releaseMember("a"); // fenced, say; it rejoins and returns what it read ahead
+        assertThat(partition.deliveryCount(0)).isEqualTo(1);
+        assertThat(partition.returnAcquired("a", 0, 1)).isEqualTo(Errors.NONE);
+        assertThat(partition.deliveryCount(0)).isZero();
+        assertThat(partition.deliveryCount(1)).isZero();
+        assertThat(partition.returnAcquired("a", 0, 1)).as("once").isEqualTo(Errors.INVALID_RECORD_STATE);
+
+        assertThat(partition.acquire("a", 4, 1 << 20).acquired()).containsExactly(new AcquiredBatch(0, 3, 1));
+        partition.acknowledge("a", List.of(ack(3, 3, AcknowledgeType.RELEASE)));
+        advanceMs(1000); // 0..2 expire: their holder could not renew them in time
+        assertThat(partition.state(0)).contains(RecordState.AVAILABLE);
+        assertThat(partition.returnAcquired("a", 0, 0)).isEqualTo(Errors.NONE);
+        assertThat(partition.deliveryCount(0)).isZero();
+        assertThat(partition.deliveryCount(1)).as("not returned: counted").isEqualTo(1);
+        assertThat(partition.returnAcquired("a", 3, 3)).as("released by its holder: a delivery")
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(partition.deliveryCount(3)).isEqualTo(1);
+        assertThat(partition.acquire("b", 1, 1 << 20).acquired()).as("available at once, first delivery")
+                .containsExactly(new AcquiredBatch(0, 0, 1));
+    }
+
     /** Offsets 0..2, where 0 and 1 were acquired for their third delivery (limit 3) and 2 for its first, unsettled. */
     private SharePartitionSnapshot lostAtTheLastDelivery(ShareGroupConfig limitThree) {
         log.append(3);

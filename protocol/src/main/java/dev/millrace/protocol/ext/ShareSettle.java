@@ -35,10 +35,10 @@ import org.apache.kafka.common.protocol.types.Type;
  * <p>{@code RETURN} (Millrace) gives back records the member acquired but never delivered to its application (read
  * ahead, then not wanted): they become available at once, their delivery count lowered again as if this acquisition
  * had not happened, so no redelivery backoff, no raised JMSXDeliveryCount and no dead-lettering follows from it. It
- * may also be sent to a partition's new leader for records read ahead from the old one, whose locks were lost with
- * it: a record the new leader restored from such a lost lock, and has not delivered since, gets that acquisition's
- * count undone once (it is available already); one delivered since keeps its count and is reported like an offset
- * not held.
+ * may also name records read ahead whose locks were lost without the member settling them (with the partition's old
+ * leader, to lock expiry, or to the member's removal from the group before it rejoined): a record so released, and
+ * not delivered since, gets that acquisition's count undone once (it is available already); one delivered since
+ * keeps its count and is reported like an offset not held.
  *
  * <h2>Response, version 0</h2>
  * <pre>
@@ -48,7 +48,7 @@ import org.apache.kafka.common.protocol.types.Type;
  *   string topic
  *   int32  partition
  *   int16  error_code       NONE; INVALID_RECORD_STATE (an offset was not held by the member: its lock expired, or
- *                           the member left; for RETURN: nor restored from a lost lock, untouched since);
+ *                           the member left; for RETURN: nor released from a lost lock, untouched since);
  *                           UNKNOWN_TOPIC_OR_PARTITION
  * </pre>
  * A partition's batches are applied in order; offsets the member does not hold are skipped (and reported), the rest

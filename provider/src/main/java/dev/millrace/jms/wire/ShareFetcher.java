@@ -90,7 +90,9 @@ import jakarta.jms.JMSException;
  * asynchronous one (AUTO_ACKNOWLEDGE) is dropped. Meanwhile {@code take} waits, and a synchronous settlement that
  * could not be sent waits for the leader and is sent again, for up to {@code failoverTimeoutMs}
  * ({@link RetryWindow}). When the coordinator is lost, records read ahead are taken out of the buffer and given back
- * once connected again, never handed out across the loss.
+ * once connected again, never handed out across the loss; when the member must rejoin (the broker released what it
+ * held), those read ahead are given back too. Records given back this way are returned to their partition's leader
+ * before the next fetch from it.
  *
  * <p>Thread-safe. State marked "loop" is touched only on this consumer's event loop.
  */
@@ -484,19 +486,10 @@ public final class ShareFetcher implements Fetcher {
             LOG.debug("{} {}: coordinator {}", memberId, topic, control.address());
             coordinatorChannel = control;
             failure = null;
-            if (!readAheadBeforeLoss.isEmpty()) {
-                // read ahead before the coordinator was lost and never handed out: if the leader still holds them
-                // for this member they go back uncounted; if the failover released them (they come again, counted)
-                // the broker refuses this, which changes nothing
-                SettleBatches back = new SettleBatches(topic);
-                for (Delivery d : readAheadBeforeLoss) {
-                    if (unhold(d.partition(), d.offset())) {
-                        back.add(d.partition(), d.offset(), ShareSettle.RETURN);
-                    }
-                }
-                readAheadBeforeLoss.clear();
-                sendSettle(back.drain(routable(back.partitions())));
-            }
+            // read ahead before the coordinator was lost and never handed out: returned before the next fetch from
+            // their leaders, uncounted whether the leader still holds them for this member or released them meanwhile
+            readAheadBeforeLoss.forEach(d -> orphan(d.partition(), d.offset()));
+            readAheadBeforeLoss.clear();
             refreshRoutes(); // the coordinator moved: leaders may have moved too
         }
 
@@ -526,13 +519,14 @@ public final class ShareFetcher implements Fetcher {
         @Override
         public void onRejoining() {
             LOG.debug("{} {}: rejoining", memberId, topic);
-            // the broker released everything this member held: what is buffered may go to others now, and what the
-            // application holds can no longer be accepted
+            // the broker released everything this member held: what is buffered may go to others now (and is returned,
+            // so that the release does not count as a delivery of it), and what the application holds can no longer
+            // be accepted
             List<Delivery> stale = new ArrayList<>();
             buffer.drainTo(stale);
             stale.addAll(readAheadBeforeLoss);
             readAheadBeforeLoss.clear();
-            stale.forEach(d -> unhold(d.partition(), d.offset()));
+            stale.forEach(d -> orphan(d.partition(), d.offset()));
             held.forEach((p, offsets) -> lost.computeIfAbsent(p, k -> new HashSet<>()).addAll(offsets));
             held.clear();
             pendingAsync.drain();
@@ -756,8 +750,8 @@ public final class ShareFetcher implements Fetcher {
     }
 
     /**
-     * Returns the orphaned records of {@code l}'s partitions to it, if there are any: true when the RETURN was sent,
-     * and {@code l} is fetched from once it is answered. The offsets stay orphaned only if the partition moved again
+     * Returns the orphaned records of {@code l}'s partitions to it, if there are any: true when the RETURN was sent;
+     * {@code l} is fetched from once it is answered. The offsets stay orphaned only if the partition moved again
      * meanwhile; any other answer (some delivered since, refused) ends the attempt: the return is a correction of
      * the counts, not a settlement anyone waits for. Loop.
      */
@@ -872,6 +866,14 @@ public final class ShareFetcher implements Fetcher {
         if (closed || topicId == null || partitions.isEmpty() || !membership.isJoined()) {
             return;
         }
+        if (!orphaned.isEmpty()) {
+            // at once, wanted or not: until returned they may be held for this member, out of others' reach
+            for (Leader l : new ArrayList<>(leaders.values())) {
+                if (l.connected() && !l.returning) {
+                    returnOrphaned(l);
+                }
+            }
+        }
         int buffered = buffer.size();
         int room = settings.prefetch() - buffered;
         // refill once half the window is free, not whenever an answer leaves room for a few records: a fetch of one
@@ -892,9 +894,7 @@ public final class ShareFetcher implements Fetcher {
         boolean sent = false;
         for (Leader l : fetching) {
             if (l.connected() && l.fetch != null && !l.fetchInFlight && !l.returning) {
-                if (!returnOrphaned(l)) {
-                    fetchFrom(l, share);
-                }
+                fetchFrom(l, share); // a leader being returned records is fetched from once they are back
                 sent = true;
             }
         }
