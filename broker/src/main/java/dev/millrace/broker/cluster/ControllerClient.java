@@ -418,12 +418,7 @@ public final class ControllerClient implements AutoCloseable {
 
     private synchronized CompletableFuture<BrokerChannel> channelTo(BrokerImage node) {
         if (channel != null && channelNode == node.id()) {
-            BrokerChannel open;
-            try {
-                open = channel.getNow(null);
-            } catch (CompletionException | java.util.concurrent.CancellationException failedConnect) {
-                open = null; // a failed connect: replaced below (a bare getNow threw it out of every later call)
-            }
+            BrokerChannel open = BrokerChannel.openOrNull(channel); // null after a failed connect: replaced below
             if (open == null && !channel.isDone() || open != null && open.isOpen()) {
                 return channel;
             }

@@ -86,7 +86,7 @@ final class BrokerRequestSender implements AutoCloseable {
         String hostPort = address.getHostString() + ":" + address.getPort();
         CompletableFuture<BrokerChannel> channel = channels.get(brokerId);
         if (channel != null) {
-            BrokerChannel open = channel.getNow(null);
+            BrokerChannel open = BrokerChannel.openOrNull(channel); // not getNow: a failed connect would throw
             boolean failed = channel.isCompletedExceptionally();
             boolean moved = open != null && !open.address().equals(hostPort);
             if (!failed && !moved && (open == null || open.isOpen())) {

@@ -64,7 +64,7 @@ final class ShareStateClient implements AutoCloseable {
     private synchronized CompletableFuture<BrokerChannel> channelTo(Node node) {
         CompletableFuture<BrokerChannel> channel = channels.get(node.id());
         if (channel != null) {
-            BrokerChannel open = openOrNull(channel);
+            BrokerChannel open = BrokerChannel.openOrNull(channel);
             boolean failed = channel.isCompletedExceptionally();
             boolean moved = open != null && !open.address().equals(node.host() + ":" + node.port());
             if (!failed && !moved && (open == null || open.isOpen())) {
@@ -75,19 +75,6 @@ final class ShareStateClient implements AutoCloseable {
         channel = BrokerChannel.connect(loop, node.host(), node.port(), clientId, timeoutMs);
         channels.put(node.id(), channel);
         return channel;
-    }
-
-    /**
-     * The channel if connected, null while connecting or if the connect failed. Not a bare {@code getNow}: on a failed
-     * connect it throws the failure, which would fail every later send to that broker at once (never connecting to it
-     * again) and reach the share fetch that saved through it as UNKNOWN_SERVER_ERROR.
-     */
-    static BrokerChannel openOrNull(CompletableFuture<BrokerChannel> channel) {
-        try {
-            return channel.getNow(null);
-        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException failed) {
-            return null;
-        }
     }
 
     @Override

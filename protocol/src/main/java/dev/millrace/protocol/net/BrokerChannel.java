@@ -172,6 +172,21 @@ public final class BrokerChannel {
         return failure == null && channel.isActive();
     }
 
+    /**
+     * The channel a {@link #connect} future holds if it connected, null while it connects or if the connect failed
+     * (or was cancelled). For callers that keep one connect future per broker and decide whether to reuse it: a bare
+     * {@code getNow(null)} throws a failed connect's exception instead, which fails every later send to that broker at
+     * once and synchronously (the channel is never replaced, and the exception escapes callers that expect a failed
+     * future).
+     */
+    public static BrokerChannel openOrNull(CompletableFuture<BrokerChannel> connecting) {
+        try {
+            return connecting.getNow(null);
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException failed) {
+            return null;
+        }
+    }
+
     /** Sends a Kafka request at {@code builder}'s latest version {@code version}; completes with its response. */
     @SuppressWarnings("unchecked")
     public <R extends AbstractResponse> CompletableFuture<R> send(AbstractRequest.Builder<?> builder, short version) {
