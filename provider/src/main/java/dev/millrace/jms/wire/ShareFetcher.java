@@ -35,6 +35,7 @@ import dev.millrace.jms.wire.net.ClientEventLoops;
 import dev.millrace.jms.wire.failover.RetryWindow;
 import dev.millrace.jms.wire.share.AcquiredRecords;
 import dev.millrace.jms.wire.share.ClusterLookup;
+import dev.millrace.jms.wire.share.ReadAheadWindow;
 import dev.millrace.jms.wire.share.SettleBatches;
 import dev.millrace.jms.wire.share.ShareMembership;
 import dev.millrace.protocol.ext.ExtensionApi;
@@ -54,7 +55,8 @@ import jakarta.jms.JMSException;
  *
  * <h2>Window and settlement</h2>
  * The consumer acquires ahead of the application up to {@code prefetch} records (and {@code prefetchBytes} per
- * fetch) that the application has not taken yet, and fetches again when its buffer is empty or half the window is
+ * fetch) that the application has not taken yet, fewer for an application that takes them more slowly than a quarter
+ * of the record lock duration would hold ({@link ReadAheadWindow}), and fetches again when its buffer is empty or half the window is
  * free ({@link #refillAt}; not after each record taken: a fetch of one record costs a round trip and a broker state
  * save like a fetch of hundreds). Records handed to the application do not count against the window:
  * it may hold any number of them unacknowledged (CLIENT_ACKNOWLEDGE, transactions), up to the broker's in-flight
@@ -113,6 +115,9 @@ public final class ShareFetcher implements Fetcher {
      */
     private static final int MAX_ORPHAN_RETURNS = 10;
 
+    /** Retries of a lock renewal for partitions without a connected leader ({@link #renew}): 10 s at most. */
+    private static final int RENEW_RETRIES = 20;
+
     /** How long a ShareFetch may wait at the broker for records. */
     static final int FETCH_MAX_WAIT_MS = 500;
     private static final short FETCH_VERSION = 1;
@@ -130,6 +135,7 @@ public final class ShareFetcher implements Fetcher {
     private final AtomicBoolean fetchRequested = new AtomicBoolean();
     private final AtomicInteger waiters = new AtomicInteger();
     private final long idleReleaseNanos;
+    private final ReadAheadWindow readAhead;
     private volatile Runnable onArrival = () -> { };
     private volatile Throwable failure;
     private volatile boolean closed;
@@ -168,7 +174,8 @@ public final class ShareFetcher implements Fetcher {
     private boolean settleInFlight;
     /** The asynchronous settlement round in flight (complete when none is); close waits for it before leaving. */
     private CompletableFuture<?> asyncSettled = CompletableFuture.completedFuture(null);
-    private int lockDurationMs = 30_000;
+    /** The group's record lock duration, from the broker's answers (read by application threads too). */
+    private volatile int lockDurationMs = 30_000;
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> idleCheck;
 
@@ -187,6 +194,7 @@ public final class ShareFetcher implements Fetcher {
         this.rack = rack;
         this.pendingAsync = new SettleBatches(topic);
         this.idleReleaseNanos = TimeUnit.MILLISECONDS.toNanos(settings.prefetchIdleReleaseMs());
+        this.readAhead = new ReadAheadWindow(settings.prefetch(), System.nanoTime());
         this.retryWindow = RetryWindow.of(settings.failoverTimeoutMs());
         this.membership = new ShareMembership(settings, loop, clientId, groupId, topic, rack, new Member());
         this.memberId = membership.memberId();
@@ -237,7 +245,10 @@ public final class ShareFetcher implements Fetcher {
                     d = buffer.pollFirst(timeoutMs, TimeUnit.MILLISECONDS);
                 }
             }
-            if (settings.prefetch() - buffer.size() >= refillAt()) {
+            if (d != null) {
+                readAhead.taken(!buffer.isEmpty());
+            }
+            if (window() - buffer.size() >= refillAt()) {
                 requestFetch();
             }
             return d;
@@ -854,7 +865,7 @@ public final class ShareFetcher implements Fetcher {
      * one rule for every path that may fetch (a take, a fetch's answer, a settlement).
      */
     private int refillAt() {
-        return Math.max(1, settings.prefetch() / 2);
+        return Math.max(1, window() / 2);
     }
 
     private boolean hasDemand() {
@@ -875,7 +886,7 @@ public final class ShareFetcher implements Fetcher {
             }
         }
         int buffered = buffer.size();
-        int room = settings.prefetch() - buffered;
+        int room = window() - buffered;
         // refill once half the window is free, not whenever an answer leaves room for a few records: a fetch of one
         // record costs a round trip and a state save on the broker like a fetch of hundreds (an empty buffer always
         // fetches: a receive may wait)
@@ -1052,7 +1063,7 @@ public final class ShareFetcher implements Fetcher {
             fetchable |= l.connected() && l.fetch != null && !l.fetchInFlight && !l.partitions.isEmpty()
                     && l.sessionEpoch != ShareRequestMetadata.INITIAL_EPOCH;
         }
-        if (fetchable && hasDemand() && buffer.size() < settings.prefetch()) {
+        if (fetchable && hasDemand() && buffer.size() < window()) {
             maybeFetch(); // the acceptances ride on it
         }
         maybeSettleAsync();
@@ -1213,17 +1224,45 @@ public final class ShareFetcher implements Fetcher {
         return offsets != null && offsets.remove(offset);
     }
 
+    /** How many records to read ahead now: {@code prefetch}, less for a slow application ({@link ReadAheadWindow}). */
+    private int window() {
+        return readAhead.window(System.nanoTime(), lockDurationMs);
+    }
+
     /** Renews the locks of every held record each half lock duration, at each record's leader. */
     private void scheduleRenewal() {
         renewal = loop.schedule(() -> {
             if (closed) {
                 return;
             }
-            SettleBatches renew = new SettleBatches(topic);
-            held.forEach((p, offsets) -> offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW)));
-            sendSettle(renew.drain(routable(renew.partitions())));
+            renew(new TreeSet<>(held.keySet()), RENEW_RETRIES);
             scheduleRenewal();
         }, Math.max(500, lockDurationMs / 2), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Renews the held records of {@code partitions} whose leader is connected; those of the others are tried again
+     * every {@value ShareMembership#RECONNECT_BACKOFF_MS} ms, up to {@code retries} times, rather than only at the next
+     * round half a lock duration later, by when their locks may have expired (a failover in between). Loop.
+     */
+    private void renew(Set<Integer> partitions, int retries) {
+        if (closed) {
+            return;
+        }
+        SettleBatches renew = new SettleBatches(topic);
+        for (int p : partitions) {
+            TreeSet<Long> offsets = held.get(p);
+            if (offsets != null) {
+                offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW));
+            }
+        }
+        Set<Integer> ready = routable(renew.partitions());
+        sendSettle(renew.drain(ready));
+        Set<Integer> waiting = renew.partitions();
+        if (!waiting.isEmpty() && retries > 0) {
+            loop.schedule(() -> renew(waiting, retries - 1), ShareMembership.RECONNECT_BACKOFF_MS,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Returns the read-ahead records once the application no longer wants messages (see the class javadoc). */
