@@ -126,6 +126,19 @@ final class KafkaShareFlow implements Flow {
         return out.toString();
     }
 
+    /** The histories of up to five records delivered more than once with a delivery count of 1. */
+    private String unflaggedRedeliveries() {
+        List<String> out = new ArrayList<>();
+        history.forEach((id, events) -> {
+            synchronized (events) {
+                if (events.stream().filter(e -> e.endsWith(" dc=1")).count() > 1 && out.size() < 5) {
+                    out.add(id + " " + events);
+                }
+            }
+        });
+        return out.toString();
+    }
+
     @Override
     public void stopSending() throws Exception {
         pacer.close();
@@ -145,7 +158,8 @@ final class KafkaShareFlow implements Flow {
     @Override
     public String report() {
         return ledger.summary() + " consumerErrors=" + consumers.stream().mapToLong(ConsumerLoop::errors).sum()
-                + (ledger.deliveredAfterFinalConsumption() > 0 ? " againAfterCommit=" + redeliveredAfterCommit() : "");
+                + (ledger.deliveredAfterFinalConsumption() > 0 ? " againAfterCommit=" + redeliveredAfterCommit() : "")
+                + (ledger.unflaggedRedeliveries() > 0 ? " againWithCount1=" + unflaggedRedeliveries() : "");
     }
 
     @Override
