@@ -55,10 +55,10 @@ import jakarta.jms.JMSException;
  *
  * <h2>Window and settlement</h2>
  * The consumer acquires ahead of the application up to {@code prefetch} records (and {@code prefetchBytes} per
- * fetch) that the application has not taken yet, fewer for an application that takes them more slowly than a quarter
- * of the record lock duration would hold ({@link ReadAheadWindow}), and fetches again when its buffer is empty or half the window is
- * free ({@link #refillAt}; not after each record taken: a fetch of one record costs a round trip and a broker state
- * save like a fetch of hundreds). Records handed to the application do not count against the window:
+ * fetch) that the application has not taken yet, fewer for an application too slow to take them within a quarter of
+ * the record lock duration ({@link ReadAheadWindow}), and fetches again when its buffer is empty or half the window
+ * is free ({@link #refillAt}; not after each record taken: a fetch of one record costs a round trip and a broker
+ * state save like a fetch of hundreds). Records handed to the application do not count against the window:
  * it may hold any number of them unacknowledged (CLIENT_ACKNOWLEDGE, transactions), up to the broker's in-flight
  * limit {@code group.share.partition.max.record.locks}. Each record is settled when the session says so, one by one:
  * there is no batch that must be settled before more can be fetched. AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE
@@ -762,9 +762,10 @@ public final class ShareFetcher implements Fetcher {
 
     /**
      * Returns the orphaned records of {@code l}'s partitions to it, if there are any: true when the RETURN was sent;
-     * {@code l} is fetched from once it is answered. The offsets stay orphaned only if the partition moved again
-     * meanwhile; any other answer (some delivered since, refused) ends the attempt: the return is a correction of
-     * the counts, not a settlement anyone waits for. Loop.
+     * {@code l} is fetched from once it is answered. The offsets stay orphaned, for another attempt, only if the return
+     * was not applied and may be on a retry (the connection failed, the partition moved again, its state is still
+     * loading), up to {@value #MAX_ORPHAN_RETURNS} attempts; any other answer (some delivered since, refused) ends it:
+     * the return is a correction of the counts, not a settlement anyone waits for. Loop.
      */
     private boolean returnOrphaned(Leader l) {
         SettleBatches back = new SettleBatches(topic);
