@@ -57,6 +57,7 @@ import dev.millrace.broker.controller.Controller.TopicConfigChange;
 import dev.millrace.broker.controller.MetadataImage.BrokerImage;
 import dev.millrace.broker.controller.ProducerIdBlock;
 import dev.millrace.protocol.net.BrokerChannel;
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -98,6 +99,7 @@ public final class ControllerClient implements AutoCloseable {
     private final Controller local;
     private final long timeoutMs;
     private final long retryBackoffMs;
+    private final ClientSecurity security;
     private final EventLoopGroup group;
     private final EventLoop loop;
     /** The connection to the active controller's node, and that node's id; guarded by {@code this}. */
@@ -106,6 +108,13 @@ public final class ControllerClient implements AutoCloseable {
     private volatile boolean closed;
 
     public ControllerClient(int nodeId, Controller local, long timeoutMs, long retryBackoffMs) {
+        this(nodeId, local, timeoutMs, retryBackoffMs, ClientSecurity.PLAINTEXT);
+    }
+
+    /** @param security how to connect to the active controller's node (the inter-broker listener's protocol) */
+    public ControllerClient(int nodeId, Controller local, long timeoutMs, long retryBackoffMs,
+                            ClientSecurity security) {
+        this.security = security;
         this.nodeId = nodeId;
         this.local = local;
         this.timeoutMs = timeoutMs;
@@ -426,7 +435,7 @@ public final class ControllerClient implements AutoCloseable {
         dropChannel();
         channelNode = node.id();
         channel = BrokerChannel.connect(loop, node.host(), node.port(), CLIENT_ID_PREFIX + nodeId,
-                (int) Math.min(Integer.MAX_VALUE, timeoutMs));
+                (int) Math.min(Integer.MAX_VALUE, timeoutMs), security);
         return channel;
     }
 

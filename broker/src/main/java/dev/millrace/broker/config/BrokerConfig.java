@@ -70,9 +70,19 @@ public final class BrokerConfig {
     String listenerSecurityProtocolMap = "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL";
 
     @Setting(name = "inter.broker.listener.name", doc = "The listener other nodes reach this one on (registered "
-            + "with the controller); empty means the listener named PLAINTEXT, else the first one. Traffic between "
-            + "nodes is not secured yet: in a cluster this listener must be PLAINTEXT.")
+            + "with the controller); empty means the listener named PLAINTEXT, else the first one. A node connects "
+            + "to the others with this listener's protocol: TLS with ssl.truststore.* (and ssl.keystore.* when the "
+            + "listener asks for client certificates), SASL with sasl.mechanism.inter.broker.protocol and the "
+            + "username and password of the listener's JAAS entry for that mechanism. Its principal must be in "
+            + "super.users when the authorizer is on.")
     String interBrokerListenerName = "";
+
+    @Setting(name = "sasl.mechanism.inter.broker.protocol", doc = "The SASL mechanism a node authenticates with "
+            + "when the inter-broker listener is SASL_PLAINTEXT or SASL_SSL: one of sasl.enabled.mechanisms; empty "
+            + "means the first of them. Its credentials are the username and password options of "
+            + "listener.name.<inter-broker listener>.<mechanism>.sasl.jaas.config (a SCRAM user must have been "
+            + "created with alterUserScramCredentials before the nodes can replicate).")
+    String saslMechanismInterBrokerProtocol = "";
 
     @Setting(name = "ssl.keystore.location", doc = "The broker's key store (its private key and certificate "
             + "chain), used by SSL and SASL_SSL listeners.")
@@ -459,6 +469,19 @@ public final class BrokerConfig {
 
     public String sslPrincipalMappingRules() {
         return sslPrincipalMappingRules;
+    }
+
+    /**
+     * The SASL mechanism of the node's own connections to other nodes: {@code sasl.mechanism.inter.broker.protocol},
+     * else the first of {@code sasl.enabled.mechanisms}; upper case; empty when neither is set.
+     */
+    public String saslMechanismInterBrokerProtocol() {
+        String named = saslMechanismInterBrokerProtocol.trim().toUpperCase(java.util.Locale.ROOT);
+        if (!named.isEmpty()) {
+            return named;
+        }
+        java.util.List<String> enabled = saslEnabledMechanisms();
+        return enabled.isEmpty() ? "" : enabled.get(0);
     }
 
     /** The mechanisms of {@code sasl.enabled.mechanisms}, upper case, in the order given. */

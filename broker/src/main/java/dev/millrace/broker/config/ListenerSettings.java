@@ -155,10 +155,13 @@ public final class ListenerSettings {
             return;
         }
         Listener inter = interBroker(config);
-        if (config.isClusterMode() && inter.protocol() != SecurityProtocol.PLAINTEXT) {
-            problems.add("inter.broker.listener.name: listener " + inter.name() + " is " + inter.protocol()
-                    + "; traffic between nodes is not secured yet, so in a cluster the inter-broker listener must be "
-                    + "PLAINTEXT (add a PLAINTEXT listener on a private address and name it here)");
+        if (inter.usesSasl() && !config.saslEnabledMechanisms().isEmpty()) {
+            String mechanism = config.saslMechanismInterBrokerProtocol();
+            if (!config.saslEnabledMechanisms().contains(mechanism)) {
+                problems.add("sasl.mechanism.inter.broker.protocol: " + mechanism + " is not one of "
+                        + "sasl.enabled.mechanisms " + config.saslEnabledMechanisms() + " (the inter-broker listener "
+                        + inter.name() + " is " + inter.protocol() + ")");
+            }
         }
     }
 

@@ -58,11 +58,13 @@ public final class ProducerRoundWriter implements RoundWriter {
 
     /**
      * A writer whose producer bootstraps at {@code bootstrap} with {@code transactionalId}; a round that takes
-     * longer than {@code transactionTimeoutMs} is aborted by the coordinator.
+     * longer than {@code transactionTimeoutMs} is aborted by the coordinator. {@code security} holds the
+     * kafka-clients settings of the listener it connects to ({@code security.protocol}, {@code ssl.*},
+     * {@code sasl.*}).
      */
     public static ProducerRoundWriter create(String bootstrap, String transactionalId, int transactionTimeoutMs,
-                                             DelayLogs logs) {
-        Properties p = producerConfig(bootstrap, transactionalId, transactionTimeoutMs);
+                                             Map<String, Object> security, DelayLogs logs) {
+        Properties p = producerConfig(bootstrap, transactionalId, transactionTimeoutMs, security);
         return new ProducerRoundWriter(transactionalId, () -> new KafkaProducer<>(p, new ByteArraySerializer(),
                 new ByteArraySerializer()), logs);
     }
@@ -70,11 +72,13 @@ public final class ProducerRoundWriter implements RoundWriter {
     /**
      * Initialises another broker's delivery transactional id through a short-lived producer bootstrapping at
      * {@code bootstrap}: the coordinator aborts a round left open under it and bumps its epoch
-     * ({@link DeadBrokerRounds}). Blocks up to {@code transactionTimeoutMs}.
+     * ({@link DeadBrokerRounds}), connecting with the kafka-clients settings {@code security}. Blocks up to
+     * {@code transactionTimeoutMs}.
      */
-    public static DeadBrokerRounds.Fencer fencer(String bootstrap, int transactionTimeoutMs) {
+    public static DeadBrokerRounds.Fencer fencer(String bootstrap, int transactionTimeoutMs,
+                                                 Map<String, Object> security) {
         return transactionalId -> {
-            Properties p = producerConfig(bootstrap, transactionalId, transactionTimeoutMs);
+            Properties p = producerConfig(bootstrap, transactionalId, transactionTimeoutMs, security);
             p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-fencer");
             Producer<byte[], byte[]> fencing = new KafkaProducer<>(p, new ByteArraySerializer(),
                     new ByteArraySerializer());
@@ -86,8 +90,10 @@ public final class ProducerRoundWriter implements RoundWriter {
         };
     }
 
-    private static Properties producerConfig(String bootstrap, String transactionalId, int transactionTimeoutMs) {
+    private static Properties producerConfig(String bootstrap, String transactionalId, int transactionTimeoutMs,
+                                             Map<String, Object> security) {
         Properties p = new Properties();
+        p.putAll(security);
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);

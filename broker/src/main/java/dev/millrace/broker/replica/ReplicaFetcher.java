@@ -30,6 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.millrace.protocol.net.BrokerChannel;
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoop;
 
 /**
@@ -82,6 +83,7 @@ final class ReplicaFetcher {
     private final int sourceId;
     private final ReplicaConfig config;
     private final BrokerEndpoints endpoints;
+    private final ClientSecurity security;
     private final EventLoop loop;
     private final Map<TopicPartition, Fetching> partitions = new LinkedHashMap<>();
     private BrokerChannel channel;
@@ -89,7 +91,9 @@ final class ReplicaFetcher {
     private boolean closed;
     private ScheduledFuture<?> wakeup;
 
-    ReplicaFetcher(int nodeId, int sourceId, ReplicaConfig config, BrokerEndpoints endpoints, EventLoop loop) {
+    ReplicaFetcher(int nodeId, int sourceId, ReplicaConfig config, BrokerEndpoints endpoints,
+                   ClientSecurity security, EventLoop loop) {
+        this.security = security;
         this.nodeId = nodeId;
         this.sourceId = sourceId;
         this.config = config;
@@ -178,7 +182,7 @@ final class ReplicaFetcher {
         }
         inFlight = true;
         BrokerChannel.connect(loop, address.get().getHostString(), address.get().getPort(),
-                "millrace-replica-fetcher-" + nodeId, config.requestTimeoutMs()).whenComplete((c, error) -> {
+                "millrace-replica-fetcher-" + nodeId, config.requestTimeoutMs(), security).whenComplete((c, error) -> {
                     inFlight = false;
                     if (closed) {
                         if (c != null) {
@@ -187,13 +191,28 @@ final class ReplicaFetcher {
                         return;
                     }
                     if (error != null) {
-                        log.info("Broker {}: cannot reach leader {}: {}", nodeId, sourceId, error.getMessage());
+                        if (refused(error)) {
+                            // a wrong inter-broker password or certificate: nothing replicates until it is fixed
+                            log.warn("Broker {}: leader {} refused this node's credentials (inter-broker listener "
+                                    + "security): {}", nodeId, sourceId, error.getMessage());
+                        } else {
+                            log.info("Broker {}: cannot reach leader {}: {}", nodeId, sourceId, error.getMessage());
+                        }
                         backOffAll();
                         return;
                     }
                     channel = c;
                     maybeSend();
                 });
+    }
+
+    private static boolean refused(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.AuthenticationException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void backOffAll() {

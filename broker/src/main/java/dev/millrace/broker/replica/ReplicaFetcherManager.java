@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.TopicPartition;
 
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -24,6 +25,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final int nodeId;
     private final ReplicaConfig config;
     private final BrokerEndpoints endpoints;
+    private final ClientSecurity security;
     private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
     /** Which fetcher (leader broker) each followed partition is with. */
     private final Map<TopicPartition, Integer> sources = new HashMap<>();
@@ -31,6 +33,13 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private boolean closed;
 
     public ReplicaFetcherManager(int nodeId, ReplicaConfig config, BrokerEndpoints endpoints) {
+        this(nodeId, config, endpoints, ClientSecurity.PLAINTEXT);
+    }
+
+    /** @param security how to connect to the leaders (the inter-broker listener's protocol) */
+    public ReplicaFetcherManager(int nodeId, ReplicaConfig config, BrokerEndpoints endpoints,
+                                 ClientSecurity security) {
+        this.security = security;
         this.nodeId = nodeId;
         this.config = config;
         this.endpoints = endpoints;
@@ -49,7 +58,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             group = new NioEventLoopGroup(LOOP_THREADS, new DefaultThreadFactory("millrace-replica-fetcher", true));
         }
         ReplicaFetcher fetcher = fetchers.computeIfAbsent(leaderId,
-                id -> new ReplicaFetcher(nodeId, id, config, endpoints, group.next()));
+                id -> new ReplicaFetcher(nodeId, id, config, endpoints, security, group.next()));
         fetcher.add(partition, leaderEpoch);
         sources.put(partition.topicPartition(), leaderId);
     }

@@ -31,12 +31,18 @@
  * one connection's exchange are drawn in {@link SaslAuthenticator}. A credential created through one broker is used
  * by another once that one has applied the metadata record (normally within milliseconds).
  *
+ * <h2>Between nodes</h2>
+ * A node is a client of the other nodes' inter-broker listener with that listener's protocol
+ * ({@link InterBrokerSecurity}): replica fetching, controller requests, transaction markers and verification,
+ * share-state and share-member calls and the delay service's producer all connect with it, and the principal they
+ * authenticate as must be a super user when the authorizer is on.
+ *
  * <h2>Elsewhere</h2>
  * Client quotas are measured in {@code dev.millrace.broker.quota} and enforced by
  * {@code dev.millrace.broker.server.ThrottlingApis}.
  *
  * <h2>Not here yet</h2>
  * OpenSSL (netty-tcnative) engines; SASL re-authentication (KIP-368) and the unframed SASL of
- * SaslHandshake version 0; TLS and SASL between the nodes of a cluster (the inter-broker listener is PLAINTEXT).
+ * SaslHandshake version 0; TLS on the metadata quorum's own port (SOFAJRaft's RPC between voters).
  */
 package dev.millrace.broker.security;

@@ -18,6 +18,7 @@ import dev.millrace.broker.cluster.ControllerClient;
 import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.net.BrokerChannel;
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -38,12 +39,19 @@ final class BrokerRequestSender implements AutoCloseable {
     private final String clientId;
     private final BrokerEndpoints endpoints;
     private final int timeoutMs;
+    private final ClientSecurity security;
     private final EventLoopGroup group;
     private final EventLoop loop;
     /** Guarded by {@code this}. */
     private final Map<Integer, CompletableFuture<BrokerChannel>> channels = new HashMap<>();
 
     BrokerRequestSender(int nodeId, BrokerEndpoints endpoints, int timeoutMs) {
+        this(nodeId, endpoints, timeoutMs, ClientSecurity.PLAINTEXT);
+    }
+
+    /** @param security how to connect to the other brokers (the inter-broker listener's protocol) */
+    BrokerRequestSender(int nodeId, BrokerEndpoints endpoints, int timeoutMs, ClientSecurity security) {
+        this.security = security;
         this.clientId = ControllerClient.CLIENT_ID_PREFIX + nodeId;
         this.endpoints = endpoints;
         this.timeoutMs = timeoutMs;
@@ -94,7 +102,8 @@ final class BrokerRequestSender implements AutoCloseable {
             }
             channel.thenAccept(BrokerChannel::close);
         }
-        channel = BrokerChannel.connect(loop, address.getHostString(), address.getPort(), clientId, timeoutMs);
+        channel = BrokerChannel.connect(loop, address.getHostString(), address.getPort(), clientId, timeoutMs,
+                security);
         channels.put(brokerId, channel);
         return channel;
     }

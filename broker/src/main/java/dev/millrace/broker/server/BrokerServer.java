@@ -62,6 +62,7 @@ import dev.millrace.broker.network.KafkaServer;
 import dev.millrace.broker.network.NetworkStats;
 import dev.millrace.broker.network.NotServingException;
 import dev.millrace.broker.security.BrokerListenerSecurity;
+import dev.millrace.broker.security.InterBrokerSecurity;
 import dev.millrace.broker.network.RequestHandler;
 import dev.millrace.broker.quota.ClientQuotaManager;
 import dev.millrace.broker.share.ShareBroker;
@@ -72,6 +73,7 @@ import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerReaper;
 import dev.millrace.protocol.delay.DelayedDelivery;
 import dev.millrace.protocol.ext.ExtensionHeader;
+import dev.millrace.protocol.net.ClientSecurity;
 
 /**
  * One broker process: the metadata controller, the partition logs, log maintenance, the timing
@@ -121,6 +123,8 @@ public final class BrokerServer implements AutoCloseable {
     private final List<KafkaServer> network = new ArrayList<>();
     /** One per listener, in the order of {@code listeners}: their TLS engines and SASL users. */
     private List<BrokerListenerSecurity> security = List.of();
+    /** How this node connects to the others (their inter-broker listener). */
+    private ClientSecurity interBrokerSecurity = ClientSecurity.PLAINTEXT;
     /** Where clients of each listener reach this broker. */
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private volatile ControllerClient controllerClient;
@@ -177,6 +181,9 @@ public final class BrokerServer implements AutoCloseable {
         security = BrokerListenerSecurity.forListeners(config,
                 (user, mechanism) -> controller == null ? Optional.empty()
                         : controller.image().scramCredential(user, mechanism));
+        if (config.isClusterMode()) {
+            interBrokerSecurity = InterBrokerSecurity.forConfig(config);
+        }
         File dataDir = config.dataDir().getAbsoluteFile();
         java.nio.file.Files.createDirectories(dataDir.toPath());
         Optional<ClusterIdentity> stored = ClusterIdentity.load(dataDir, config.nodeId());
@@ -195,15 +202,17 @@ public final class BrokerServer implements AutoCloseable {
                         .withReplicaLagTimeMaxMs(config.replicaLagTimeMaxMs())
                         .withReplicaFetchWaitMaxMs(config.replicaFetchWaitMaxMs()),
                 (tp, topicId, leaderEpoch, newIsr, partitionEpoch) -> isrUpdater.alterIsr(tp, topicId, leaderEpoch,
-                        newIsr, partitionEpoch), endpoints);
+                        newIsr, partitionEpoch), endpoints, interBrokerSecurity);
         String initialClusterId = stored.map(ClusterIdentity::clusterId).orElseGet(() -> Uuid.randomUuid().toString());
         controller = controllerFactory.create(config, new File(dataDir, "metadata"), initialClusterId);
         controller.registerListener(partitions);
         controller.start();
         partitions.enableReplicaRemoval(); // the metadata log is replayed: images from here on are not history
         ClusterIdentity identity = ClusterIdentity.adopt(dataDir, stored, awaitClusterId(), config.nodeId());
-        controllerClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100);
-        lifecycleClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100);
+        controllerClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100,
+                interBrokerSecurity);
+        lifecycleClient = new ControllerClient(config.nodeId(), controller, config.brokerSessionTimeoutMs(), 100,
+                interBrokerSecurity);
         ControllerApis controllerApis = new ControllerApis(controller);
         requestExecutor = Executors.newFixedThreadPool(config.numIoThreads(), r -> daemon(r, "millrace-request"));
         AtomicReference<RequestHandler> apis = new AtomicReference<>();
@@ -296,7 +305,8 @@ public final class BrokerServer implements AutoCloseable {
         LocalTxnMarkerWriter markerWriter = new LocalTxnMarkerWriter(partitions, purgatory, groups,
                 replicationWaiters, time);
         txnMarkers = new ClusterTxnMarkerWriter(config.nodeId(), controller::image, endpoints, markerWriter, 10_000,
-                (int) (config.replicaLagTimeMaxMs() + partitions.replicaConfig().isrCheckIntervalMs() + 15_000));
+                (int) (config.replicaLagTimeMaxMs() + partitions.replicaConfig().isrCheckIntervalMs() + 15_000),
+                interBrokerSecurity);
         ReplicationAwaiter txnStateReplicas = replicationWaiters.forTopic(TransactionStateTopic.NAME);
         TransactionStateTopic txnStateTopic = InternalTopics.transactionStateTopic(controller, partitions);
         transactions = new TransactionCoordinator(new TransactionCoordinator.Config(config.transactionMaxTimeoutMs(),
@@ -324,11 +334,12 @@ public final class BrokerServer implements AutoCloseable {
                     roundTimeoutMs, new File(dataDir, "delay-checkpoints"), config.delayCacheBytes()), delayLogs,
                     ProducerRoundWriter.create(advertisedHost + ":" + advertisedPort,
                             DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + config.nodeId(), roundTimeoutMs,
-                            delayLogs), timer, dev.millrace.delay.Time.SYSTEM);
+                            interBrokerSecurity.kafkaConfigs(), delayLogs), timer, dev.millrace.delay.Time.SYSTEM);
             // a killed broker's open round would otherwise hold its targets and delay partitions until it times out
             deadBrokerRounds = new DeadBrokerRounds(config.nodeId(),
                     id -> DelayedDeliveryService.TRANSACTIONAL_ID + "-node-" + id,
-                    ProducerRoundWriter.fencer(advertisedHost + ":" + advertisedPort, roundTimeoutMs),
+                    ProducerRoundWriter.fencer(advertisedHost + ":" + advertisedPort, roundTimeoutMs,
+                            interBrokerSecurity.kafkaConfigs()),
                     controller::image);
             controller.registerListener(deadBrokerRounds);
         } else {
@@ -343,7 +354,7 @@ public final class BrokerServer implements AutoCloseable {
         TransactionHandler transactionHandler = new TransactionHandler(transactions, partitions,
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(), tp -> controller.image()
                 .topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false));
-        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000);
+        shareRequests = new BrokerRequestSender(config.nodeId(), endpoints, 30_000, interBrokerSecurity);
         TxnVerifier txnVerifier = new TxnVerifier(config.nodeId(), ClusterCoordinatorLocators.forTopic(controller,
                 TransactionStateTopic.NAME), txnStateTopic, transactions, shareRequests);
         groups.setTxnOffsetsVerifier((transactionalId, producerId, epoch, offsetsPartition) -> txnVerifier.verify(
@@ -368,7 +379,7 @@ public final class BrokerServer implements AutoCloseable {
         partitions.addElectionListener(LogShareStateStore.TOPIC, shareStates);
         shareStates.awaitLoads(120_000);
         shareStateStore = new ClusterShareStateStore(shareStates, ClusterCoordinatorLocators.forTopic(controller,
-                LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50);
+                LogShareStateStore.TOPIC), config.nodeId(), 15_000, 50, interBrokerSecurity);
         shares = new ShareBroker(config.shareGroupConfig(), shareTopics, shareStateStore, timer,
                 dev.millrace.delay.Time.SYSTEM);
         // share-group settings (group configs) live in the metadata log: applied from this node's image, now and at
@@ -387,7 +398,8 @@ public final class BrokerServer implements AutoCloseable {
         purgatory.addAppendListener(shares::onAppend);
         partitions.addElectionListener(OffsetsTopic.NAME, shares.followGroupLeadership(
                 InternalTopics.offsetsTopic(controller, partitions).partitionCount(),
-                ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME), config.nodeId()));
+                ClusterCoordinatorLocators.forTopic(controller, OffsetsTopic.NAME), config.nodeId(),
+                interBrokerSecurity));
         kafkaApis.setShareBroker(shares);
         shares.transactions().setTransactions(new TxnShareJoin(config.nodeId(), ClusterCoordinatorLocators.forTopic(
                 controller, TransactionStateTopic.NAME), txnStateTopic, transactionHandler::addSharePartition,
@@ -546,6 +558,7 @@ public final class BrokerServer implements AutoCloseable {
         closeQuietly("controller client (lifecycle)", lifecycleClient);
         closeQuietly("controller", controller);
         closeQuietly("partition logs", partitions);
+        closeQuietly("inter-broker security", interBrokerSecurity); // after every client of other nodes
         if (background != null) {
             background.shutdownNow();
         }

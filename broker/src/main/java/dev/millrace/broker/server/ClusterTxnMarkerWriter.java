@@ -29,6 +29,7 @@ import dev.millrace.broker.controller.MetadataImage.TopicImage;
 import dev.millrace.broker.replica.BrokerEndpoints;
 import dev.millrace.broker.txn.TxnMarkerWriter;
 import dev.millrace.protocol.net.BrokerChannel;
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -58,6 +59,7 @@ final class ClusterTxnMarkerWriter implements TxnMarkerWriter, AutoCloseable {
 
     private final int nodeId;
     private final Supplier<MetadataImage> metadata;
+    private final ClientSecurity security;
     private final BrokerEndpoints endpoints;
     private final LocalTxnMarkerWriter local;
     private final long attemptTimeoutMs;
@@ -73,7 +75,9 @@ final class ClusterTxnMarkerWriter implements TxnMarkerWriter, AutoCloseable {
      * @param requestTimeoutMs how long a WriteTxnMarkers request may take (the remote leader waits for its ISR)
      */
     ClusterTxnMarkerWriter(int nodeId, Supplier<MetadataImage> metadata, BrokerEndpoints endpoints,
-                           LocalTxnMarkerWriter local, long attemptTimeoutMs, int requestTimeoutMs) {
+                           LocalTxnMarkerWriter local, long attemptTimeoutMs, int requestTimeoutMs,
+                           ClientSecurity security) {
+        this.security = security;
         this.nodeId = nodeId;
         this.metadata = metadata;
         this.endpoints = endpoints;
@@ -203,7 +207,7 @@ final class ClusterTxnMarkerWriter implements TxnMarkerWriter, AutoCloseable {
                 current.join().close();
             }
             current = BrokerChannel.connect(loop, address.getHostString(), address.getPort(),
-                    "millrace-txn-markers-" + nodeId, requestTimeoutMs);
+                    "millrace-txn-markers-" + nodeId, requestTimeoutMs, security);
             channels.put(broker, current);
         }
         return current;

@@ -35,6 +35,7 @@ import dev.millrace.broker.replica.EpochLogs;
 import dev.millrace.broker.replica.IsrUpdater;
 import dev.millrace.broker.replica.ReplicaConfig;
 import dev.millrace.broker.replica.ReplicaFetcherManager;
+import dev.millrace.protocol.net.ClientSecurity;
 
 /**
  * Keeps one {@link Partition} (and its log under {@code <logsDir>/<topic>-<partition>}) for every
@@ -96,6 +97,14 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
     public PartitionManager(int nodeId, File logsDir, Map<String, Object> logDefaults, Time time, Scheduler scheduler,
                             LogMaintenance maintenance, ReplicaConfig replicaConfig, IsrUpdater isrUpdater,
                             BrokerEndpoints endpoints) {
+        this(nodeId, logsDir, logDefaults, time, scheduler, maintenance, replicaConfig, isrUpdater, endpoints,
+                ClientSecurity.PLAINTEXT);
+    }
+
+    /** @param security how followers connect to their leaders (the inter-broker listener's protocol) */
+    public PartitionManager(int nodeId, File logsDir, Map<String, Object> logDefaults, Time time, Scheduler scheduler,
+                            LogMaintenance maintenance, ReplicaConfig replicaConfig, IsrUpdater isrUpdater,
+                            BrokerEndpoints endpoints, ClientSecurity security) {
         this.nodeId = nodeId;
         this.logsDir = logsDir;
         this.logDefaults = Map.copyOf(logDefaults);
@@ -104,7 +113,7 @@ public final class PartitionManager implements MetadataListener, AutoCloseable {
         this.maintenance = maintenance;
         this.replicaConfig = replicaConfig;
         this.isrUpdater = isrUpdater;
-        this.fetchers = new ReplicaFetcherManager(nodeId, replicaConfig, endpoints);
+        this.fetchers = new ReplicaFetcherManager(nodeId, replicaConfig, endpoints, security);
     }
 
     public int nodeId() {

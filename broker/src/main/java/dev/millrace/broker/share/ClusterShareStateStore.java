@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.millrace.broker.coordinator.CoordinatorLocator;
 import dev.millrace.protocol.ext.ShareState;
+import dev.millrace.protocol.net.ClientSecurity;
 
 /**
  * The broker's {@link ShareStateStore}: each share-partition's state goes to the share-state coordinator of its group
@@ -71,12 +72,19 @@ public final class ClusterShareStateStore implements ShareStateStore, AutoClosea
 
     public ClusterShareStateStore(ShareStateCoordinator local, CoordinatorLocator locator, int nodeId, long timeoutMs,
                                   long retryBackoffMs) {
+        this(local, locator, nodeId, timeoutMs, retryBackoffMs, ClientSecurity.PLAINTEXT);
+    }
+
+    /** @param security how to connect to the coordinators on other nodes (the inter-broker listener's protocol) */
+    public ClusterShareStateStore(ShareStateCoordinator local, CoordinatorLocator locator, int nodeId, long timeoutMs,
+                                  long retryBackoffMs, ClientSecurity security) {
         this.local = Objects.requireNonNull(local, "local");
         this.locator = Objects.requireNonNull(locator, "locator");
         this.nodeId = nodeId;
         this.timeoutMs = timeoutMs;
         this.retryBackoffMs = retryBackoffMs;
-        this.client = new ShareStateClient(nodeId, (int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        this.client = new ShareStateClient(nodeId, (int) Math.min(Integer.MAX_VALUE, timeoutMs), "share-state",
+                security);
     }
 
     @Override

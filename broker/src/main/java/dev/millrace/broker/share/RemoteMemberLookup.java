@@ -11,6 +11,7 @@ import org.apache.kafka.common.utils.Utils;
 
 import dev.millrace.broker.coordinator.CoordinatorLocator;
 import dev.millrace.protocol.ext.ShareMember;
+import dev.millrace.protocol.net.ClientSecurity;
 
 /**
  * Asks a share group's coordinator, on another broker, about one member (the ShareMember extension): the coordinator
@@ -27,7 +28,8 @@ final class RemoteMemberLookup implements RemoteMemberCache.Lookup, AutoCloseabl
     private final int nodeId;
     private final ShareStateClient client;
 
-    RemoteMemberLookup(CoordinatorLocator offsetsLeaders, int offsetsPartitions, int nodeId, int timeoutMs) {
+    RemoteMemberLookup(CoordinatorLocator offsetsLeaders, int offsetsPartitions, int nodeId, int timeoutMs,
+                       ClientSecurity security) {
         this.offsetsLeaders = Objects.requireNonNull(offsetsLeaders, "offsetsLeaders");
         if (offsetsPartitions < 1) {
             throw new IllegalArgumentException("__consumer_offsets must have at least one partition, got "
@@ -35,7 +37,7 @@ final class RemoteMemberLookup implements RemoteMemberCache.Lookup, AutoCloseabl
         }
         this.offsetsPartitions = offsetsPartitions;
         this.nodeId = nodeId;
-        this.client = new ShareStateClient(nodeId, timeoutMs, "share-member");
+        this.client = new ShareStateClient(nodeId, timeoutMs, "share-member", security);
     }
 
     @Override

@@ -27,6 +27,7 @@ import dev.millrace.broker.coordinator.CoordinatorLocator;
 import dev.millrace.delay.Time;
 import dev.millrace.delay.Timer;
 import dev.millrace.delay.TimerTask;
+import dev.millrace.protocol.net.ClientSecurity;
 
 /**
  * The share-group side of a broker, built once and handed to the request router: the coordinator,
@@ -213,12 +214,13 @@ public final class ShareBroker implements AutoCloseable {
      * As {@link #followGroupLeadership(int)}, and the share-partitions led here learn the members (and selectors) of
      * groups coordinated on other brokers from those brokers ({@link RemoteMemberCache}, ShareMember extension):
      * {@code offsetsLeaders} locates the leader of a partition of {@code __consumer_offsets}. An answer naming a
-     * member is used for one share-group session timeout before it is asked again.
+     * member is used for one share-group session timeout before it is asked again. Those brokers are reached with
+     * {@code security} (the inter-broker listener's protocol).
      */
     public CoordinatorElection followGroupLeadership(int offsetsPartitions, CoordinatorLocator offsetsLeaders,
-                                                     int nodeId) {
+                                                     int nodeId, ClientSecurity security) {
         RemoteMemberLookup lookup = new RemoteMemberLookup(offsetsLeaders, offsetsPartitions, nodeId,
-                MEMBER_LOOKUP_TIMEOUT_MS);
+                MEMBER_LOOKUP_TIMEOUT_MS, security);
         memberLookup = lookup;
         members.lookUpRemoteMembers(new RemoteMemberCache(lookup, time, events, config.sessionTimeoutMs(),
                 MEMBER_LOOKUP_BACKOFF_MS, MEMBER_CACHE_ENTRIES));

@@ -11,6 +11,7 @@ import dev.millrace.protocol.ext.ExtensionApi;
 import dev.millrace.protocol.ext.ShareMember;
 import dev.millrace.protocol.ext.ShareState;
 import dev.millrace.protocol.net.BrokerChannel;
+import dev.millrace.protocol.net.ClientSecurity;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -28,6 +29,7 @@ final class ShareStateClient implements AutoCloseable {
 
     private final String clientId;
     private final int timeoutMs;
+    private final ClientSecurity security;
     private final EventLoopGroup group;
     private final EventLoop loop;
     /** Guarded by {@code this}. */
@@ -39,6 +41,12 @@ final class ShareStateClient implements AutoCloseable {
 
     /** A client whose connections and thread are named after {@code purpose} (e.g. "share-member"). */
     ShareStateClient(int nodeId, int timeoutMs, String purpose) {
+        this(nodeId, timeoutMs, purpose, ClientSecurity.PLAINTEXT);
+    }
+
+    /** As above, connecting with {@code security} (the inter-broker listener's protocol). */
+    ShareStateClient(int nodeId, int timeoutMs, String purpose, ClientSecurity security) {
+        this.security = security;
         this.clientId = "millrace-" + purpose + "-" + nodeId;
         this.timeoutMs = timeoutMs;
         this.group = new NioEventLoopGroup(1, r -> {
@@ -72,7 +80,7 @@ final class ShareStateClient implements AutoCloseable {
             }
             channel.thenAccept(BrokerChannel::close);
         }
-        channel = BrokerChannel.connect(loop, node.host(), node.port(), clientId, timeoutMs);
+        channel = BrokerChannel.connect(loop, node.host(), node.port(), clientId, timeoutMs, security);
         channels.put(node.id(), channel);
         return channel;
     }

@@ -16,8 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.millrace.broker.config.ListenerSettings.Listener;
 import dev.millrace.broker.security.BrokerListenerSecurity;
+import dev.millrace.broker.security.InterBrokerSecurity;
 import dev.millrace.broker.security.ScramCredentials;
 import dev.millrace.broker.security.SslEngines;
+import dev.millrace.protocol.net.ClientSecurity;
 
 @Timeout(10)
 class ListenerSettingsTest {
@@ -85,11 +87,38 @@ class ListenerSettingsTest {
     }
 
     @Test
-    void shouldRefuseATlsListenerInAClusterAsTheInterBrokerListener() {
-        assertThatThrownBy(() -> BrokerConfigLoader.fromMap(Map.of("listeners", "SASL_PLAINTEXT://127.0.0.1:9092",
-                "controller.quorum.voters", "1@127.0.0.1:9093", "node.id", "1")))
+    void shouldNameTheSettingsANodeNeedsToAuthenticateToTheOtherNodes() {
+        Map<String, String> cluster = new HashMap<>(Map.of("listeners", "INTERNAL://127.0.0.1:9092",
+                "listener.security.protocol.map", "INTERNAL:SASL_PLAINTEXT", "controller.quorum.voters",
+                "1@127.0.0.1:9093", "node.id", "1", "sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512"));
+        Map<String, String> unknownMechanism = new HashMap<>(cluster);
+        unknownMechanism.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256");
+        assertThatThrownBy(() -> BrokerConfigLoader.fromMap(unknownMechanism))
                 .isInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("inter.broker.listener.name: listener SASL_PLAINTEXT is SASL_PLAINTEXT");
+                .hasMessageContaining("sasl.mechanism.inter.broker.protocol: SCRAM-SHA-256 is not one of "
+                        + "sasl.enabled.mechanisms [PLAIN, SCRAM-SHA-512]");
+        // the first enabled mechanism (PLAIN) by default; its JAAS entry must name this node's own credentials
+        assertThatThrownBy(() -> InterBrokerSecurity.forConfig(BrokerConfigLoader.fromMap(cluster)))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("listener.name.internal.plain.sasl.jaas.config: must be set: the inter-broker "
+                        + "listener INTERNAL is SASL_PLAINTEXT with PLAIN");
+        Map<String, String> usersOnly = new HashMap<>(cluster);
+        usersOnly.put("listener.name.internal.plain.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_broker=\"b\";");
+        assertThatThrownBy(() -> InterBrokerSecurity.forConfig(BrokerConfigLoader.fromMap(usersOnly)))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("listener.name.internal.plain.sasl.jaas.config: needs username=");
+        Map<String, String> scram = new HashMap<>(cluster);
+        scram.put("sasl.mechanism.inter.broker.protocol", "scram-sha-512");
+        scram.put("listener.name.internal.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" "
+                        + "password=\"b-secret\";");
+        try (ClientSecurity security = InterBrokerSecurity.forConfig(BrokerConfigLoader.fromMap(scram))) {
+            assertThat(security.protocol()).isEqualTo(SecurityProtocol.SASL_PLAINTEXT);
+            assertThat(security.kafkaConfigs()).containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                    .hasEntrySatisfying("sasl.jaas.config", jaas -> assertThat((String) jaas)
+                            .contains("username=\"broker\"").contains("password=\"b-secret\""));
+        }
     }
 
     @Test
