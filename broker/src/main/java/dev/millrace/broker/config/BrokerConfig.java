@@ -184,6 +184,14 @@ public final class BrokerConfig {
     @Min(1)
     int controllerQuorumStartTimeoutMs = 30_000;
 
+    @Setting(name = "controller.quorum.security.protocol", doc = "How the metadata quorum's nodes (voters and "
+            + "learners) talk to each other on their controller ports: PLAINTEXT, or SSL (mutual TLS: each node "
+            + "presents the certificate of ssl.keystore.location and accepts peers whose certificate that same store "
+            + "trusts, so the store must also hold the authority's certificate; PKCS12 or JKS). Every node of a "
+            + "cluster must use the same.")
+    @Pattern(regexp = "PLAINTEXT|SSL", flags = Pattern.Flag.CASE_INSENSITIVE)
+    String controllerQuorumSecurityProtocol = "PLAINTEXT";
+
     @Setting(name = "controller.quorum.voters", doc = "The metadata quorum's voters, id@host:port[,id@host:port...], "
             + "the same list on every node; each voter listens on its own entry's address. Empty (the default) "
             + "means embedded mode: this node is the only voter, on controller.host:controller.port. When set, a "
@@ -543,6 +551,11 @@ public final class BrokerConfig {
      * True when {@code controller.quorum.voters} is set: this node is one node of a cluster, a voter or
      * (see {@link #isQuorumVoter()}) a broker only.
      */
+    /** Whether the metadata quorum's nodes use mutual TLS between them ({@code controller.quorum.security.protocol}). */
+    public boolean quorumUsesTls() {
+        return controllerQuorumSecurityProtocol.trim().equalsIgnoreCase("SSL");
+    }
+
     public boolean isClusterMode() {
         return !controllerQuorumVoters.isBlank();
     }

@@ -45,6 +45,15 @@ final class ClusterSettings {
             problems.add("port: " + config.port + " is also controller.port; the Kafka listener and the metadata "
                     + "quorum voter need different ports");
         }
+        if (config.quorumUsesTls()) {
+            if (config.sslKeystoreLocation.isBlank()) {
+                problems.add("ssl.keystore.location: must be set: controller.quorum.security.protocol is SSL and the "
+                        + "quorum's nodes present that store's certificate to each other");
+            } else if (config.sslKeystoreType.equalsIgnoreCase("PEM")) {
+                problems.add("ssl.keystore.type: PEM cannot be used by the metadata quorum "
+                        + "(controller.quorum.security.protocol=SSL): use a PKCS12 or JKS store");
+            }
+        }
         if (config.replicaFetchWaitMaxMs >= config.replicaLagTimeMaxMs) {
             problems.add("replica.fetch.wait.max.ms: " + config.replicaFetchWaitMaxMs + " must be less than "
                     + "replica.lag.time.max.ms (" + config.replicaLagTimeMaxMs + "), or caught-up followers would "

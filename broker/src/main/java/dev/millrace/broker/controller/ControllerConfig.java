@@ -47,13 +47,14 @@ import java.util.Objects;
  *                                     the active controller closed, or the broker of the voter that led the quorum
  *                                     before this one; it heartbeats within this if it is alive
  *                                     ({@link Controller#brokerUnreachable})
+ * @param quorumTls                    mutual TLS between the quorum's nodes; null for PLAINTEXT
  */
 public record ControllerConfig(int nodeId, Path dataDir, String host, int port, Map<Integer, String> voters,
                                int defaultNumPartitions, short defaultReplicationFactor,
                                Duration electionTimeout, Duration snapshotInterval, Duration startTimeout,
                                Duration requestTimeout, String initialClusterId, Duration brokerSessionTimeout,
                                boolean uncleanLeaderElection, Duration leaderImbalanceCheckInterval,
-                               Duration brokerUnreachableGrace) {
+                               Duration brokerUnreachableGrace, QuorumTls quorumTls) {
 
     /** The setting's name in the broker's configuration, used in messages. */
     public static final String VOTERS_SETTING = "controller.quorum.voters";
@@ -117,68 +118,84 @@ public record ControllerConfig(int nodeId, Path dataDir, String host, int port, 
         return new ControllerConfig(nodeId, dataDir, host, port, voters, 1, (short) 1,
                 Duration.ofSeconds(1), Duration.ofHours(1), Duration.ofSeconds(30), Duration.ofSeconds(30), null,
                 DEFAULT_BROKER_SESSION_TIMEOUT, false, DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL,
-                DEFAULT_BROKER_UNREACHABLE_GRACE);
+                DEFAULT_BROKER_UNREACHABLE_GRACE, null);
     }
 
     public ControllerConfig withVoters(Map<Integer, String> newVoters) {
         return new ControllerConfig(nodeId, dataDir, host, port, newVoters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
                 initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval,
-                brokerUnreachableGrace);
+                brokerUnreachableGrace, quorumTls);
     }
 
     public ControllerConfig withTopicDefaults(int numPartitions, short replicationFactor) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, numPartitions, replicationFactor,
                 electionTimeout, snapshotInterval, startTimeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withElectionTimeout(Duration timeout) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, timeout, snapshotInterval, startTimeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withSnapshotInterval(Duration interval) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, interval, startTimeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withStartTimeout(Duration timeout) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, timeout, requestTimeout, initialClusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withInitialClusterId(String clusterId) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout, clusterId,
-                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withBrokerSessionTimeout(Duration timeout) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, timeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                initialClusterId, timeout, uncleanLeaderElection, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withUncleanLeaderElection(boolean enabled) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, brokerSessionTimeout, enabled, leaderImbalanceCheckInterval, brokerUnreachableGrace);
+                initialClusterId, brokerSessionTimeout, enabled, leaderImbalanceCheckInterval, brokerUnreachableGrace,
+                quorumTls);
     }
 
     public ControllerConfig withBrokerUnreachableGrace(Duration grace) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, grace);
+                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval, grace,
+                quorumTls);
     }
 
     public ControllerConfig withLeaderImbalanceCheckInterval(Duration interval) {
         return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
                 defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
-                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, interval, brokerUnreachableGrace);
+                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, interval, brokerUnreachableGrace,
+                quorumTls);
+    }
+
+    public ControllerConfig withQuorumTls(QuorumTls tls) {
+        return new ControllerConfig(nodeId, dataDir, host, port, voters, defaultNumPartitions,
+                defaultReplicationFactor, electionTimeout, snapshotInterval, startTimeout, requestTimeout,
+                initialClusterId, brokerSessionTimeout, uncleanLeaderElection, leaderImbalanceCheckInterval,
+                brokerUnreachableGrace, tls);
     }
 
     /**

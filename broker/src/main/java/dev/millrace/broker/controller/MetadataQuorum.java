@@ -138,8 +138,12 @@ final class MetadataQuorum implements AutoCloseable {
         disableBoltFileLogging();
         JraftSignalGuard.install();
         Files.createDirectories(config.dataDir());
-        RpcServer rpcServer = new BoltRpcServer(
-                new com.alipay.remoting.rpc.RpcServer(config.host(), config.port(), true));
+        com.alipay.remoting.rpc.RpcServer boltServer = new com.alipay.remoting.rpc.RpcServer(config.host(),
+                config.port(), true);
+        if (config.quorumTls() != null) {
+            config.quorumTls().configureServer(boltServer);
+        }
+        RpcServer rpcServer = new BoltRpcServer(boltServer);
         RaftRpcServerFactory.addRaftRequestProcessors(rpcServer);
         bind(rpcServer);
         PeerId self = new PeerId(config.host(), config.port());
@@ -186,7 +190,7 @@ final class MetadataQuorum implements AutoCloseable {
      */
     private void joinAsLearner(ProgressDeadline deadline) throws TimeoutException, InterruptedException {
         PeerId self = new PeerId(config.host(), config.port());
-        CliOptions options = new CliOptions();
+        CliOptions options = new TlsCliOptions(config.quorumTls());
         options.setTimeoutMs(JOIN_RPC_TIMEOUT_MS);
         options.setMaxRetry(0);
         CliService cli = RaftServiceFactory.createAndInitCliService(options);
@@ -326,7 +330,7 @@ final class MetadataQuorum implements AutoCloseable {
             voters.addLearner(new PeerId(config.host(), config.port()));
         }
         int electionTimeoutMs = (int) config.electionTimeout().toMillis();
-        NodeOptions options = new NodeOptions();
+        NodeOptions options = new TlsNodeOptions(config.quorumTls());
         options.setFsm(stateMachine);
         options.setInitialConf(voters);
         options.setElectionTimeoutMs(electionTimeoutMs);
@@ -419,6 +423,34 @@ final class MetadataQuorum implements AutoCloseable {
     private static void disableBoltFileLogging() {
         if (System.getProperty(BOLT_LOG_DISABLE_PROPERTY) == null) {
             System.setProperty(BOLT_LOG_DISABLE_PROPERTY, "true");
+        }
+    }
+
+    /** SOFAJRaft's node options with the quorum's TLS settings for {@link QuorumRpcFactory}; null: PLAINTEXT. */
+    private static final class TlsNodeOptions extends NodeOptions implements QuorumTls.Carrier {
+        private final QuorumTls tls;
+
+        TlsNodeOptions(QuorumTls tls) {
+            this.tls = tls;
+        }
+
+        @Override
+        public QuorumTls quorumTls() {
+            return tls;
+        }
+    }
+
+    /** SOFAJRaft's CLI options with the quorum's TLS settings for {@link QuorumRpcFactory}; null: PLAINTEXT. */
+    private static final class TlsCliOptions extends CliOptions implements QuorumTls.Carrier {
+        private final QuorumTls tls;
+
+        TlsCliOptions(QuorumTls tls) {
+            this.tls = tls;
+        }
+
+        @Override
+        public QuorumTls quorumTls() {
+            return tls;
         }
     }
 }

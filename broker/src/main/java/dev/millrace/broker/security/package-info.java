@@ -35,7 +35,9 @@
  * A node is a client of the other nodes' inter-broker listener with that listener's protocol
  * ({@link InterBrokerSecurity}): replica fetching, controller requests, transaction markers and verification,
  * share-state and share-member calls and the delay service's producer all connect with it, and the principal they
- * authenticate as must be a super user when the authorizer is on.
+ * authenticate as must be a super user when the authorizer is on. The metadata quorum's own port (SOFAJRaft RPC)
+ * is secured apart, with mutual TLS ({@code controller.quorum.security.protocol=SSL},
+ * {@code dev.millrace.broker.controller.QuorumTls}).
  *
  * <h2>Elsewhere</h2>
  * Client quotas are measured in {@code dev.millrace.broker.quota} and enforced by
@@ -43,6 +45,6 @@
  *
  * <h2>Not here yet</h2>
  * OpenSSL (netty-tcnative) engines; SASL re-authentication (KIP-368) and the unframed SASL of
- * SaslHandshake version 0; TLS on the metadata quorum's own port (SOFAJRaft's RPC between voters).
+ * SaslHandshake version 0; host-name checks on the metadata quorum's TLS (SOFABolt gives its engines no peer host).
  */
 package dev.millrace.broker.security;

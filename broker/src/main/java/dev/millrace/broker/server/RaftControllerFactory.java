@@ -1,12 +1,17 @@
 package dev.millrace.broker.server;
 
 import java.io.File;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import dev.millrace.broker.config.BrokerConfig;
+import dev.millrace.broker.config.ConfigurationException;
 import dev.millrace.broker.controller.Controller;
 import dev.millrace.broker.controller.ControllerConfig;
 import dev.millrace.broker.controller.EndpointProbe;
+import dev.millrace.broker.controller.QuorumTls;
 import dev.millrace.broker.controller.RaftController;
 import dev.millrace.broker.share.ShareGroupConfigs;
 
@@ -39,12 +44,27 @@ final class RaftControllerFactory {
                 .withBrokerUnreachableGrace(Duration.ofMillis(2L * config.brokerHeartbeatIntervalMs()))
                 .withUncleanLeaderElection(config.uncleanLeaderElectionEnable())
                 .withLeaderImbalanceCheckInterval(config.autoLeaderRebalanceEnable()
-                        ? Duration.ofSeconds(config.leaderImbalanceCheckIntervalSeconds()) : Duration.ZERO);
+                        ? Duration.ofSeconds(config.leaderImbalanceCheckIntervalSeconds()) : Duration.ZERO)
+                .withQuorumTls(quorumTls(config));
         RaftController controller = new RaftController(controllerConfig);
         // a broker whose heartbeat connection closed and whose port refuses connections is fenced at once
         controller.setEndpointProbe(EndpointProbe.tcp(500));
         // group configs are the share groups' settings, checked against this broker's defaults
         controller.setGroupConfigPolicy(new ShareGroupConfigs(config.shareGroupConfig())::change);
         return controller;
+    }
+
+    /** The quorum's mutual TLS from the broker's key store, checked now; null for a PLAINTEXT quorum. */
+    private static QuorumTls quorumTls(BrokerConfig config) {
+        if (!config.quorumUsesTls()) {
+            return null;
+        }
+        Map<String, String> ssl = config.sslSettings();
+        try {
+            return new QuorumTls(Path.of(ssl.get("ssl.keystore.location")), ssl.get("ssl.keystore.password"),
+                    ssl.get("ssl.keystore.type")).check();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(List.of(e.getMessage()));
+        }
     }
 }
