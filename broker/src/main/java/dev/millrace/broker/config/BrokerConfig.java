@@ -114,6 +114,12 @@ public final class BrokerConfig {
     @Pattern(regexp = "(TLSv1\\.[23])(,\\s*TLSv1\\.[23])*")
     String sslEnabledProtocols = "TLSv1.3,TLSv1.2";
 
+    @Setting(name = "ssl.engine", doc = "The TLS implementation of the SSL and SASL_SSL listeners (a Millrace "
+            + "setting): openssl (BoringSSL through netty-tcnative, refused at start where its native library does "
+            + "not load), jdk (the JDK's SSLEngine), or auto: openssl where it loads, else jdk.")
+    @Pattern(regexp = "auto|jdk|openssl", flags = Pattern.Flag.CASE_INSENSITIVE)
+    String sslEngine = "auto";
+
     @Setting(name = "ssl.client.auth", doc = "Client certificates on SSL listeners: none, requested (checked when "
             + "sent) or required. The subject of a trusted client certificate becomes the connection's principal "
             + "(User:<subject>, mapped by ssl.principal.mapping.rules) on SSL listeners.")
@@ -473,6 +479,11 @@ public final class BrokerConfig {
         Map<String, String> ssl = sslSettings();
         ssl.put("ssl.client.auth", sslClientAuth(listener));
         return ssl;
+    }
+
+    /** {@code ssl.engine}: auto, jdk or openssl, lower case. */
+    public String sslEngine() {
+        return sslEngine.trim().toLowerCase(java.util.Locale.ROOT);
     }
 
     public String sslPrincipalMappingRules() {

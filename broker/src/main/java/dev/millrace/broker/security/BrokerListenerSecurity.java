@@ -27,7 +27,7 @@ import dev.millrace.broker.network.ListenerSecurity;
  *  SASL_PLAINTEXT  frames -&gt; sasl -&gt; kafka                                        principal: SASL user
  *  SASL_SSL        ssl -&gt; tls-handshake -&gt; regions -&gt; frames -&gt; sasl -&gt; kafka    principal: SASL user
  *
- *  ssl            Netty SslHandler over a JDK SSLEngine ({@link SslEngines})
+ *  ssl            Netty SslHandler over OpenSSL or the JDK's SSLEngine ({@link SslEngines}, ssl.engine)
  *  tls-handshake  logs failed handshakes, names the principal ({@link TlsHandshakeHandler})
  *  regions        zero-copy responses copied into buffers for encryption ({@link FileRegionEncoder})
  *  sasl           SaslHandshake / SaslAuthenticate before any other request ({@link SaslAuthenticator})
@@ -36,6 +36,8 @@ import dev.millrace.broker.network.ListenerSecurity;
  * <p>Immutable; thread-safe (shared by the listener's connections).
  */
 public final class BrokerListenerSecurity implements ListenerSecurity, AutoCloseable {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BrokerListenerSecurity.class);
 
     private final ListenerName name;
     private final SecurityProtocol protocol;
@@ -95,7 +97,9 @@ public final class BrokerListenerSecurity implements ListenerSecurity, AutoClose
             SslEngines ssl = null;
             if (listener.usesTls() && problems.isEmpty()) {
                 try {
-                    ssl = SslEngines.create(config.sslSettings(listener.name()));
+                    ssl = SslEngines.create(config.sslSettings(listener.name()), config.sslEngine());
+                    LOG.info("Listener {} ({}): TLS by {}", listener.name(), listener.protocol(), ssl.usesOpenSsl()
+                            ? "OpenSSL (" + io.netty.handler.ssl.OpenSsl.versionString() + ")" : "the JDK's SSLEngine");
                 } catch (ConfigurationException e) {
                     problems.addAll(e.problems());
                     continue;
@@ -131,7 +135,7 @@ public final class BrokerListenerSecurity implements ListenerSecurity, AutoClose
     public void initChannel(SocketChannel channel) {
         if (ssl != null) {
             InetSocketAddress peer = channel.remoteAddress();
-            SslHandler handler = new SslHandler(ssl.serverEngine(peer.getHostString(), peer.getPort()));
+            SslHandler handler = ssl.newHandler(channel.alloc(), peer.getHostString(), peer.getPort());
             channel.pipeline().addFirst("ssl", handler)
                     .addAfter("ssl", "tls-handshake", new TlsHandshakeHandler(principalMapper,
                             protocol == SecurityProtocol.SSL))

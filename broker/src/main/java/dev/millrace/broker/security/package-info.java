@@ -16,7 +16,8 @@
  *             |            |                 +- FileRegionEncoder: zero-copy responses copied for encryption
  *             |            +- TlsHandshakeHandler: failed handshakes logged; on SSL listeners the client
  *             |               certificate's subject is the principal
- *             +- SslHandler over a JDK SSLEngine from kafka-clients' DefaultSslEngineFactory (SslEngines)
+ *             +- SslHandler over OpenSSL (netty-tcnative's BoringSSL) or the JDK's SSLEngine, by ssl.engine
+ *                (SslEngines; stores loaded by kafka-clients' DefaultSslEngineFactory)
  * </pre>
  *
  * The principal is a channel attribute ({@link dev.millrace.broker.network.ListenerSecurity#PRINCIPAL}) that the
@@ -44,7 +45,7 @@
  * {@code dev.millrace.broker.server.ThrottlingApis}.
  *
  * <h2>Not here yet</h2>
- * OpenSSL (netty-tcnative) engines; SASL re-authentication (KIP-368) and the unframed SASL of
+ * SASL re-authentication (KIP-368) and the unframed SASL of
  * SaslHandshake version 0; host-name checks on the metadata quorum's TLS (SOFABolt gives its engines no peer host).
  */
 package dev.millrace.broker.security;
