@@ -2,6 +2,8 @@ package dev.millrace.broker.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLSocket;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -29,12 +33,18 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A two-node cluster whose only listener is SASL_SSL (PLAIN, TLS 1.3) with the authorizer on: the nodes reach each
- * other through it, as {@code broker}, a super user. Followers replicate over it (acks=all with
+ * A two-node cluster secured between its nodes: its metadata quorum runs over mutual TLS
+ * ({@code controller.quorum.security.protocol=SSL}) and its only Kafka listener is SASL_SSL (PLAIN, TLS 1.3) with the
+ * authorizer on: the nodes reach each other through it, as {@code broker}, a super user. Followers replicate over it (acks=all with
  * {@code min.insync.replicas=2} is acknowledged only once the other node has the records), brokers register and
  * change ISRs with the controller on the other node, and a transaction across both nodes gets its markers written
  * on the remote one. Before inter-broker security existed such a cluster was refused at start; with the nodes
  * connecting in PLAINTEXT, nothing would replicate and the acks=all sends would time out.
+ *
+ * <p>The quorum: the two voters elect a leader and replicate the metadata over TLS (SOFAJRaft's clients get it from
+ * {@link dev.millrace.broker.controller.QuorumRpcFactory}); on a voter's quorum port a TLS client with a certificate
+ * of the same authority completes the handshake, while one without a certificate, one whose certificate nobody
+ * trusts and a client speaking plaintext are cut off, and the quorum keeps working.
  */
 @Timeout(240)
 class InterBrokerSecurityIntegrationTest {
@@ -61,6 +71,9 @@ class InterBrokerSecurityIntegrationTest {
         settings.put("ssl.truststore.password", TestCerts.PASSWORD);
         settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         settings.put("super.users", "User:broker;User:alice");
+        settings.put("controller.quorum.security.protocol", "SSL");
+        assertThat(com.alipay.sofa.jraft.util.RpcFactoryHelper.rpcFactory())
+                .isInstanceOf(dev.millrace.broker.controller.QuorumRpcFactory.class);
         try (InProcessCluster cluster = InProcessCluster.start(tmp.resolve("cluster"), 2, settings)) {
             Properties client = new Properties();
             client.put("bootstrap.servers", "127.0.0.1:" + cluster.broker(1).boundAddress("INTERNAL").getPort());
@@ -125,6 +138,28 @@ class InterBrokerSecurityIntegrationTest {
             }
             // the committed transaction's records are readable: the markers reached both partitions' leaders
             assertThat(values).containsExactlyInAnyOrder("plain-0", "plain-1", "txn-0", "txn-1");
+
+            InetSocketAddress quorum = QuorumTlsIntegrationTest.quorumAddress(cluster.voters(), 1);
+            try (SSLSocket trusted = QuorumTlsIntegrationTest.tls(quorum, certs.truststore,
+                    certs.clientKeystore("peer", "CN=peer"))) {
+                trusted.startHandshake();
+                assertThat(trusted.getSession().getProtocol()).startsWith("TLSv1.");
+            }
+            QuorumTlsIntegrationTest.assertCutOff(() -> QuorumTlsIntegrationTest.tls(quorum, certs.truststore, null));
+            QuorumTlsIntegrationTest.assertCutOff(() -> QuorumTlsIntegrationTest.tls(quorum, certs.truststore,
+                    certs.untrustedKeystore("stranger", "CN=stranger")));
+            try (Socket plain = new Socket()) {
+                plain.connect(quorum, 5_000);
+                plain.setSoTimeout(30_000);
+                plain.getOutputStream().write(new byte[] {1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+                assertThat(QuorumTlsIntegrationTest.readUntilClosed(plain.getInputStream())).isTrue();
+            }
+            try (Admin admin = Admin.create(client)) { // the quorum kept working after the refused peers
+                admin.createTopics(List.of(new NewTopic("after-strangers", 1, (short) 2))).all()
+                        .get(60, TimeUnit.SECONDS);
+            }
+            cluster.awaitCondition(() -> cluster.broker(2).controller().image().topic("after-strangers").isPresent(),
+                    "node 2 applies the topic committed through the TLS quorum", Duration.ofSeconds(30));
         }
     }
 }
