@@ -109,12 +109,6 @@ public final class ShareFetcher implements Fetcher {
      */
     public static final String SETTLE_OUTCOME_UNKNOWN = "SETTLE_OUTCOME_UNKNOWN";
 
-    /**
-     * Attempts at returning a partition's orphaned records (one every {@value ShareMembership#RECONNECT_BACKOFF_MS} ms
-     * while the partition moves or its state loads) before they are left counted.
-     */
-    private static final int MAX_ORPHAN_RETURNS = 10;
-
     /** Retries of a lock renewal for partitions without a connected leader ({@link #renew}): 10 s at most. */
     private static final int RENEW_RETRIES = 20;
 
@@ -156,20 +150,10 @@ public final class ShareFetcher implements Fetcher {
     private final Map<Integer, Leader> leaders = new HashMap<>();
     private boolean routing;
     private boolean refreshScheduled;
-    /** Handed out, then their partition's leader was lost (their locks with it): settled nowhere, by partition. */
-    private final Map<Integer, Set<Long>> lost = new HashMap<>();
-    /** Offsets acquired and not settled, by partition (buffered or delivered to the application). */
-    private final Map<Integer, TreeSet<Long>> held = new TreeMap<>();
+    /** What this member holds of each partition, and what became of the records whose locks it lost. */
+    private final ShareCustody custody = new ShareCustody();
     /** Read ahead, not handed out, when the connection was lost; returned once connected again. */
     private final List<Delivery> readAheadBeforeLoss = new ArrayList<>();
-    /**
-     * Read ahead from a partition's leader and never handed out when the partition moved (its locks lost with the
-     * leader), by partition: returned to its next leader before this consumer fetches there, so that the new leader
-     * undoes that acquisition's count ({@link ShareSettle#RETURN}).
-     */
-    private final Map<Integer, TreeSet<Long>> orphaned = new HashMap<>();
-    /** Attempts to return a partition's orphaned records that were not applied and are tried again. */
-    private final Map<Integer, Integer> orphanReturns = new HashMap<>();
     private final SettleBatches pendingAsync;
     private boolean settleInFlight;
     /** The asynchronous settlement round in flight (complete when none is); close waits for it before leaving. */
@@ -312,7 +296,7 @@ public final class ShareFetcher implements Fetcher {
         for (Map.Entry<Integer, List<Long>> e : byPartition.entrySet()) {
             extensions.holdForTransaction(transactionalId, groupId, memberId, topic, e.getKey(), e.getValue());
         }
-        onLoop(() -> deliveries.forEach(d -> unhold(d.partition(), d.offset())));
+        onLoop(() -> deliveries.forEach(d -> custody.unhold(d.partition(), d.offset())));
     }
 
     private void settle(List<Delivery> deliveries, byte type, boolean sync, String what) throws JMSException {
@@ -389,7 +373,7 @@ public final class ShareFetcher implements Fetcher {
                 attempt.toSettle.forEach(d -> batches.add(d.partition(), d.offset(), attempt.type));
             } else {
                 for (Delivery d : deliveries) {
-                    if (forgetLost(d.partition(), d.offset()) && attempt.type == ShareSettle.ACCEPT) {
+                    if (custody.forgetLost(d.partition(), d.offset()) && attempt.type == ShareSettle.ACCEPT) {
                         attempt.refusedPartition = d.partition();
                     }
                 }
@@ -397,7 +381,7 @@ public final class ShareFetcher implements Fetcher {
                     attempt.type = ShareSettle.RELEASE;
                 }
                 for (Delivery d : deliveries) {
-                    if (unhold(d.partition(), d.offset())) {
+                    if (custody.unhold(d.partition(), d.offset())) {
                         batches.add(d.partition(), d.offset(), attempt.type);
                         attempt.toSettle.add(d);
                     }
@@ -451,9 +435,7 @@ public final class ShareFetcher implements Fetcher {
             SettleBatches last = new SettleBatches(topic);
             returnUnread(last);
             takePending(last);
-            held.forEach((p, offsets) -> offsets.forEach(o -> last.add(p, o, ShareSettle.RELEASE)));
-            held.clear();
-            lost.clear();
+            custody.drainHeld((p, o) -> last.add(p, o, ShareSettle.RELEASE));
             List<ShareSettle.PartitionBatches> lastBatches = last.drain(routable(last.partitions()));
             // the leave may overtake settlements still on their way (other channels): the round in flight, the
             // acknowledgements sent again and the last ones are answered first
@@ -499,7 +481,7 @@ public final class ShareFetcher implements Fetcher {
             failure = null;
             // read ahead before the coordinator was lost and never handed out: returned before the next fetch from
             // their leaders, uncounted whether the leader still holds them for this member or released them meanwhile
-            readAheadBeforeLoss.forEach(d -> orphan(d.partition(), d.offset()));
+            readAheadBeforeLoss.forEach(d -> custody.orphan(d.partition(), d.offset()));
             readAheadBeforeLoss.clear();
             refreshRoutes(); // the coordinator moved: leaders may have moved too
         }
@@ -510,9 +492,9 @@ public final class ShareFetcher implements Fetcher {
             if (id != null && topicId != null && !id.equals(topicId)) {
                 // the topic was deleted and created again: nothing held belongs to the new one
                 new ArrayList<>(leaderOf.keySet()).forEach(ShareFetcher.this::partitionMoved);
-                orphaned.clear();
+                custody.retainOrphaned(Set.of());
             }
-            orphaned.keySet().retainAll(assigned); // returned only by way of a partition this member fetches
+            custody.retainOrphaned(new HashSet<>(assigned)); // returned only by way of a partition this member fetches
             if (!assigned.equals(partitions) || (id != null && !id.equals(topicId))) {
                 partitions = assigned;
                 topicId = id;
@@ -537,9 +519,8 @@ public final class ShareFetcher implements Fetcher {
             buffer.drainTo(stale);
             stale.addAll(readAheadBeforeLoss);
             readAheadBeforeLoss.clear();
-            stale.forEach(d -> orphan(d.partition(), d.offset()));
-            held.forEach((p, offsets) -> lost.computeIfAbsent(p, k -> new HashSet<>()).addAll(offsets));
-            held.clear();
+            stale.forEach(d -> custody.orphan(d.partition(), d.offset()));
+            custody.loseAllHeld();
             pendingAsync.drain();
             leaders.values().forEach(l -> l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH);
         }
@@ -742,35 +723,23 @@ public final class ShareFetcher implements Fetcher {
             l.partitions.remove(partition);
             l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
         }
-        buffer.removeIf(d -> d.partition() == partition && orphan(partition, d.offset()));
-        readAheadBeforeLoss.removeIf(d -> d.partition() == partition && orphan(partition, d.offset()));
-        TreeSet<Long> handedOut = held.remove(partition);
-        if (handedOut != null && !handedOut.isEmpty()) {
-            lost.computeIfAbsent(partition, k -> new HashSet<>()).addAll(handedOut);
-        }
+        buffer.removeIf(d -> d.partition() == partition && custody.orphan(partition, d.offset()));
+        readAheadBeforeLoss.removeIf(d -> d.partition() == partition && custody.orphan(partition, d.offset()));
+        custody.loseHeld(partition);
         pendingAsync.removePartition(partition);
-    }
-
-    /** Whether the offset was held; if so it is no longer held but orphaned (to be returned to the next leader). */
-    private boolean orphan(int partition, long offset) {
-        if (!unhold(partition, offset)) {
-            return false;
-        }
-        orphaned.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
-        return true;
     }
 
     /**
      * Returns the orphaned records of {@code l}'s partitions to it, if there are any: true when the RETURN was sent;
      * {@code l} is fetched from once it is answered. The offsets stay orphaned, for another attempt, only if the return
      * was not applied and may be on a retry (the connection failed, the partition moved again, its state is still
-     * loading), up to {@value #MAX_ORPHAN_RETURNS} attempts; any other answer (some delivered since, refused) ends it:
+     * loading), up to {@value ShareCustody#MAX_RETURNS} attempts; any other answer (some delivered since, refused) ends it:
      * the return is a correction of the counts, not a settlement anyone waits for. Loop.
      */
     private boolean returnOrphaned(Leader l) {
         SettleBatches back = new SettleBatches(topic);
         for (int p : l.partitions) {
-            TreeSet<Long> offsets = leaderOf.get(p) == l ? orphaned.remove(p) : null;
+            TreeSet<Long> offsets = leaderOf.get(p) == l ? custody.takeOrphaned(p) : null;
             if (offsets != null) {
                 offsets.forEach(o -> back.add(p, o, ShareSettle.RETURN));
             }
@@ -791,19 +760,13 @@ public final class ShareFetcher implements Fetcher {
                 // not applied, worth another try: the connection failed, the partition moved again, or its state is
                 // still loading at the new leader
                 boolean retry = e != null ? !(e.getCause() instanceof JMSException) : RetryWindow.isRetriableError(pe);
-                int attempt = orphanReturns.merge(pb.partition(), 1, Integer::sum);
-                if (!retry || attempt >= MAX_ORPHAN_RETURNS) {
-                    orphanReturns.remove(pb.partition());
-                }
-                if (retry && attempt < MAX_ORPHAN_RETURNS && partitions.contains(pb.partition())) {
-                    again = true;
-                    TreeSet<Long> offsets = orphaned.computeIfAbsent(pb.partition(), p -> new TreeSet<>());
-                    pb.batches().forEach(b -> {
-                        for (long o = b.firstOffset(); o <= b.lastOffset(); o++) {
-                            offsets.add(o);
-                        }
-                    });
-                }
+                List<Long> offsets = new ArrayList<>();
+                pb.batches().forEach(b -> {
+                    for (long o = b.firstOffset(); o <= b.lastOffset(); o++) {
+                        offsets.add(o);
+                    }
+                });
+                again |= custody.returnAnswered(pb.partition(), offsets, retry, partitions.contains(pb.partition()));
                 LOG.debug("{} {}-{}: returned records read ahead from the lost leader: {}", memberId, topic,
                         pb.partition(), e != null ? e.toString() : pe);
             }
@@ -835,11 +798,6 @@ public final class ShareFetcher implements Fetcher {
             }
         }
         return out;
-    }
-
-    private boolean forgetLost(int partition, long offset) {
-        Set<Long> offsets = lost.get(partition);
-        return offsets != null && offsets.remove(offset);
     }
 
     private void closeLeaders() {
@@ -878,7 +836,7 @@ public final class ShareFetcher implements Fetcher {
         if (closed || topicId == null || partitions.isEmpty() || !membership.isJoined()) {
             return;
         }
-        if (!orphaned.isEmpty()) {
+        if (custody.hasOrphaned()) {
             // at once, wanted or not: until returned they may be held for this member, out of others' reach
             for (Leader l : new ArrayList<>(leaders.values())) {
                 if (l.connected() && !l.returning) {
@@ -1019,7 +977,7 @@ public final class ShareFetcher implements Fetcher {
                 }
                 AcquiredRecords.Decoded decoded = AcquiredRecords.decode(topic, pd);
                 for (AcquiredRecords.Acquired a : decoded.records()) {
-                    hold(pd.partitionIndex(), a.record().offset());
+                    custody.hold(pd.partitionIndex(), a.record().offset());
                     fetched.add(new Delivery(a.record(), a.deliveryCount()));
                 }
                 decoded.gaps().forEach(o -> pendingAsync.add(pd.partitionIndex(), o, ShareSettle.GAP));
@@ -1074,10 +1032,10 @@ public final class ShareFetcher implements Fetcher {
     private void drainAcceptedLater(SettleBatches into) {
         Delivery d;
         while ((d = acceptedLater.poll()) != null) {
-            if (unhold(d.partition(), d.offset())) {
+            if (custody.unhold(d.partition(), d.offset())) {
                 into.add(d.partition(), d.offset(), ShareSettle.ACCEPT);
             } else {
-                forgetLost(d.partition(), d.offset()); // its leader was lost: the broker delivers it again
+                custody.forgetLost(d.partition(), d.offset()); // its leader was lost: the broker delivers it again
             }
         }
     }
@@ -1182,7 +1140,7 @@ public final class ShareFetcher implements Fetcher {
         List<Delivery> unread = new ArrayList<>();
         buffer.drainTo(unread);
         for (Delivery d : unread) {
-            if (unhold(d.partition(), d.offset())) {
+            if (custody.unhold(d.partition(), d.offset())) {
                 into.add(d.partition(), d.offset(), ShareSettle.RETURN);
             }
         }
@@ -1203,7 +1161,7 @@ public final class ShareFetcher implements Fetcher {
         for (Delivery d : unread) {
             if (!ready.contains(d.partition())) {
                 kept.add(d);
-            } else if (unhold(d.partition(), d.offset())) {
+            } else if (custody.unhold(d.partition(), d.offset())) {
                 into.add(d.partition(), d.offset(), ShareSettle.RETURN);
             }
         }
@@ -1211,18 +1169,6 @@ public final class ShareFetcher implements Fetcher {
             putBack(kept);
             scheduleIdleCheck();
         }
-    }
-
-    /** Acquired now: held (and no longer lost, when a lost record was acquired again by this member). */
-    private void hold(int partition, long offset) {
-        held.computeIfAbsent(partition, p -> new TreeSet<>()).add(offset);
-        forgetLost(partition, offset);
-    }
-
-    /** Whether the offset was held (and now no longer is). */
-    private boolean unhold(int partition, long offset) {
-        TreeSet<Long> offsets = held.get(partition);
-        return offsets != null && offsets.remove(offset);
     }
 
     /** How many records to read ahead now: {@code prefetch}, less for a slow application ({@link ReadAheadWindow}). */
@@ -1236,7 +1182,7 @@ public final class ShareFetcher implements Fetcher {
             if (closed) {
                 return;
             }
-            renew(new TreeSet<>(held.keySet()), RENEW_RETRIES);
+            renew(custody.heldPartitions(), RENEW_RETRIES);
             scheduleRenewal();
         }, Math.max(500, lockDurationMs / 2), TimeUnit.MILLISECONDS);
     }
@@ -1252,10 +1198,7 @@ public final class ShareFetcher implements Fetcher {
         }
         SettleBatches renew = new SettleBatches(topic);
         for (int p : partitions) {
-            TreeSet<Long> offsets = held.get(p);
-            if (offsets != null) {
-                offsets.forEach(o -> renew.add(p, o, ShareSettle.RENEW));
-            }
+            custody.heldOf(p).forEach(o -> renew.add(p, o, ShareSettle.RENEW));
         }
         Set<Integer> ready = routable(renew.partitions());
         sendSettle(renew.drain(ready));
