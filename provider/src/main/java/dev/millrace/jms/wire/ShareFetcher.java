@@ -145,9 +145,9 @@ public final class ShareFetcher implements Fetcher {
     private Uuid topicId;
     private List<Integer> partitions = List.of();
     /** The leader of each partition this consumer fetches or holds records of. */
-    private final Map<Integer, Leader> leaderOf = new HashMap<>();
+    private final Map<Integer, ShareLeader> leaderOf = new HashMap<>();
     /** The brokers this consumer has channels to, by node id. */
-    private final Map<Integer, Leader> leaders = new HashMap<>();
+    private final Map<Integer, ShareLeader> leaders = new HashMap<>();
     private boolean routing;
     private boolean refreshScheduled;
     /** What this member holds of each partition, and what became of the records whose locks it lost. */
@@ -423,7 +423,7 @@ public final class ShareFetcher implements Fetcher {
             // handle the leave (on the coordinator's channel) before that fetch; they go again, and are settled
             // before the leave (a second acceptance of a record is refused, which changes nothing)
             List<ShareSettle.PartitionBatches> resend = new ArrayList<>();
-            for (Leader l : leaders.values()) {
+            for (ShareLeader l : leaders.values()) {
                 if (l.fetchInFlight) {
                     resend.addAll(l.riding);
                 }
@@ -498,7 +498,7 @@ public final class ShareFetcher implements Fetcher {
             if (!assigned.equals(partitions) || (id != null && !id.equals(topicId))) {
                 partitions = assigned;
                 topicId = id;
-                for (Leader l : leaders.values()) {
+                for (ShareLeader l : leaders.values()) {
                     // a new session at each leader with its partitions still assigned
                     l.partitions.retainAll(assigned);
                     l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
@@ -536,49 +536,6 @@ public final class ShareFetcher implements Fetcher {
     }
 
     // ---- routing (loop)
-
-    /**
-     * One partition leader: this consumer's two channels to it (a long-polling fetch channel and one for
-     * settlements, on this consumer's event loop) and its share session (KIP-932 sessions are per broker). Loop.
-     */
-    private static final class Leader {
-        final ClusterLookup.Broker broker;
-        /** The assigned partitions fetched from this leader. */
-        final Set<Integer> partitions = new TreeSet<>();
-        BrokerChannel fetch;
-        BrokerChannel settle;
-        boolean fetchInFlight;
-        /** Orphaned records are being returned to it: it is not fetched from until the answer is in. */
-        boolean returning;
-        /** The acknowledgements riding on the fetch in flight (sent again through the settle channel on close). */
-        List<ShareSettle.PartitionBatches> riding = List.of();
-        int sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
-
-        Leader(ClusterLookup.Broker broker) {
-            this.broker = broker;
-        }
-
-        /** Whether settlements can go to it now (its fetch channel is closed first on close). */
-        boolean connected() {
-            return settle != null && settle.isOpen();
-        }
-
-        /** Whether it was connected and one of its channels has closed since (not while still connecting). */
-        boolean disconnected() {
-            return fetch != null && (!fetch.isOpen() || !connected());
-        }
-
-        void close() {
-            if (fetch != null) {
-                fetch.close();
-            }
-            if (settle != null) {
-                settle.close();
-            }
-            fetch = null;
-            settle = null;
-        }
-    }
 
     /** Asks the coordinator's broker for the assigned partitions' leaders (Metadata) and routes them. */
     private void refreshRoutes() {
@@ -625,7 +582,7 @@ public final class ShareFetcher implements Fetcher {
 
     /** Fetches {@code partition} from {@code broker} from now on (a move drops what the old leader gave). */
     private void route(int partition, ClusterLookup.Broker broker) {
-        Leader current = leaderOf.get(partition);
+        ShareLeader current = leaderOf.get(partition);
         if (current != null && current.broker.equals(broker) && leaders.get(broker.nodeId()) == current
                 && !current.disconnected()) {
             current.partitions.add(partition);
@@ -634,7 +591,7 @@ public final class ShareFetcher implements Fetcher {
         if (current != null) {
             partitionMoved(partition);
         }
-        Leader l = leaders.get(broker.nodeId());
+        ShareLeader l = leaders.get(broker.nodeId());
         if (l != null && (!l.broker.equals(broker) || l.disconnected())) {
             // the node came back at another address, or its connections closed while this consumer fetched nothing
             // there (its partitions had moved away): connect again rather than keep a leader no fetch can reach
@@ -642,7 +599,7 @@ public final class ShareFetcher implements Fetcher {
             l = null;
         }
         if (l == null) {
-            l = new Leader(broker);
+            l = new ShareLeader(broker);
             leaders.put(broker.nodeId(), l);
             connect(l);
         }
@@ -652,7 +609,7 @@ public final class ShareFetcher implements Fetcher {
         LOG.debug("{} {}-{}: fetched from node {} ({})", memberId, topic, partition, broker.nodeId(), broker);
     }
 
-    private void connect(Leader l) {
+    private void connect(ShareLeader l) {
         ClusterLookup.Broker b = l.broker;
         int timeoutMs = settings.requestTimeoutMs();
         CompletableFuture<BrokerChannel> fetch = ClusterLookup.connect(loop, b.host(), b.port(), clientId, timeoutMs,
@@ -687,7 +644,7 @@ public final class ShareFetcher implements Fetcher {
         }));
     }
 
-    private void channelClosed(Leader l, BrokerChannel channel) {
+    private void channelClosed(ShareLeader l, BrokerChannel channel) {
         if (!closed && leaders.get(l.broker.nodeId()) == l && (l.fetch == channel || l.settle == channel)) {
             LOG.debug("{} {}: connection to node {} closed", memberId, topic, l.broker.nodeId());
             leaderLost(l);
@@ -695,14 +652,14 @@ public final class ShareFetcher implements Fetcher {
     }
 
     /** The leader is unreachable or leads none of its partitions any more: they move; new routes are asked for. */
-    private void leaderLost(Leader l) {
+    private void leaderLost(ShareLeader l) {
         if (closed || leaders.get(l.broker.nodeId()) != l) {
             return;
         }
         LOG.debug("{} {}: leader node {} lost, partitions {}", memberId, topic, l.broker.nodeId(), l.partitions);
         leaders.remove(l.broker.nodeId());
         l.close();
-        for (Map.Entry<Integer, Leader> e : new ArrayList<>(leaderOf.entrySet())) {
+        for (Map.Entry<Integer, ShareLeader> e : new ArrayList<>(leaderOf.entrySet())) {
             if (e.getValue() == l) {
                 partitionMoved(e.getKey());
             }
@@ -718,7 +675,7 @@ public final class ShareFetcher implements Fetcher {
      * Loop.
      */
     private void partitionMoved(int partition) {
-        Leader l = leaderOf.remove(partition);
+        ShareLeader l = leaderOf.remove(partition);
         if (l != null) {
             l.partitions.remove(partition);
             l.sessionEpoch = ShareRequestMetadata.INITIAL_EPOCH;
@@ -736,7 +693,7 @@ public final class ShareFetcher implements Fetcher {
      * loading), up to {@value ShareCustody#MAX_RETURNS} attempts; any other answer (some delivered since, refused) ends it:
      * the return is a correction of the counts, not a settlement anyone waits for. Loop.
      */
-    private boolean returnOrphaned(Leader l) {
+    private boolean returnOrphaned(ShareLeader l) {
         SettleBatches back = new SettleBatches(topic);
         for (int p : l.partitions) {
             TreeSet<Long> offsets = leaderOf.get(p) == l ? custody.takeOrphaned(p) : null;
@@ -792,7 +749,7 @@ public final class ShareFetcher implements Fetcher {
     private Set<Integer> routable(Set<Integer> wanted) {
         Set<Integer> out = new TreeSet<>();
         for (int p : wanted) {
-            Leader l = leaderOf.get(p);
+            ShareLeader l = leaderOf.get(p);
             if (l != null && l.connected()) {
                 out.add(p);
             }
@@ -803,7 +760,7 @@ public final class ShareFetcher implements Fetcher {
     private void closeLeaders() {
         // a copy: closing a channel fails the requests in flight on it, whose handlers (run here, on the loop) may
         // drop their leader from the map
-        new ArrayList<>(leaders.values()).forEach(Leader::close);
+        new ArrayList<>(leaders.values()).forEach(ShareLeader::close);
         leaders.clear();
         leaderOf.clear();
     }
@@ -838,7 +795,7 @@ public final class ShareFetcher implements Fetcher {
         }
         if (custody.hasOrphaned()) {
             // at once, wanted or not: until returned they may be held for this member, out of others' reach
-            for (Leader l : new ArrayList<>(leaders.values())) {
+            for (ShareLeader l : new ArrayList<>(leaders.values())) {
                 if (l.connected() && !l.returning) {
                     returnOrphaned(l);
                 }
@@ -853,8 +810,8 @@ public final class ShareFetcher implements Fetcher {
             maybeSettleAsync();
             return;
         }
-        List<Leader> fetching = new ArrayList<>();
-        for (Leader l : leaders.values()) {
+        List<ShareLeader> fetching = new ArrayList<>();
+        for (ShareLeader l : leaders.values()) {
             if (!l.partitions.isEmpty()) {
                 fetching.add(l);
             }
@@ -862,7 +819,7 @@ public final class ShareFetcher implements Fetcher {
         // the window is shared by the leaders, so that all of them together acquire no more than it
         int share = Math.max(1, room / Math.max(1, fetching.size()));
         boolean sent = false;
-        for (Leader l : fetching) {
+        for (ShareLeader l : fetching) {
             if (l.connected() && l.fetch != null && !l.fetchInFlight && !l.returning) {
                 fetchFrom(l, share); // a leader being returned records is fetched from once they are back
                 sent = true;
@@ -873,7 +830,7 @@ public final class ShareFetcher implements Fetcher {
         }
     }
 
-    private void fetchFrom(Leader l, int room) {
+    private void fetchFrom(ShareLeader l, int room) {
         ShareFetchRequestData data = new ShareFetchRequestData().setGroupId(groupId).setMemberId(memberId)
                 .setShareSessionEpoch(l.sessionEpoch).setMaxWaitMs(FETCH_MAX_WAIT_MS).setMinBytes(1)
                 .setMaxBytes(settings.prefetchBytes()).setMaxRecords(room).setBatchSize(room);
@@ -931,7 +888,7 @@ public final class ShareFetcher implements Fetcher {
                 });
     }
 
-    private void onFetched(Leader l, ShareFetchResponseData data) {
+    private void onFetched(ShareLeader l, ShareFetchResponseData data) {
         if (data.acquisitionLockTimeoutMs() > 0) {
             lockDurationMs = data.acquisitionLockTimeoutMs();
         }
@@ -1018,7 +975,7 @@ public final class ShareFetcher implements Fetcher {
         flushScheduled.set(false);
         drainAcceptedLater(pendingAsync);
         boolean fetchable = false;
-        for (Leader l : leaders.values()) {
+        for (ShareLeader l : leaders.values()) {
             fetchable |= l.connected() && l.fetch != null && !l.fetchInFlight && !l.partitions.isEmpty()
                     && l.sessionEpoch != ShareRequestMetadata.INITIAL_EPOCH;
         }
@@ -1087,10 +1044,10 @@ public final class ShareFetcher implements Fetcher {
         if (batches.isEmpty()) {
             return CompletableFuture.completedFuture(new ShareSettle.Response(Errors.NONE.code(), null, List.of()));
         }
-        Map<Leader, List<ShareSettle.PartitionBatches>> byLeader = new HashMap<>();
+        Map<ShareLeader, List<ShareSettle.PartitionBatches>> byLeader = new HashMap<>();
         List<ShareSettle.PartitionResult> unrouted = new ArrayList<>();
         for (ShareSettle.PartitionBatches pb : batches) {
-            Leader l = leaderOf.get(pb.partition());
+            ShareLeader l = leaderOf.get(pb.partition());
             if (l == null || !l.connected()) {
                 unrouted.add(new ShareSettle.PartitionResult(topic, pb.partition(),
                         Errors.NOT_LEADER_OR_FOLLOWER.code()));
@@ -1107,7 +1064,7 @@ public final class ShareFetcher implements Fetcher {
         });
     }
 
-    private CompletableFuture<ShareSettle.Response> sendSettle(Leader l, List<ShareSettle.PartitionBatches> batches) {
+    private CompletableFuture<ShareSettle.Response> sendSettle(ShareLeader l, List<ShareSettle.PartitionBatches> batches) {
         BrokerChannel channel = l.settle;
         ShareSettle.Request request = new ShareSettle.Request(groupId, memberId, batches);
         return channel.sendExtension(ExtensionApi.SHARE_SETTLE, ShareSettle.VERSION, request.toStruct())
