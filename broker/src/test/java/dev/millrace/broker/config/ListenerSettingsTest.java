@@ -21,7 +21,7 @@ import dev.millrace.broker.security.ScramCredentials;
 import dev.millrace.broker.security.SslEngines;
 import dev.millrace.protocol.net.ClientSecurity;
 
-@Timeout(10)
+@Timeout(60)
 class ListenerSettingsTest {
 
     @TempDir
@@ -118,6 +118,27 @@ class ListenerSettingsTest {
             assertThat(security.kafkaConfigs()).containsEntry("sasl.mechanism", "SCRAM-SHA-512")
                     .hasEntrySatisfying("sasl.jaas.config", jaas -> assertThat((String) jaas)
                             .contains("username=\"broker\"").contains("password=\"b-secret\""));
+        }
+    }
+
+    @Test
+    void shouldConnectToOtherNodesWithTheBrokersOwnStoresOnAnSslInterBrokerListener() throws Exception {
+        dev.millrace.broker.server.TestCerts certs = dev.millrace.broker.server.TestCerts.create(tmp.resolve("c"));
+        Map<String, String> settings = new HashMap<>(Map.of("listeners", "INTERNAL://127.0.0.1:9092",
+                "listener.security.protocol.map", "INTERNAL:SSL", "controller.quorum.voters", "1@127.0.0.1:9093",
+                "node.id", "1", "listener.name.internal.ssl.client.auth", "required"));
+        settings.put("ssl.keystore.location", certs.brokerKeystore.toString());
+        settings.put("ssl.keystore.password", dev.millrace.broker.server.TestCerts.PASSWORD);
+        settings.put("ssl.truststore.location", certs.truststore.toString());
+        settings.put("ssl.truststore.password", dev.millrace.broker.server.TestCerts.PASSWORD);
+        try (ClientSecurity security = InterBrokerSecurity.forConfig(BrokerConfigLoader.fromMap(settings))) {
+            assertThat(security.protocol()).isEqualTo(SecurityProtocol.SSL);
+            assertThat(security.usesSasl()).isFalse();
+            // the node presents its own certificate (the listener requires one) and trusts the test authority
+            assertThat(security.kafkaConfigs()).containsEntry("ssl.keystore.location",
+                    certs.brokerKeystore.toString()).containsEntry("ssl.truststore.location",
+                    certs.truststore.toString()).doesNotContainKey("ssl.client.auth");
+            assertThat(security.clientEngine("127.0.0.1", 9092).getUseClientMode()).isTrue();
         }
     }
 
