@@ -3,6 +3,7 @@ package dev.millrace.chaos;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -27,6 +28,11 @@ final class KafkaGroupFlow implements Flow {
     private final List<KafkaConsumer<String, String>> clients = new ArrayList<>();
     private KafkaProducer<String, String> producer;
     private Pacer pacer;
+    /**
+     * What happened to each record, for the report of one delivered again after its commit returned: each delivery
+     * (member, partition, offset, the member's generation, the time) and each commit that returned.
+     */
+    private final Map<String, List<String>> history = new java.util.concurrent.ConcurrentHashMap<>();
 
     KafkaGroupFlow(String bootstrap, long periodMs) {
         this.bootstrap = bootstrap;
@@ -46,7 +52,8 @@ final class KafkaGroupFlow implements Flow {
                     "chaos-group-readers"));
             consumer.subscribe(List.of(TOPIC));
             clients.add(consumer);
-            consumers.add(new ConsumerLoop("chaos-group-consumer-" + i, () -> poll(consumer)));
+            int index = i;
+            consumers.add(new ConsumerLoop("chaos-group-consumer-" + i, () -> poll(consumer, index)));
         }
         pacer = new Pacer("chaos-group-producer", periodMs, seq -> {
             String id = "g-" + seq;
@@ -60,18 +67,45 @@ final class KafkaGroupFlow implements Flow {
         });
     }
 
-    private void poll(KafkaConsumer<String, String> consumer) {
+    private void poll(KafkaConsumer<String, String> consumer, int index) {
         ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
         if (records.isEmpty()) {
             return;
         }
         List<String> ids = new ArrayList<>();
+        int generation = consumer.groupMetadata().generationId();
         for (ConsumerRecord<String, String> record : records) {
+            note(record.value(), "c" + index + " p" + record.partition() + "@" + record.offset() + " gen " + generation
+                    + " at " + System.currentTimeMillis());
             ledger.delivered(record.value(), false);
             ids.add(record.value());
         }
         consumer.commitSync(Duration.ofSeconds(30));
+        long committedAt = System.currentTimeMillis();
+        ids.forEach(id -> note(id, "c" + index + " commit ok at " + committedAt));
         ledger.consumed(ids);
+    }
+
+    private void note(String id, String event) {
+        history.computeIfAbsent(id, k -> java.util.Collections.synchronizedList(new ArrayList<>())).add(event);
+    }
+
+    /** The histories of up to five records delivered again after a commit of them returned. */
+    private String deliveredAfterCommit() {
+        List<String> out = new ArrayList<>();
+        history.forEach((id, events) -> {
+            synchronized (events) {
+                int commit = -1;
+                for (int i = 0; i < events.size() && commit < 0; i++) {
+                    commit = events.get(i).contains(" commit ok") ? i : -1;
+                }
+                if (commit >= 0 && events.subList(commit, events.size()).stream().anyMatch(e -> e.contains(" gen "))
+                        && out.size() < 5) {
+                    out.add(id + " " + events);
+                }
+            }
+        });
+        return out.toString();
     }
 
     @Override
@@ -103,7 +137,7 @@ final class KafkaGroupFlow implements Flow {
         }
         if (ledger.deliveredAfterFinalConsumption() > 0) {
             violations.add(ledger.deliveredAfterFinalConsumption() + " records delivered again after their offset "
-                    + "commit returned (committed offsets went back)");
+                    + "commit returned (committed offsets went back), e.g. " + deliveredAfterCommit());
         }
         return violations;
     }
