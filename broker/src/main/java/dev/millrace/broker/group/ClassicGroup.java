@@ -1,5 +1,6 @@
 package dev.millrace.broker.group;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -48,12 +49,49 @@ final class ClassicGroup {
         this.stateTimestampMs = nowMs;
     }
 
-    /** A group rebuilt from {@code __consumer_offsets}: Empty, with its last generation and protocol type. */
-    static ClassicGroup restored(String groupId, String protocolType, int generationId, long stateTimestampMs) {
-        ClassicGroup group = new ClassicGroup(groupId, stateTimestampMs);
-        group.protocolType = protocolType;
-        group.generationId = generationId;
+    /**
+     * A group rebuilt from a {@link GroupRecord.GroupSnapshot} of {@code __consumer_offsets}: Stable with the
+     * snapshot's members, leader and assignments when it has members and a selected protocol (each member supports
+     * just that protocol, with the subscription it had), otherwise Empty at its generation. No timers run yet: the
+     * shard arms the members' sessions once the load is over.
+     */
+    static ClassicGroup restored(String groupId, GroupRecord.GroupSnapshot snapshot) {
+        ClassicGroup group = new ClassicGroup(groupId, snapshot.stateTimestampMs());
+        group.protocolType = snapshot.protocolType();
+        group.generationId = snapshot.generationId();
+        if (snapshot.members().isEmpty() || snapshot.protocolName() == null) {
+            return group;
+        }
+        for (GroupRecord.MemberSnapshot m : snapshot.members()) {
+            GroupMember member = new GroupMember(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
+                    m.sessionTimeoutMs(), m.rebalanceTimeoutMs(),
+                    List.of(new GroupMember.Protocol(snapshot.protocolName(), m.subscription())));
+            member.assignment(m.assignment());
+            group.addMember(member, snapshot.protocolType());
+        }
+        if (snapshot.leaderId() != null && group.members.containsKey(snapshot.leaderId())) {
+            group.leaderId = snapshot.leaderId();
+        }
+        group.protocolName = snapshot.protocolName();
+        group.state = GroupState.STABLE;
         return group;
+    }
+
+    /**
+     * What a coordinator that loads this group needs: generation, protocol, leader and, once assignments are set
+     * (CompletingRebalance ending, Stable), the members with their subscriptions and assignments.
+     */
+    GroupRecord.GroupSnapshot snapshot() {
+        List<GroupRecord.MemberSnapshot> kept = new ArrayList<>();
+        if (protocolName != null) {
+            for (GroupMember m : members.values()) {
+                kept.add(new GroupRecord.MemberSnapshot(m.memberId(), m.groupInstanceId(), m.clientId(),
+                        m.clientHost(), m.rebalanceTimeoutMs(), m.sessionTimeoutMs(), m.metadataFor(protocolName),
+                        m.assignment()));
+            }
+        }
+        return new GroupRecord.GroupSnapshot(protocolType, generationId, protocolName, leaderId, stateTimestampMs,
+                kept);
     }
 
     String groupId() {

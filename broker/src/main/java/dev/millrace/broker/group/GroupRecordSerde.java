@@ -3,6 +3,8 @@ package dev.millrace.broker.group;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import org.apache.kafka.common.TopicPartition;
@@ -30,8 +32,15 @@ import org.apache.kafka.common.TopicPartition;
  *   value of type 1 (group metadata)
  *   +-----------+-----------------+------------+-----------------+-----------------+-----------------+
  *   | version   | protocol type   | generation | protocol        | leader          | state timestamp |
- *   | int16 = 0 | nullable string | int32      | nullable string | nullable string | int64 ms        |
+ *   | int16 = 1 | nullable string | int32      | nullable string | nullable string | int64 ms        |
  *   +-----------+-----------------+------------+-----------------+-----------------+-----------------+
+ *   | version 1 and later: member count int32, then per member:                                       |
+ *   |   member id   instance id      client id  client host  rebalance timeout  session timeout        |
+ *   |   string      nullable string  string     string       int32 ms           int32 ms               |
+ *   |   subscription (int32 length + bytes)      assignment (int32 length + bytes)                     |
+ *   +-------------------------------------------------------------------------------------------------+
+ *     version 0 (written before members were kept) ends after the state timestamp: its group loads
+ *     Empty at its generation
  *
  *   no value (null): tombstone, the key's offset or group is deleted
  * </pre>
@@ -46,7 +55,8 @@ import org.apache.kafka.common.TopicPartition;
 final class GroupRecordSerde {
 
     static final short KEY_VERSION = 0;
-    static final short VALUE_VERSION = 0;
+    static final short OFFSET_VALUE_VERSION = 0;
+    static final short GROUP_VALUE_VERSION = 1;
     static final byte TYPE_OFFSET_COMMIT = 0;
     static final byte TYPE_GROUP_METADATA = 1;
 
@@ -80,7 +90,7 @@ final class GroupRecordSerde {
             CommittedOffset value = offset.value();
             byte[] metadata = utf8(value.metadata());
             ByteBuffer buffer = ByteBuffer.allocate(2 + 8 + 4 + 2 + metadata.length + 8);
-            buffer.putShort(VALUE_VERSION).putLong(value.offset()).putInt(value.leaderEpoch());
+            buffer.putShort(OFFSET_VALUE_VERSION).putLong(value.offset()).putInt(value.leaderEpoch());
             putBytes(buffer, metadata);
             buffer.putLong(value.commitTimestampMs());
             return buffer.array();
@@ -89,14 +99,34 @@ final class GroupRecordSerde {
         byte[] type = utf8(value.protocolType());
         byte[] protocol = utf8(value.protocolName());
         byte[] leader = utf8(value.leaderId());
-        ByteBuffer buffer = ByteBuffer.allocate(2 + 2 + length(type) + 4 + 2 + length(protocol) + 2 + length(leader)
-                + 8);
-        buffer.putShort(VALUE_VERSION);
+        List<byte[][]> members = new ArrayList<>(value.members().size());
+        int size = 2 + 2 + length(type) + 4 + 2 + length(protocol) + 2 + length(leader) + 8 + 4;
+        for (GroupRecord.MemberSnapshot member : value.members()) {
+            byte[][] strings = {utf8(member.memberId()), utf8(member.groupInstanceId()), utf8(member.clientId()),
+                utf8(member.clientHost())};
+            members.add(strings);
+            for (byte[] string : strings) {
+                size += 2 + length(string);
+            }
+            size += 4 + 4 + 4 + member.subscription().length + 4 + member.assignment().length;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        buffer.putShort(GROUP_VALUE_VERSION);
         putBytes(buffer, type);
         buffer.putInt(value.generationId());
         putBytes(buffer, protocol);
         putBytes(buffer, leader);
         buffer.putLong(value.stateTimestampMs());
+        buffer.putInt(value.members().size());
+        for (int i = 0; i < members.size(); i++) {
+            GroupRecord.MemberSnapshot member = value.members().get(i);
+            for (byte[] string : members.get(i)) {
+                putBytes(buffer, string);
+            }
+            buffer.putInt(member.rebalanceTimeoutMs()).putInt(member.sessionTimeoutMs());
+            buffer.putInt(member.subscription().length).put(member.subscription());
+            buffer.putInt(member.assignment().length).put(member.assignment());
+        }
         return buffer.array();
     }
 
@@ -140,20 +170,56 @@ final class GroupRecordSerde {
     }
 
     private static GroupRecord.GroupSnapshot readGroup(ByteBuffer v) {
-        readValueVersion(v);
+        short version = readValueVersion(v);
         String protocolType = readString(v);
         int generationId = v.getInt();
         String protocolName = readString(v);
         String leaderId = readString(v);
         long stateTimestampMs = v.getLong();
-        return new GroupRecord.GroupSnapshot(protocolType, generationId, protocolName, leaderId, stateTimestampMs);
+        List<GroupRecord.MemberSnapshot> members = new ArrayList<>();
+        if (version >= 1) {
+            int count = v.getInt();
+            if (count < 0) {
+                throw new IllegalArgumentException("negative member count " + count);
+            }
+            for (int i = 0; i < count; i++) {
+                members.add(readMember(v));
+            }
+        }
+        return new GroupRecord.GroupSnapshot(protocolType, generationId, protocolName, leaderId, stateTimestampMs,
+                members);
     }
 
-    private static void readValueVersion(ByteBuffer v) {
+    private static GroupRecord.MemberSnapshot readMember(ByteBuffer v) {
+        String memberId = requireString(v, "member id");
+        String instanceId = readString(v);
+        String clientId = requireString(v, "client id of member " + memberId);
+        String clientHost = requireString(v, "client host of member " + memberId);
+        int rebalanceTimeoutMs = v.getInt();
+        int sessionTimeoutMs = v.getInt();
+        byte[] subscription = readBytes(v, "subscription of member " + memberId);
+        byte[] assignment = readBytes(v, "assignment of member " + memberId);
+        return new GroupRecord.MemberSnapshot(memberId, instanceId, clientId, clientHost, rebalanceTimeoutMs,
+                sessionTimeoutMs, subscription, assignment);
+    }
+
+    private static byte[] readBytes(ByteBuffer buffer, String what) {
+        int length = buffer.getInt();
+        if (length < 0 || length > buffer.remaining()) {
+            throw new IllegalArgumentException(what + " has length " + length + " with " + buffer.remaining()
+                    + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        buffer.get(bytes);
+        return bytes;
+    }
+
+    private static short readValueVersion(ByteBuffer v) {
         short version = v.getShort();
         if (version < 0) {
             throw new IllegalArgumentException("negative value version " + version);
         }
+        return version;
     }
 
     private static String requireString(ByteBuffer buffer, String what) {

@@ -45,8 +45,9 @@ import dev.millrace.broker.log.TxnVerification;
  * <p>Persistence: committed offsets and deletions are appended to the partition's log first and
  * applied to memory by {@link #replay} only once the append returned, the same path that {@link
  * #load} uses on startup, so memory never runs ahead of the local log. Group snapshots ({@link
- * GroupRecord.GroupSnapshot}) are appended after each completed rebalance; at runtime the live
- * {@link ClassicGroup} is the source of truth and the snapshot only serves the next load.
+ * GroupRecord.GroupSnapshot}) are appended after each completed rebalance, with the members and assignments of a
+ * Stable group; at runtime the live {@link ClassicGroup} is the source of truth and the snapshot only serves the next
+ * load, which brings the group back Stable and starts its members' sessions afresh.
  *
  * <p>Answers wait for the in-sync replicas: a response a handler produced goes out only once the partition's high
  * watermark reached the log end as of that moment ({@link dev.millrace.broker.coordinator.ReplicationAwaiter}), so
@@ -357,7 +358,8 @@ final class GroupShard {
 
     /**
      * Applies one record of the log to memory. Offsets and tombstones apply as they are; a group
-     * snapshot (only replayed while loading) brings its group back Empty at its generation.
+     * snapshot (only replayed while loading) brings its group back at its generation, Stable with its members
+     * or Empty ({@link ClassicGroup#restored}).
      */
     void replay(GroupRecord record) {
         if (record instanceof GroupRecord.OffsetCommit offset) {
@@ -372,8 +374,7 @@ final class GroupShard {
             }
             return;
         }
-        groups.put(record.groupId(), ClassicGroup.restored(record.groupId(), snapshot.protocolType(),
-                snapshot.generationId(), snapshot.stateTimestampMs()));
+        groups.put(record.groupId(), ClassicGroup.restored(record.groupId(), snapshot));
     }
 
     // ---- lifecycle
@@ -425,6 +426,9 @@ final class GroupShard {
                     });
             for (String groupId : offsets.groupIds()) {
                 groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, nowMs()));
+            }
+            for (ClassicGroup group : groups.values()) {
+                rebalancer.resumeLoaded(group);
             }
             loaded = true;
             log.info("Loaded {} groups from {} records of {}-{} in leader epoch {} in {} ms", groups.size(),

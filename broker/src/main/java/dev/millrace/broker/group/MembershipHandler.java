@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * SyncGroup, Heartbeat and LeaveGroup: what members do between and after joins.
  *
  * <p>SyncGroup in CompletingRebalance parks the member's request; the leader's request carries the
- * assignments, which are persisted with the generation (a {@link GroupRecord.GroupSnapshot}) before
- * every parked member gets its own and the group turns Stable. In Stable a SyncGroup returns the
+ * assignments, which are persisted with the generation and the members (a {@link GroupRecord.GroupSnapshot})
+ * before every parked member gets its own and the group turns Stable; a coordinator that loads the partition later
+ * serves the group Stable with those members. In Stable a SyncGroup returns the
  * member's assignment at once. Heartbeat re-arms the member's session and reports
  * {@code REBALANCE_IN_PROGRESS} while a join phase is open. LeaveGroup removes members one by one
  * (version 3 and later name several, by member id or instance id) and rebalances the rest.
@@ -89,6 +90,9 @@ final class MembershipHandler {
         for (SyncGroupRequestAssignment assignment : assignments) {
             byMember.put(assignment.memberId(), assignment.assignment());
         }
+        for (GroupMember member : group.members()) {
+            member.assignment(byMember.get(member.memberId()));
+        }
         try {
             shard.append(List.of(Rebalancer.groupSnapshot(group)));
         } catch (RuntimeException e) {
@@ -101,9 +105,6 @@ final class MembershipHandler {
             }
             rebalancer.prepareRebalance(group, "persisting generation " + group.generationId() + " failed");
             return;
-        }
-        for (GroupMember member : group.members()) {
-            member.assignment(byMember.get(member.memberId()));
         }
         group.transitionToStable(shard.nowMs());
         log.info("Group {} is stable at generation {} with {} members", group.groupId(), group.generationId(),

@@ -274,10 +274,16 @@ final class Rebalancer {
         shard.maybeRemoveUnusedGroup(group);
     }
 
-    /** The record that lets the group come back at its generation after a restart. */
+    /** The record that lets the group come back at its generation, and with its members when Stable, after a load. */
     static GroupRecord groupSnapshot(ClassicGroup group) {
-        return new GroupRecord.GroupMetadata(group.groupId(), new GroupRecord.GroupSnapshot(group.protocolType(),
-                group.generationId(), group.protocolName(), group.leaderId(), group.stateTimestampMs()));
+        return new GroupRecord.GroupMetadata(group.groupId(), group.snapshot());
+    }
+
+    /** Starts the sessions of a group loaded Stable with its members: each must heartbeat as if it had just joined. */
+    void resumeLoaded(ClassicGroup group) {
+        for (GroupMember member : group.members()) {
+            armSessionTimer(group, member);
+        }
     }
 
     private void persistQuietly(ClassicGroup group) {

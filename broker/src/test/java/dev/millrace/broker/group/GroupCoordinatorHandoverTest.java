@@ -107,11 +107,70 @@ class GroupCoordinatorHandoverTest {
         assertThat(committed(h.fetch((short) 8, fetchAll(GROUP)), GROUP)).isEqualTo(before)
                 .isEqualTo(Map.of("t-0", 15L, "t-1", 20L));
         assertThat(committed(h.fetch((short) 8, fetchAll("simple")), "simple")).isEqualTo(Map.of("t-1", 7L));
-        assertThat(h.heartbeat(GROUP, member, generation))
-                .as("membership is not carried over: the member must rejoin").isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        assertThat(h.heartbeat(GROUP, member, generation)).as("the member goes on in its generation")
+                .isEqualTo(Errors.NONE);
         String again = h.newMemberId(GROUP, "c");
-        assertThat(h.join(GROUP, again).join().data().generationId())
-                .as("the group went on from its persisted generation").isEqualTo(generation + 1);
+        CompletableFuture<JoinGroupResponse> newcomer = h.join(GROUP, again);
+        assertThat(h.heartbeat(GROUP, member, generation)).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+        assertThat(h.join(GROUP, member).join().data().generationId())
+                .as("a new member rebalances from the persisted generation").isEqualTo(generation + 1);
+        assertThat(newcomer.join().data().generationId()).isEqualTo(generation + 1);
+    }
+
+    @Test
+    void shouldServeAStableGroupWithItsMembersAndAssignmentsOnTheNewLeader() throws Exception {
+        h = CoordinatorHarness.withoutDelay(dir);
+        String a = h.newMemberId(GROUP, "a");
+        stableGroup(a);
+        String b = h.newMemberId(GROUP, "b");
+        CompletableFuture<JoinGroupResponse> joinB = h.join(GROUP, b);
+        int generation = h.join(GROUP, a).join().data().generationId();
+        assertThat(joinB.join().data().generationId()).isEqualTo(generation);
+        CompletableFuture<SyncGroupResponse> syncB = h.sync(GROUP, b, generation);
+        h.sync(GROUP, a, generation, Map.of(a, bytes("t-0"), b, bytes("t-1"))).join();
+        assertThat(syncB.join().data().assignment()).isEqualTo(bytes("t-1"));
+
+        handOver();
+        h.coordinator = successor;
+
+        assertThat(h.heartbeat(GROUP, a, generation)).isEqualTo(Errors.NONE);
+        assertThat(h.heartbeat(GROUP, b, generation)).isEqualTo(Errors.NONE);
+        assertThat(h.sync(GROUP, b, generation).join().data().assignment()).as("b's assignment survived the move")
+                .isEqualTo(bytes("t-1"));
+        assertThat(h.sync(GROUP, a, generation).join().data().assignment()).isEqualTo(bytes("t-0"));
+        assertThat(errors(h.commit(GROUP, b, generation, Map.of(T1, 5L)))).containsValues(Errors.NONE);
+        JoinGroupResponse rejoined = h.join(GROUP, b).join();
+        assertThat(rejoined.error()).isEqualTo(Errors.NONE);
+        assertThat(rejoined.data().generationId()).as("a follower rejoining with the same subscription does not "
+                + "rebalance").isEqualTo(generation);
+        assertThat(rejoined.data().leader()).isEqualTo(a);
+    }
+
+    @Test
+    void shouldExpireAMemberThatDoesNotComeBackToTheNewLeader() throws Exception {
+        h = CoordinatorHarness.withoutDelay(dir);
+        String a = h.newMemberId(GROUP, "a");
+        stableGroup(a);
+        String b = h.newMemberId(GROUP, "b");
+        CompletableFuture<JoinGroupResponse> joinB = h.join(GROUP, b);
+        int generation = h.join(GROUP, a).join().data().generationId();
+        joinB.join();
+        CompletableFuture<SyncGroupResponse> syncB = h.sync(GROUP, b, generation);
+        h.sync(GROUP, a, generation, Map.of(a, bytes("t-0"), b, bytes("t-1"))).join();
+        syncB.join();
+
+        handOver();
+        h.coordinator = successor;
+        h.advanceMs(CoordinatorHarness.SESSION_TIMEOUT_MS / 2);
+        assertThat(h.heartbeat(GROUP, a, generation)).isEqualTo(Errors.NONE);
+        h.advanceMs(CoordinatorHarness.SESSION_TIMEOUT_MS / 2 + 1);
+
+        assertThat(h.heartbeat(GROUP, a, generation)).as("b's session ran out on the new leader: a must rejoin")
+                .isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+        assertThat(h.heartbeat(GROUP, b, generation)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        JoinGroupResponse alone = h.join(GROUP, a).join();
+        assertThat(alone.data().generationId()).isEqualTo(generation + 1);
+        assertThat(alone.data().members()).extracting(m -> m.memberId()).containsExactly(a);
     }
 
     @Test

@@ -208,11 +208,16 @@ class GroupCoordinatorOffsetsTest {
                 .containsOnly(entry("payments-0", 150L), entry("payments-1", 200L));
         assertThat(committed(h.fetch((short) 9, fetchAll("simple")), "simple")).containsOnly(entry("refunds-0", 9L));
         DescribedGroup described = describe(GROUP);
-        assertThat(described.groupState()).isEqualTo("Empty");
+        assertThat(described.groupState()).isEqualTo("Stable");
         assertThat(described.protocolType()).isEqualTo("consumer");
-        assertThat(h.heartbeat(GROUP, member, 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        assertThat(described.members()).singleElement().satisfies(m -> assertThat(m.memberId()).isEqualTo(member));
+        assertThat(h.heartbeat(GROUP, member, 1)).as("the member goes on in its generation").isEqualTo(Errors.NONE);
+
+        h.advanceMs(CoordinatorHarness.SESSION_TIMEOUT_MS + 1);
+
+        assertThat(describe(GROUP).groupState()).as("a member that sends nothing more expires").isEqualTo("Empty");
         String again = h.newMemberId(GROUP, "c1");
-        assertThat(h.join(GROUP, again).join().data().generationId()).isEqualTo(2);
+        assertThat(h.join(GROUP, again).join().data().generationId()).isEqualTo(3);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 import org.apache.kafka.common.TopicPartition;
@@ -25,9 +26,13 @@ class GroupRecordSerdeTest {
         GroupRecord offset = new GroupRecord.OffsetCommit("grüppe", new TopicPartition("topic", 4),
                 new CommittedOffset(123L, 7, "meta", 1_700_000_000_000L));
         GroupRecord group = new GroupRecord.GroupMetadata("g", new GroupRecord.GroupSnapshot("consumer", 5, "range",
-                "leader-1", 42L));
+                "leader-1", 42L, List.of(
+                        new GroupRecord.MemberSnapshot("leader-1", null, "c1", "/127.0.0.1", 30_000, 10_000,
+                                new byte[] {1, 2, 3}, new byte[] {4, 5}),
+                        new GroupRecord.MemberSnapshot("m-2", "instance-ü", "c2", "/10.0.0.2", 60_000, 45_000,
+                                new byte[0], new byte[0]))));
         GroupRecord emptyGroup = new GroupRecord.GroupMetadata("g", new GroupRecord.GroupSnapshot(null, 0, null,
-                null, 0L));
+                null, 0L, List.of()));
         GroupRecord offsetTombstone = new GroupRecord.OffsetCommit("g", new TopicPartition("t", 0), null);
         GroupRecord groupTombstone = new GroupRecord.GroupMetadata("g", null);
 
@@ -72,6 +77,43 @@ class GroupRecordSerdeTest {
                 GroupRecordSerde.serializeKey(offset)), ByteBuffer.wrap(longer));
 
         assertThat(decoded).contains(offset);
+    }
+
+    @Test
+    void shouldReadAGroupOfValueVersionZeroAsEmptyAtItsGeneration() {
+        GroupRecord.GroupMetadata withMembers = new GroupRecord.GroupMetadata("g", new GroupRecord.GroupSnapshot(
+                "consumer", 3, "range", "m", 42L, List.of(new GroupRecord.MemberSnapshot("m", null, "c", "/h", 1, 2,
+                        new byte[] {9}, new byte[] {8}))));
+        byte[] v1 = GroupRecordSerde.serializeValue(withMembers);
+        assertThat(ByteBuffer.wrap(v1).getShort()).isEqualTo(GroupRecordSerde.GROUP_VALUE_VERSION);
+        // a version 0 value is the version 1 layout without the members
+        int v0Length = 2 + 2 + "consumer".length() + 4 + 2 + "range".length() + 2 + "m".length() + 8;
+        byte[] v0 = Arrays.copyOf(v1, v0Length);
+        v0[1] = 0;
+
+        Optional<GroupRecord> decoded = GroupRecordSerde.deserialize(ByteBuffer.wrap(
+                GroupRecordSerde.serializeKey(withMembers)), ByteBuffer.wrap(v0));
+
+        assertThat(decoded).contains(new GroupRecord.GroupMetadata("g", new GroupRecord.GroupSnapshot("consumer", 3,
+                "range", "m", 42L, List.of())));
+    }
+
+    @Test
+    void shouldRejectAGroupWhoseMembersAreCutShortOrHaveBadLengths() {
+        GroupRecord.GroupMetadata group = new GroupRecord.GroupMetadata("g", new GroupRecord.GroupSnapshot(
+                "consumer", 3, "range", "m", 42L, List.of(new GroupRecord.MemberSnapshot("m", null, "c", "/h", 1, 2,
+                        new byte[] {9}, new byte[] {8, 7}))));
+        ByteBuffer key = ByteBuffer.wrap(GroupRecordSerde.serializeKey(group));
+        byte[] value = GroupRecordSerde.serializeValue(group);
+        byte[] badAssignmentLength = value.clone();
+        // the assignment's int32 length sits just before its two bytes at the end
+        ByteBuffer.wrap(badAssignmentLength).putInt(value.length - 6, 1000);
+
+        assertThatThrownBy(() -> GroupRecordSerde.deserialize(key, ByteBuffer.wrap(Arrays.copyOf(value,
+                value.length - 1)))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("assignment of member m");
+        assertThatThrownBy(() -> GroupRecordSerde.deserialize(key, ByteBuffer.wrap(badAssignmentLength)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("length 1000");
     }
 
     @Test

@@ -56,8 +56,9 @@ import dev.millrace.broker.group.OffsetsTopic;
  * <ul>
  *   <li>A classic consumer group of two members (also when a preferred election moves the coordinator, nothing
  *       stopped) on a replicated topic: the committed offsets (as Admin lists them)
- *       never go back while the coordinator moves, none committed before the stop is lost, the members rejoin at the
- *       new coordinator and consume and commit everything produced afterwards.</li>
+ *       never go back while the coordinator moves, none committed before the stop is lost, the members go on at the
+ *       new coordinator and consume and commit everything produced afterwards. When the coordinator moves with both
+ *       members alive, they keep their generation and assignments: the new coordinator loaded the group Stable.</li>
  *   <li>A {@code KafkaShareConsumer}: after its coordinator's broker stops, it finds the new coordinator (which knows
  *       no members: it rejoins) and receives every record produced afterwards. The share-partition's leader is kept
  *       off the stopped broker, so only the coordinator moves (share-partition state is not this test's concern).</li>
@@ -75,6 +76,8 @@ class GroupCoordinatorFailoverIntegrationTest {
     private Admin admin;
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
+    /** Each consumer's generation as it last saw it after a poll, by client id. */
+    private final Map<String, Integer> generations = new ConcurrentHashMap<>();
 
     @BeforeEach
     void startCluster() throws Exception {
@@ -143,6 +146,7 @@ class GroupCoordinatorFailoverIntegrationTest {
         Map<TopicPartition, Long> before = awaitCommitted("events", 100, null);
         TopicPartition offsets = new TopicPartition(OffsetsTopic.NAME, 0);
         int coordinator = leaderOf(offsets);
+        int generation = awaitSettled();
 
         leadOn(offsets, cluster.nodeIds().stream().filter(id -> id != coordinator).findFirst().orElseThrow());
         produce("events", 100, 200);
@@ -150,6 +154,30 @@ class GroupCoordinatorFailoverIntegrationTest {
         awaitCommitted("events", 200, before);
         assertThat(seen).hasSize(200);
         assertThat(failures).isEmpty();
+        assertThat(generations).as("the new coordinator loaded the group with its members: they went on in their "
+                + "generation, with their assignments, instead of rebalancing").containsOnly(
+                        Map.entry("member-1", generation), Map.entry("member-2", generation));
+        ConsumerGroupDescription group = describe(() -> admin.describeConsumerGroups(List.of("failover-group"))
+                .describedGroups().get("failover-group").get(10, TimeUnit.SECONDS));
+        assertThat(group.coordinator().id()).isNotEqualTo(coordinator);
+        assertThat(group.groupState()).isEqualTo(GroupState.STABLE);
+    }
+
+    /** Waits until both members polled in the same generation of a Stable group of two; returns that generation. */
+    private int awaitSettled() throws Exception {
+        AtomicReference<Integer> settled = new AtomicReference<>();
+        cluster.awaitCondition(() -> {
+            ConsumerGroupDescription group = describe(() -> admin.describeConsumerGroups(List.of("failover-group"))
+                    .describedGroups().get("failover-group").get(10, TimeUnit.SECONDS));
+            Integer first = generations.get("member-1");
+            boolean same = first != null && first > 0 && first.equals(generations.get("member-2"));
+            if (group != null && group.groupState() == GroupState.STABLE && group.members().size() == 2 && same) {
+                settled.set(first);
+                return true;
+            }
+            return false;
+        }, "both members in one generation of a Stable group", WAIT);
+        return settled.get();
     }
 
     @Test
@@ -212,6 +240,7 @@ class GroupCoordinatorFailoverIntegrationTest {
                 while (!stop.get()) {
                     ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
                     records.forEach(r -> seen.add(r.value()));
+                    generations.put(clientId, consumer.groupMetadata().generationId());
                     if (!records.isEmpty() || uncommitted) {
                         try {
                             consumer.commitSync(Duration.ofSeconds(10));
