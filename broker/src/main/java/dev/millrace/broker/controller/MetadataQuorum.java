@@ -92,12 +92,15 @@ final class MetadataQuorum implements AutoCloseable {
     static final int START_WINDOWS = 10;
     private static final long JOIN_RETRY_MS = 200;
     private static final int JOIN_RPC_TIMEOUT_MS = 2_000;
+    /** How long a leader may wait for its term's start before {@link LeaderStartWatchdog} reports it. */
+    private static final long LEADER_START_REPORT_MS = 3_000;
 
     private final ControllerConfig config;
     private final MetadataStateMachine stateMachine;
     private final String logPrefix;
 
     private final CompletableFuture<Void> closedSignal = new CompletableFuture<>();
+    private final LeaderStartWatchdog watchdog;
 
     private RaftGroupService groupService;
     private volatile Node node;
@@ -107,6 +110,8 @@ final class MetadataQuorum implements AutoCloseable {
         this.config = config;
         this.stateMachine = stateMachine;
         this.logPrefix = logPrefix;
+        this.watchdog = new LeaderStartWatchdog(() -> node, stateMachine::leaderTerm,
+                () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), LEADER_START_REPORT_MS, logPrefix);
     }
 
     void start() throws IOException, TimeoutException, InterruptedException {
@@ -114,6 +119,7 @@ final class MetadataQuorum implements AutoCloseable {
         ProgressDeadline deadline = new ProgressDeadline(config.startTimeout().toNanos(), START_WINDOWS,
                 () -> stateMachine.image().appliedIndex(), System::nanoTime);
         startNode();
+        watchdog.start();
         try {
             checkVoters("its raft log");
             if (config.isLearner()) {
@@ -248,6 +254,11 @@ final class MetadataQuorum implements AutoCloseable {
         return saved;
     }
 
+    /** The running quorum node, or null before the start and after the close. */
+    Node node() {
+        return node;
+    }
+
     /** The current leader's {@code host:port}, if one is known. */
     Optional<String> leaderAddress() {
         Node current = node;
@@ -265,6 +276,7 @@ final class MetadataQuorum implements AutoCloseable {
             return;
         }
         markClosed();
+        watchdog.close();
         node = null;
         if (groupService == null) {
             return;

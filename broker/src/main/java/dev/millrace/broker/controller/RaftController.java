@@ -24,6 +24,7 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.alipay.sofa.jraft.Node;
 import com.alipay.sofa.jraft.Status;
 import com.alipay.sofa.jraft.error.RaftError;
 
@@ -496,6 +497,11 @@ public final class RaftController implements Controller {
 
     private static <T> void failWith(CompletableFuture<T> response, Errors error, String message) {
         response.completeExceptionally(error.exception(message));
+    }
+
+    /** The quorum node, for diagnostics and tests; null when not running. */
+    Node quorumNode() {
+        return quorum.node();
     }
 
     /** Stops the voter; pending and later requests get NOT_CONTROLLER. Idempotent. */
