@@ -4,10 +4,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -53,6 +56,8 @@ public final class SharePartitionManager implements LeadershipListener {
     private final SharePartitionListener listener;
     private final ShareStateStore store;
     private final Map<Key, SharePartition> partitions = new ConcurrentHashMap<>();
+    /** The creations in progress ({@link #createOnce}), by key. */
+    private final Map<Key, CompletableFuture<SharePartition>> creating = new ConcurrentHashMap<>();
     private volatile ShareGroupConfigs groupConfigs;
     /**
      * Runs selective members' scans ahead of their next fetches ({@link SelectiveLookahead}) for every
@@ -106,8 +111,7 @@ public final class SharePartitionManager implements LeadershipListener {
         if (!log.get().isLeader()) {
             throw new NotLeaderOrFollowerException("This broker does not lead " + tp);
         }
-        SharePartition partition = partitions.compute(new Key(groupId, tp), (k, current) ->
-                current != null && !current.isClosed() ? current : create(groupId, topicId, tp, log.get()));
+        SharePartition partition = createOnce(new Key(groupId, tp), () -> create(groupId, topicId, tp, log.get()));
         if (partition.leaderEpoch() >= 0 && (!log.get().isLeader() || log.get().leaderEpoch() != partition.leaderEpoch())) {
             // leadership moved while the state loaded: the resignation may have missed it
             drop(new Key(groupId, tp), partition);
@@ -115,6 +119,44 @@ public final class SharePartitionManager implements LeadershipListener {
         }
         partition.settleRestore(); // records restored at their delivery limit: archived, saved, then dead-lettered
         return Optional.of(partition);
+    }
+
+    /**
+     * The open share-partition of {@code key}, created by {@code creator} if there is none. At most one thread
+     * creates a given key's share-partition at a time; others asking for it meanwhile wait for that creation and get
+     * its outcome. The creation (which loads the saved state, a remote call that may take as long as the store's
+     * bound) runs outside every lock of {@link #partitions}: were it inside {@code ConcurrentHashMap.compute}, it
+     * would hold that map's bin, and {@link #onResigned}, which runs on the metadata quorum's apply thread, would
+     * block removing any key of the same bin until the load finished, and with it every later metadata change on
+     * this node, including its start as the active controller (seen in a chaos run: a new leader's term started
+     * seconds late, so no dead broker was fenced meanwhile).
+     */
+    private SharePartition createOnce(Key key, Supplier<SharePartition> creator) {
+        SharePartition existing = partitions.get(key);
+        if (existing != null && !existing.isClosed()) {
+            return existing;
+        }
+        CompletableFuture<SharePartition> mine = new CompletableFuture<>();
+        CompletableFuture<SharePartition> other = creating.putIfAbsent(key, mine);
+        if (other != null) {
+            try {
+                return other.join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException cause ? cause : e;
+            }
+        }
+        try {
+            existing = partitions.get(key); // created between the first look and the reservation
+            SharePartition created = existing != null && !existing.isClosed() ? existing : creator.get();
+            partitions.put(key, created);
+            mine.complete(created);
+            return created;
+        } catch (RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            creating.remove(key, mine);
+        }
     }
 
     /**
