@@ -75,6 +75,23 @@ class GroupCoordinatorHandoverTest {
         return joined.data().generationId();
     }
 
+    /** The second member's id and the generation of a Stable group of two. */
+    private record TwoMembers(String b, int generation) {
+    }
+
+    /** {@code a} (the leader, with t-0) and a new member b (with t-1), Stable. */
+    private TwoMembers twoMemberStableGroup(String a) {
+        stableGroup(a);
+        String b = h.newMemberId(GROUP, "b");
+        CompletableFuture<JoinGroupResponse> joinB = h.join(GROUP, b);
+        int generation = h.join(GROUP, a).join().data().generationId();
+        assertThat(joinB.join().data().generationId()).isEqualTo(generation);
+        CompletableFuture<SyncGroupResponse> syncB = h.sync(GROUP, b, generation);
+        h.sync(GROUP, a, generation, Map.of(a, bytes("t-0"), b, bytes("t-1"))).join();
+        assertThat(syncB.join().data().assignment()).isEqualTo(bytes("t-1"));
+        return new TwoMembers(b, generation);
+    }
+
     /** Moves leadership of every partition from {@code h.coordinator} to a new coordinator in epoch 1. */
     private void handOver() {
         for (int p = 0; p < 3; p++) {
@@ -121,14 +138,9 @@ class GroupCoordinatorHandoverTest {
     void shouldServeAStableGroupWithItsMembersAndAssignmentsOnTheNewLeader() throws Exception {
         h = CoordinatorHarness.withoutDelay(dir);
         String a = h.newMemberId(GROUP, "a");
-        stableGroup(a);
-        String b = h.newMemberId(GROUP, "b");
-        CompletableFuture<JoinGroupResponse> joinB = h.join(GROUP, b);
-        int generation = h.join(GROUP, a).join().data().generationId();
-        assertThat(joinB.join().data().generationId()).isEqualTo(generation);
-        CompletableFuture<SyncGroupResponse> syncB = h.sync(GROUP, b, generation);
-        h.sync(GROUP, a, generation, Map.of(a, bytes("t-0"), b, bytes("t-1"))).join();
-        assertThat(syncB.join().data().assignment()).isEqualTo(bytes("t-1"));
+        TwoMembers group = twoMemberStableGroup(a);
+        String b = group.b();
+        int generation = group.generation();
 
         handOver();
         h.coordinator = successor;
@@ -150,14 +162,9 @@ class GroupCoordinatorHandoverTest {
     void shouldExpireAMemberThatDoesNotComeBackToTheNewLeader() throws Exception {
         h = CoordinatorHarness.withoutDelay(dir);
         String a = h.newMemberId(GROUP, "a");
-        stableGroup(a);
-        String b = h.newMemberId(GROUP, "b");
-        CompletableFuture<JoinGroupResponse> joinB = h.join(GROUP, b);
-        int generation = h.join(GROUP, a).join().data().generationId();
-        joinB.join();
-        CompletableFuture<SyncGroupResponse> syncB = h.sync(GROUP, b, generation);
-        h.sync(GROUP, a, generation, Map.of(a, bytes("t-0"), b, bytes("t-1"))).join();
-        syncB.join();
+        TwoMembers group = twoMemberStableGroup(a);
+        String b = group.b();
+        int generation = group.generation();
 
         handOver();
         h.coordinator = successor;

@@ -3,6 +3,7 @@ package dev.millrace.broker.share;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -78,6 +79,14 @@ class SharePartitionManagerTest {
         timer.close();
     }
 
+    /** A first caller whose creation of BB's share-partition is loading, and a second caller asking meanwhile. */
+    private List<CompletableFuture<Optional<SharePartition>>> twoCallersWhileBbLoads() throws InterruptedException {
+        CompletableFuture<Optional<SharePartition>> one = CompletableFuture.supplyAsync(
+                () -> manager.getOrCreate("BB", Uuid.randomUuid(), TP));
+        assertThat(loadEntered.await(10, TimeUnit.SECONDS)).isTrue();
+        return List.of(one, CompletableFuture.supplyAsync(() -> manager.getOrCreate("BB", Uuid.randomUuid(), TP)));
+    }
+
     @Test
     void shouldResignWhileAnotherShareGroupsStateLoads() throws Exception {
         assertThat("Aa".hashCode()).isEqualTo("BB".hashCode());
@@ -98,11 +107,9 @@ class SharePartitionManagerTest {
 
     @Test
     void shouldCreateAShareGroupsPartitionOnceWhenAskedFromTwoThreads() throws Exception {
-        CompletableFuture<Optional<SharePartition>> one = CompletableFuture.supplyAsync(
-                () -> manager.getOrCreate("BB", Uuid.randomUuid(), TP));
-        assertThat(loadEntered.await(10, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<Optional<SharePartition>> two = CompletableFuture.supplyAsync(
-                () -> manager.getOrCreate("BB", Uuid.randomUuid(), TP));
+        List<CompletableFuture<Optional<SharePartition>>> callers = twoCallersWhileBbLoads();
+        CompletableFuture<Optional<SharePartition>> one = callers.get(0);
+        CompletableFuture<Optional<SharePartition>> two = callers.get(1);
 
         releaseLoad.countDown();
 
@@ -113,11 +120,9 @@ class SharePartitionManagerTest {
     @Test
     void shouldGiveEveryWaitingCallerTheLoadsFailureAndLoadAgainNextTime() throws Exception {
         loadFailure = new CoordinatorNotAvailableException("share-state coordinator unreachable");
-        CompletableFuture<Optional<SharePartition>> one = CompletableFuture.supplyAsync(
-                () -> manager.getOrCreate("BB", Uuid.randomUuid(), TP));
-        assertThat(loadEntered.await(10, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<Optional<SharePartition>> two = CompletableFuture.supplyAsync(
-                () -> manager.getOrCreate("BB", Uuid.randomUuid(), TP));
+        List<CompletableFuture<Optional<SharePartition>>> callers = twoCallersWhileBbLoads();
+        CompletableFuture<Optional<SharePartition>> one = callers.get(0);
+        CompletableFuture<Optional<SharePartition>> two = callers.get(1);
 
         releaseLoad.countDown();
 
