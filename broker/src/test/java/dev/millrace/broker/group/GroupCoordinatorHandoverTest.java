@@ -75,12 +75,17 @@ class GroupCoordinatorHandoverTest {
         return joined.data().generationId();
     }
 
-    /** The second member's id and the generation of a Stable group of two. */
-    private record TwoMembers(String b, int generation) {
+    /** The members' ids and the generation of a Stable group of two. */
+    private record TwoMembers(String a, String b, int generation) {
     }
 
-    /** {@code a} (the leader, with t-0) and a new member b (with t-1), Stable. */
-    private TwoMembers twoMemberStableGroup(String a) {
+    /**
+     * A Stable group of a (the leader, with t-0) and b (with t-1), then every partition handed over; {@code h} then
+     * talks to the successor.
+     */
+    private TwoMembers twoMembersHandedOver() throws Exception {
+        h = CoordinatorHarness.withoutDelay(dir);
+        String a = h.newMemberId(GROUP, "a");
         stableGroup(a);
         String b = h.newMemberId(GROUP, "b");
         CompletableFuture<JoinGroupResponse> joinB = h.join(GROUP, b);
@@ -89,7 +94,9 @@ class GroupCoordinatorHandoverTest {
         CompletableFuture<SyncGroupResponse> syncB = h.sync(GROUP, b, generation);
         h.sync(GROUP, a, generation, Map.of(a, bytes("t-0"), b, bytes("t-1"))).join();
         assertThat(syncB.join().data().assignment()).isEqualTo(bytes("t-1"));
-        return new TwoMembers(b, generation);
+        handOver();
+        h.coordinator = successor;
+        return new TwoMembers(a, b, generation);
     }
 
     /** Moves leadership of every partition from {@code h.coordinator} to a new coordinator in epoch 1. */
@@ -136,14 +143,10 @@ class GroupCoordinatorHandoverTest {
 
     @Test
     void shouldServeAStableGroupWithItsMembersAndAssignmentsOnTheNewLeader() throws Exception {
-        h = CoordinatorHarness.withoutDelay(dir);
-        String a = h.newMemberId(GROUP, "a");
-        TwoMembers group = twoMemberStableGroup(a);
+        TwoMembers group = twoMembersHandedOver();
+        String a = group.a();
         String b = group.b();
         int generation = group.generation();
-
-        handOver();
-        h.coordinator = successor;
 
         assertThat(h.heartbeat(GROUP, a, generation)).isEqualTo(Errors.NONE);
         assertThat(h.heartbeat(GROUP, b, generation)).isEqualTo(Errors.NONE);
@@ -160,14 +163,10 @@ class GroupCoordinatorHandoverTest {
 
     @Test
     void shouldExpireAMemberThatDoesNotComeBackToTheNewLeader() throws Exception {
-        h = CoordinatorHarness.withoutDelay(dir);
-        String a = h.newMemberId(GROUP, "a");
-        TwoMembers group = twoMemberStableGroup(a);
+        TwoMembers group = twoMembersHandedOver();
+        String a = group.a();
         String b = group.b();
         int generation = group.generation();
-
-        handOver();
-        h.coordinator = successor;
         h.advanceMs(CoordinatorHarness.SESSION_TIMEOUT_MS / 2);
         assertThat(h.heartbeat(GROUP, a, generation)).isEqualTo(Errors.NONE);
         h.advanceMs(CoordinatorHarness.SESSION_TIMEOUT_MS / 2 + 1);
