@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.DuplicateBrokerRegistrationException;
 import org.apache.kafka.common.errors.InconsistentClusterIdException;
 import org.apache.kafka.common.errors.StaleBrokerEpochException;
@@ -36,7 +37,11 @@ import dev.millrace.broker.controller.ListenerEndpoint;
  * A registration refused because the node id is still registered by a live incarnation (the previous process of
  * this node, killed less than a session timeout ago, or another process configured with the same {@code node.id})
  * is retried until {@code registrationTimeoutMs}, after which the start fails with a message naming
- * {@code node.id}. A registration from a data directory of another cluster is refused at once. A heartbeat answered
+ * {@code node.id}. A registration whose connection the controller's inter-broker listener refused (a wrong password,
+ * an unknown SCRAM user, a certificate it does not trust, or one of its own this node does not trust) is logged at
+ * WARN, naming the settings that hold this node's credentials, and retried the same way (a SCRAM user created after
+ * this node started is then accepted); the start fails with that message once the time is up. A registration from a
+ * data directory of another cluster is refused at once. A heartbeat answered
  * with STALE_BROKER_EPOCH (the controller no longer knows this registration) registers again.
  *
  * <p>Threading: thread-safe; registration and heartbeats run on one scheduler thread of their own.
@@ -50,18 +55,21 @@ public final class BrokerLifecycle implements AutoCloseable {
      *
      * @param host      with {@code port}, the inter-broker listener's advertised address
      * @param listeners every listener's advertised endpoint by name (for clients of other brokers' Metadata)
+     * @param credentialSettings the settings holding what this node presents to the controller's inter-broker
+     *                           listener (named when the controller refuses it), empty for PLAINTEXT
      */
     public record Settings(int nodeId, String clusterId, String host, int port, String rack,
                            long heartbeatIntervalMs, long registrationTimeoutMs,
-                           Map<String, ListenerEndpoint> listeners) {
+                           Map<String, ListenerEndpoint> listeners, String credentialSettings) {
         public Settings {
             listeners = Map.copyOf(listeners);
+            credentialSettings = credentialSettings == null ? "" : credentialSettings;
         }
 
-        /** A broker with one listener. */
+        /** A broker with one PLAINTEXT listener. */
         public Settings(int nodeId, String clusterId, String host, int port, String rack, long heartbeatIntervalMs,
                         long registrationTimeoutMs) {
-            this(nodeId, clusterId, host, port, rack, heartbeatIntervalMs, registrationTimeoutMs, Map.of());
+            this(nodeId, clusterId, host, port, rack, heartbeatIntervalMs, registrationTimeoutMs, Map.of(), "");
         }
     }
 
@@ -78,6 +86,8 @@ public final class BrokerLifecycle implements AutoCloseable {
     private volatile boolean wantShutdown;
     private volatile boolean closed;
     private long registrationDeadlineNanos;
+    /** Whether a refusal of this node's credentials was logged at WARN (once: retries log at INFO). */
+    private boolean refusalLogged;
 
     public BrokerLifecycle(Settings settings, ControllerClient client, LongSupplier appliedMetadataIndex) {
         this.settings = settings;
@@ -146,14 +156,26 @@ public final class BrokerLifecycle implements AutoCloseable {
                         + ", which is not the cluster of controller.quorum.voters", cause));
                 return;
             }
+            boolean refused = isAuthenticationFailure(cause);
             if (System.nanoTime() - registrationDeadlineNanos > 0) {
-                String why = cause instanceof DuplicateBrokerRegistrationException
-                        ? "node.id " + settings.nodeId() + " is registered by another live broker; every node of a "
-                                + "cluster needs its own node.id"
-                        : "node.id " + settings.nodeId() + " could not register with the active controller: " + cause;
+                String why;
+                if (cause instanceof DuplicateBrokerRegistrationException) {
+                    why = "node.id " + settings.nodeId() + " is registered by another live broker; every node of a "
+                            + "cluster needs its own node.id";
+                } else if (refused) {
+                    why = refusedCredentials() + ": " + cause;
+                } else {
+                    why = "node.id " + settings.nodeId() + " could not register with the active controller: " + cause;
+                }
                 unfenced.completeExceptionally(new IllegalStateException(why + " (gave up after "
                         + settings.registrationTimeoutMs() + " ms)", cause));
                 return;
+            }
+            if (refused && !refusalLogged) {
+                // a SCRAM user created after this node started is accepted on a later try: retry, but say why now
+                refusalLogged = true;
+                LOG.warn("{}; registration is retried for up to {} ms: {}", refusedCredentials(),
+                        settings.registrationTimeoutMs(), cause.toString());
             }
             LOG.info("Broker {} registration will be retried: {}", settings.nodeId(), cause.toString());
             schedule(this::register);
@@ -216,6 +238,22 @@ public final class BrokerLifecycle implements AutoCloseable {
         } catch (RuntimeException e) {
             // shutting down
         }
+    }
+
+    private String refusedCredentials() {
+        return "node.id " + settings.nodeId() + " could not register: the active controller's inter-broker listener "
+                + "refused this node's credentials"
+                + (settings.credentialSettings().isEmpty() ? "" : ", set in " + settings.credentialSettings());
+    }
+
+    /** Whether a TLS handshake or SASL authentication refused this node, anywhere in {@code error}'s causes. */
+    static boolean isAuthenticationFailure(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof AuthenticationException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -356,26 +356,27 @@ public final class ControllerClient implements AutoCloseable {
                                           Function<BrokerChannel, CompletableFuture<? extends Object>> remoteCall) {
         CompletableFuture<T> result = new CompletableFuture<>();
         attempt(what, localCall, remoteCall, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs), result,
-                "no attempt yet");
+                "no attempt yet", null);
         return result;
     }
 
     @SuppressWarnings("unchecked")
     private <T> void attempt(String what, Supplier<CompletableFuture<T>> localCall,
                              Function<BrokerChannel, CompletableFuture<? extends Object>> remoteCall, long deadline,
-                             CompletableFuture<T> result, String lastProblem) {
+                             CompletableFuture<T> result, String lastProblem, Throwable lastError) {
         if (closed) {
             result.completeExceptionally(new NotControllerException(what + " not sent: the broker is shutting down"));
             return;
         }
         if (System.nanoTime() - deadline > 0) {
+            // the last error is the cause, so that callers can tell a refused login from a controller not answering
             result.completeExceptionally(new TimeoutException(what + " got no answer from an active controller within "
-                    + timeoutMs + " ms; last problem: " + lastProblem));
+                    + timeoutMs + " ms; last problem: " + lastProblem, lastError));
             return;
         }
         Optional<Integer> active = local.activeControllerId();
         if (active.isEmpty()) {
-            retry(what, localCall, remoteCall, deadline, result, "no active controller is known");
+            retry(what, localCall, remoteCall, deadline, result, "no active controller is known", null);
             return;
         }
         CompletableFuture<T> answer;
@@ -385,7 +386,7 @@ public final class ControllerClient implements AutoCloseable {
             BrokerImage node = local.image().brokers().get(active.get());
             if (node == null) {
                 retry(what, localCall, remoteCall, deadline, result, "the active controller, node " + active.get()
-                        + ", has not registered its listener yet");
+                        + ", has not registered its listener yet", null);
                 return;
             }
             answer = channelTo(node).thenCompose(ch -> (CompletableFuture<T>) remoteCall.apply(ch));
@@ -404,21 +405,21 @@ public final class ControllerClient implements AutoCloseable {
                         dropChannel();
                     }
                 }
-                retry(what, localCall, remoteCall, deadline, result, cause.toString());
+                retry(what, localCall, remoteCall, deadline, result, cause.toString(), cause);
             } else if (cause instanceof ApiException && !(cause instanceof TimeoutException)) {
                 result.completeExceptionally(cause);
             } else {
-                retry(what, localCall, remoteCall, deadline, result, cause.toString());
+                retry(what, localCall, remoteCall, deadline, result, cause.toString(), cause);
             }
         });
     }
 
     private <T> void retry(String what, Supplier<CompletableFuture<T>> localCall,
                            Function<BrokerChannel, CompletableFuture<? extends Object>> remoteCall, long deadline,
-                           CompletableFuture<T> result, String problem) {
+                           CompletableFuture<T> result, String problem, Throwable error) {
         LOG.debug("Node {}: {} will be retried: {}", nodeId, what, problem);
         try {
-            loop.schedule(() -> attempt(what, localCall, remoteCall, deadline, result, problem), retryBackoffMs,
+            loop.schedule(() -> attempt(what, localCall, remoteCall, deadline, result, problem, error), retryBackoffMs,
                     TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             result.completeExceptionally(new NotControllerException(what + " not sent: the broker is shutting down"));

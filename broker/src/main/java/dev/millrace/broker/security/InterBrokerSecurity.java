@@ -106,6 +106,25 @@ public final class InterBrokerSecurity {
         }
     }
 
+    /**
+     * The settings that hold what this node presents to the other nodes' inter-broker listener, for messages about
+     * a refused connection: the JAAS entry of its SASL credentials, its TLS stores, or both; empty for PLAINTEXT.
+     */
+    public static String credentialSettings(BrokerConfig config) {
+        Listener listener = config.interBrokerListener();
+        List<String> parts = new java.util.ArrayList<>();
+        if (listener.usesSasl()) {
+            String mechanism = config.saslMechanismInterBrokerProtocol();
+            parts.add("listener.name." + listener.name().toLowerCase(Locale.ROOT) + "."
+                    + mechanism.toLowerCase(Locale.ROOT) + ".sasl.jaas.config (the " + mechanism
+                    + " username and password of this node)");
+        }
+        if (listener.usesTls()) {
+            parts.add("ssl.truststore.* (the authorities this node trusts) and ssl.keystore.* (its certificate)");
+        }
+        return String.join("; ", parts);
+    }
+
     /** The options of the login module entry for {@code mechanism} in {@code jaas}, parsed by kafka-clients. */
     private static Map<String, ?> loginOptions(String setting, Listener listener, String mechanism, String jaas) {
         List<AppConfigurationEntry> entries;

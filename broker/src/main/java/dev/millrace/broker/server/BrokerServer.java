@@ -270,7 +270,7 @@ public final class BrokerServer implements AutoCloseable {
         lifecycle = new BrokerLifecycle(new BrokerLifecycle.Settings(config.nodeId(), identity.clusterId(),
                 advertisedHost, advertisedPort, config.brokerRack().orElse(null),
                 config.brokerHeartbeatIntervalMs(), 2L * config.brokerSessionTimeoutMs() + 10_000,
-                registeredListeners),
+                registeredListeners, InterBrokerSecurity.credentialSettings(config)),
                 lifecycleClient, () -> controller.image().appliedIndex());
         isrUpdater = new ControllerIsrUpdater(config.nodeId(), controllerClient, lifecycle::brokerEpoch,
                 controller::image);

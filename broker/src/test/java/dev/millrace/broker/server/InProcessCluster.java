@@ -37,6 +37,8 @@ final class InProcessCluster implements AutoCloseable {
     private final Map<Integer, Integer> voterPorts = new LinkedHashMap<>();
     private final Map<Integer, Integer> learnerPorts = new LinkedHashMap<>();
     private final Map<Integer, BrokerServer> running = new HashMap<>();
+    /** Settings of single nodes, over {@link #settings}. */
+    private final Map<Integer, Map<String, String>> nodeSettings = new HashMap<>();
     private final String voters;
     /** Notified on every metadata change of every node, so that {@link #awaitCondition} re-checks at once. */
     private final Object changes = new Object();
@@ -111,6 +113,7 @@ final class InProcessCluster implements AutoCloseable {
             all.put("controller.port", String.valueOf(learnerPorts.get(id)));
         }
         all.putAll(settings);
+        all.putAll(nodeSettings.getOrDefault(id, Map.of()));
         return all;
     }
 
@@ -179,9 +182,15 @@ final class InProcessCluster implements AutoCloseable {
      * it as for the voters.
      */
     void addBroker(int id) throws Exception {
+        addBroker(id, Map.of());
+    }
+
+    /** {@link #addBroker(int)} with {@code overrides} over the cluster's settings for this node alone. */
+    void addBroker(int id, Map<String, String> overrides) throws Exception {
         if (kafkaPorts.containsKey(id)) {
             throw new IllegalStateException("Node " + id + " is already part of the cluster");
         }
+        nodeSettings.put(id, Map.copyOf(overrides));
         kafkaPorts.put(id, freePort());
         learnerPorts.put(id, freePort());
         startAll(List.of(id));
