@@ -317,7 +317,9 @@ public class MillraceConnectionFactory implements ConnectionFactory, QueueConnec
      * Most bytes of one produce batch per partition ({@code batch.size}); default 65536, four times kafka-clients'
      * default: with {@code lingerMs} 0 no send waits for a batch to fill, while a burst of asynchronous sends
      * (waiting behind the requests in flight) goes in fewer, larger requests; 1 KiB async sends ran 1.5-1.9x faster
-     * than at 16384 in {@code JmsUserComparison} (bench/RESULTS.md). The producer's 32 MiB buffer bounds the memory.
+     * than at 16384 in {@code JmsUserComparison} (bench/RESULTS.md). The cost, measured there: a topic subscriber in
+     * a fresh JVM at 5,000 msgs/s saw ~2 ms more p99 (bursts arrive in larger batches); set 16384 where that
+     * matters more than send throughput. The producer's 32 MiB buffer bounds the memory.
      */
     public void setBatchSizeBytes(int batchSizeBytes) {
         this.batchSizeBytes = checkAtLeast("batchSizeBytes", batchSizeBytes, 0);

@@ -33,6 +33,10 @@ final class ChildClient {
         List<String> command = new ArrayList<>();
         command.add(BrokerComparison.javaBinary());
         command.addAll(CLIENT_JVM);
+        String options = System.getProperty("millrace.factory.options", "");
+        if (!options.isBlank()) { // the fresh and footprint clients build their factory as this JVM does
+            command.add("-Dmillrace.factory.options=" + options);
+        }
         command.add("-cp");
         command.add(BrokerNode.ownClasspath());
         command.add(JmsClientMain.class.getName());
