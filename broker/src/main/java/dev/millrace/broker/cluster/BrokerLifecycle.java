@@ -144,6 +144,7 @@ public final class BrokerLifecycle implements AutoCloseable {
         client.registerBroker(registration).whenComplete((epoch, error) -> {
             if (error == null) {
                 brokerEpoch = epoch;
+                refusalLogged = false; // a later refusal (credentials changed, registering again) is logged again
                 LOG.info("Broker {} registered with epoch {} (incarnation {})", settings.nodeId(), epoch,
                         incarnationId);
                 scheduler.execute(this::heartbeat);

@@ -1,5 +1,6 @@
 package dev.millrace.broker.security;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -112,7 +113,7 @@ public final class InterBrokerSecurity {
      */
     public static String credentialSettings(BrokerConfig config) {
         Listener listener = config.interBrokerListener();
-        List<String> parts = new java.util.ArrayList<>();
+        List<String> parts = new ArrayList<>();
         if (listener.usesSasl()) {
             String mechanism = config.saslMechanismInterBrokerProtocol();
             parts.add("listener.name." + listener.name().toLowerCase(Locale.ROOT) + "."
