@@ -177,8 +177,9 @@ public final class BrokerLifecycle implements AutoCloseable {
                 refusalLogged = true;
                 LOG.warn("{}; registration is retried for up to {} ms: {}", refusedCredentials(),
                         settings.registrationTimeoutMs(), cause.toString());
+            } else {
+                LOG.info("Broker {} registration will be retried: {}", settings.nodeId(), cause.toString());
             }
-            LOG.info("Broker {} registration will be retried: {}", settings.nodeId(), cause.toString());
             schedule(this::register);
         });
     }
@@ -248,8 +249,8 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
 
     /** Whether a TLS handshake or SASL authentication refused this node, anywhere in {@code error}'s causes. */
-    static boolean isAuthenticationFailure(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    private static boolean isAuthenticationFailure(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof AuthenticationException) {
                 return true;
             }
