@@ -413,6 +413,13 @@ class ShareFailoverIntegrationTest {
         cluster.awaitCondition(() -> {
             try {
                 leaders.clear();
+                // every node knows both topics, so that an Admin call answered by any of them finds them
+                for (int id : cluster.runningIds()) {
+                    if (cluster.broker(id).controller().image().topic(DLQ).isEmpty()
+                            || cluster.broker(id).controller().image().topic(QUEUE).isEmpty()) {
+                        return false;
+                    }
+                }
                 for (int p = 0; p < PARTITIONS; p++) {
                     int leader = leaderOf(QUEUE, p);
                     if (leader < 0 || leaderOf(DLQ, p) != leader) {
