@@ -125,7 +125,9 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * (its mark is written so it is not retried).
  *
  * <p>Threading: all state is confined to the service's single thread; {@link #validate},
- * {@link #onAppend} and the election events may be called from any thread.
+ * {@link #onAppend} and the election events may be called from any thread. The writer's transactional id is
+ * initialised on a thread of its own, which can wait as long as the transaction coordinator is away (a broker just
+ * killed): meanwhile the service thread takes elections and resignations and reads appends, and deliveries wait.
  */
 public final class DelayedDeliveryService implements AutoCloseable {
 
@@ -161,6 +163,13 @@ public final class DelayedDeliveryService implements AutoCloseable {
     private final ExecutorService executor;
     /** Writes checkpoints (fsync) off the delivery thread, in order. */
     private final ExecutorService checkpointer;
+    /**
+     * Initialises the writer's transactional id off the service's thread: that waits for the transaction coordinator,
+     * which may be on a broker that just died, and the service must go on taking leadership changes meanwhile.
+     */
+    private final ExecutorService initialiser;
+    /** Set while the initialiser works for the service; deliveries wait for it. Service thread only. */
+    private boolean initialising;
     private final DelayPartition[] partitions;
     private final AtomicInteger roundRobin = new AtomicInteger();
     /** Set after a failed round until its retry task runs: deliveries wait for it. Service thread only. */
@@ -194,6 +203,11 @@ public final class DelayedDeliveryService implements AutoCloseable {
         });
         this.checkpointer = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "millrace-delay-checkpointer");
+            t.setDaemon(true);
+            return t;
+        });
+        this.initialiser = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "millrace-delay-writer-init");
             t.setDaemon(true);
             return t;
         });
@@ -323,9 +337,11 @@ public final class DelayedDeliveryService implements AutoCloseable {
         }
         executor.shutdown();
         checkpointer.shutdown();
+        initialiser.shutdownNow(); // an initialisation waiting for the coordinator is interrupted
         try {
             executor.awaitTermination(10, TimeUnit.SECONDS);
             checkpointer.awaitTermination(10, TimeUnit.SECONDS);
+            initialiser.awaitTermination(10, TimeUnit.SECONDS); // before the writer closes what it may have opened
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -636,19 +652,51 @@ public final class DelayedDeliveryService implements AutoCloseable {
     }
 
     /**
-     * Initialises the writer if it is not ready (its first initialisation decides a round of this
-     * broker left open, which would otherwise hold back the partitions it marked); backs off on failure.
+     * Whether the writer is ready for a round; if not, starts its initialisation on the initialiser thread (its first
+     * one decides a round of this broker left open, which would otherwise hold back the partitions it marked) and
+     * answers false: deliveries go on when it is done ({@link #onInitialised}). The service thread never waits for
+     * the transaction coordinator here, so resignations and elections are taken at once while it is away.
      */
     private boolean writerReady() {
-        try {
-            writer.ensureReady();
+        if (writer.ready()) {
             return true;
-        } catch (Exception e) {
-            log.warn("The delay service cannot initialise its transactional id {} yet; retrying in {} ms: {}",
-                    writer.transactionalId(), RETRY_MS, e.toString());
-            backOff();
-            return false;
         }
+        if (!initialising) {
+            initialising = true;
+            long startNanos = time.nanoseconds();
+            try {
+                initialiser.execute(() -> {
+                    Exception failure = null;
+                    try {
+                        writer.ensureReady();
+                    } catch (Exception e) {
+                        failure = e;
+                    }
+                    Exception outcome = failure;
+                    run(() -> onInitialised(outcome, startNanos));
+                });
+            } catch (RejectedExecutionException e) {
+                initialising = false; // closing
+            }
+        }
+        return false;
+    }
+
+    /** The initialiser is done: delivers what is due, or backs off after a failure. Service thread. */
+    private void onInitialised(Exception failure, long startNanos) {
+        initialising = false;
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(time.nanoseconds() - startNanos);
+        if (failure != null) {
+            log.warn("The delay service could not initialise its transactional id {} in {} ms; retrying in {} ms: {}",
+                    writer.transactionalId(), tookMs, RETRY_MS, failure.toString());
+            backOff();
+            return;
+        }
+        if (tookMs >= 1_000) {
+            log.info("The delay service initialised its transactional id {} in {} ms", writer.transactionalId(),
+                    tookMs);
+        }
+        deliverDue();
     }
 
     /** Holds deliveries back for {@value #RETRY_MS} ms, then re-reads every served partition and delivers. */

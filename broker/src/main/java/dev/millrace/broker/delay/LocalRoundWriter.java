@@ -40,7 +40,7 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * re-initialises {@code legacyIds} the coordinator knows (ids of older versions), which aborts a round they left
  * open.
  *
- * <p>Threading: the delay service's thread; {@link #producerId} from any thread.
+ * <p>Threading: as {@link RoundWriter}.
  */
 public final class LocalRoundWriter implements RoundWriter {
 
@@ -54,7 +54,7 @@ public final class LocalRoundWriter implements RoundWriter {
     private final List<String> legacyIds;
     private volatile long producerId = -1;
     private short epoch = -1;
-    private boolean ready;
+    private volatile boolean ready;
     private boolean legacyFenced;
 
     public LocalRoundWriter(TransactionCoordinator transactions, DelayLogs logs, String transactionalId,
@@ -83,6 +83,11 @@ public final class LocalRoundWriter implements RoundWriter {
         producerId = init.producerId();
         epoch = init.producerEpoch();
         ready = true;
+    }
+
+    @Override
+    public boolean ready() {
+        return ready;
     }
 
     @Override

@@ -38,7 +38,7 @@ import dev.millrace.protocol.delay.DelayedDelivery;
  * leader waits for it to be decided, see {@link DelayedDeliveryService}) if nobody decides it sooner; the other brokers
  * do, once the dead one is fenced ({@link DeadBrokerRounds}).
  *
- * <p>Threading: the delay service's thread; {@link #producerId} from any thread.
+ * <p>Threading: as {@link RoundWriter}.
  */
 public final class ProducerRoundWriter implements RoundWriter {
 
@@ -47,7 +47,7 @@ public final class ProducerRoundWriter implements RoundWriter {
     private final String transactionalId;
     private final Supplier<Producer<byte[], byte[]>> factory;
     private final DelayLogs logs;
-    private Producer<byte[], byte[]> producer;
+    private volatile Producer<byte[], byte[]> producer;
     private volatile long producerId = -1;
 
     ProducerRoundWriter(String transactionalId, Supplier<Producer<byte[], byte[]>> factory, DelayLogs logs) {
@@ -127,6 +127,11 @@ public final class ProducerRoundWriter implements RoundWriter {
             throw e;
         }
         producer = created;
+    }
+
+    @Override
+    public boolean ready() {
+        return producer != null;
     }
 
     @Override

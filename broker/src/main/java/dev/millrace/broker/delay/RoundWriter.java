@@ -12,7 +12,9 @@ import org.apache.kafka.common.TopicPartition;
  * node, everything led here) and {@link ProducerRoundWriter} (a transactional kafka-clients producer: a cluster,
  * targets led by any broker).
  *
- * <p>Threading: called on the delay service's thread only, except {@link #producerId}, which any thread may read.
+ * <p>Threading: called by one thread at a time, handed over through executors: {@link #ensureReady} on the service's
+ * initialising thread (it may block for as long as the transaction coordinator is away), the rest on the service's
+ * thread, never both at once; {@link #producerId} from any thread.
  */
 public interface RoundWriter extends AutoCloseable {
 
@@ -24,6 +26,12 @@ public interface RoundWriter extends AutoCloseable {
      * @throws Exception when the id cannot be initialised now (the service retries later)
      */
     void ensureReady() throws Exception;
+
+    /**
+     * Whether the transactional id is initialised, so that {@link #write} needs no {@link #ensureReady} first. Read on
+     * the service's thread; {@link #ensureReady} may have run on another thread before, handed over by an executor.
+     */
+    boolean ready();
 
     /** The transactional id of the rounds. */
     String transactionalId();

@@ -13,9 +13,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
@@ -139,6 +141,12 @@ class DelayedDeliveryServiceTest {
      * over the same logs and transaction coordinator; it serves no partition until elected.
      */
     private DelayedDeliveryService newService(String transactionalId, String checkpoints) {
+        return newService(transactionalId, checkpoints, UnaryOperator.identity());
+    }
+
+    /** {@link #newService(String, String)} with its round writer wrapped by {@code wrap}. */
+    private DelayedDeliveryService newService(String transactionalId, String checkpoints,
+                                              UnaryOperator<RoundWriter> wrap) {
         DelayLogs delayLogs = new DelayLogs() {
             @Override
             public int partitionCount(String topic) {
@@ -157,8 +165,8 @@ class DelayedDeliveryServiceTest {
         };
         DelayedDeliveryService.Config config = new DelayedDeliveryService.Config(2, 3_600_000, 60_000,
                 dir.resolve(checkpoints).toFile(), 1 << 20);
-        DelayedDeliveryService s = new DelayedDeliveryService(config, delayLogs, new LocalRoundWriter(coordinator,
-                delayLogs, transactionalId, config.transactionTimeoutMs(), List.of()), timer, clock);
+        DelayedDeliveryService s = new DelayedDeliveryService(config, delayLogs, wrap.apply(new LocalRoundWriter(
+                coordinator, delayLogs, transactionalId, config.transactionTimeoutMs(), List.of())), timer, clock);
         services.add(s);
         return s;
     }
@@ -379,6 +387,70 @@ class DelayedDeliveryServiceTest {
         assertThat(allDelivered()).as("its committed mark counts, its aborted one does not")
                 .containsOnlyKeys("d0-other", "marked-by-aborted-round");
         assertThat(service.pendingCount()).isZero();
+    }
+
+    @Test
+    void shouldTakeAResignationWhileItsTransactionalIdWaitsForTheCoordinatorAndDeliverOnceInitialised()
+            throws Exception {
+        CountDownLatch initialising = new CountDownLatch(1);
+        CountDownLatch coordinatorBack = new CountDownLatch(1);
+        CountDownLatch roundWritten = new CountDownLatch(1);
+        DelayedDeliveryService next = newService("__millrace-delay-node-2", "checkpoints-2", local -> new RoundWriter() {
+            @Override
+            public void ensureReady() throws Exception {
+                initialising.countDown();
+                // the coordinator of the id is on a broker that just died
+                if (!coordinatorBack.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never brought the coordinator back");
+                }
+                local.ensureReady();
+            }
+
+            @Override
+            public boolean ready() {
+                return local.ready();
+            }
+
+            @Override
+            public String transactionalId() {
+                return local.transactionalId();
+            }
+
+            @Override
+            public long producerId() {
+                return local.producerId();
+            }
+
+            @Override
+            public Map<TopicPartition, Long> write(DeliveryRound round) throws Exception {
+                Map<TopicPartition, Long> marks = local.write(round);
+                roundWritten.countDown();
+                return marks;
+            }
+
+            @Override
+            public void close() {
+                local.close();
+            }
+        });
+        service.onResigned(0, 0);
+        service.onResigned(1, 0);
+        next.onElected(0, 1);
+        next.onElected(1, 1);
+        long now = clock.milliseconds();
+        delay(D0, A0, "moved-on", now + 10);
+        delay(D1, A1, "kept", now + 10);
+        advance(20);
+        assertThat(initialising.await(10, TimeUnit.SECONDS)).as("due: the new leader initialises its id").isTrue();
+
+        next.onResigned(0, 1);
+        assertThat(next.pendingCount()).as("the resignation is taken while the initialisation waits").isEqualTo(1);
+        assertThat(allDelivered()).as("nothing before the id is initialised").isEmpty();
+
+        coordinatorBack.countDown();
+        assertThat(roundWritten.await(10, TimeUnit.SECONDS)).as("a round once initialised").isTrue();
+        assertThat(next.pendingCount()).isZero();
+        assertThat(allDelivered()).as("only the partition still led").containsOnlyKeys("kept");
     }
 
     @Test
