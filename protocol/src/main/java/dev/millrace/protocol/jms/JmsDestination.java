@@ -30,12 +30,20 @@ public final class JmsDestination {
      * @throws IllegalArgumentException if the name is not a valid destination name
      */
     public JmsDestination(DestinationType type, String name) {
+        this(type, checked(name), true);
+    }
+
+    private JmsDestination(DestinationType type, String checkedName, boolean checked) {
         this.type = Objects.requireNonNull(type, "type");
+        this.name = checkedName;
+    }
+
+    private static String checked(String name) {
         String problem = invalidNameReason(name);
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
-        this.name = name;
+        return name;
     }
 
     public DestinationType type() {
@@ -93,7 +101,7 @@ public final class JmsDestination {
         if (problem != null) {
             throw reader.error(1, problem);
         }
-        return new JmsDestination(type, name);
+        return new JmsDestination(type, name, true);
     }
 
     @Override

@@ -16,6 +16,8 @@ public final class JmsIdentifiers {
 
     private static final Set<String> RESERVED = Set.of(
             "NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "LIKE", "IN", "IS", "ESCAPE");
+    /** The length of the longest selector word: longer names need no upper-cased copy to be checked. */
+    private static final int LONGEST_RESERVED = RESERVED.stream().mapToInt(String::length).max().orElse(0);
 
     private JmsIdentifiers() {
     }
@@ -35,7 +37,7 @@ public final class JmsIdentifiers {
                         + " at index " + i + ", which is not a Java letter or digit";
             }
         }
-        if (RESERVED.contains(name.toUpperCase(Locale.ROOT))) {
+        if (name.length() <= LONGEST_RESERVED && RESERVED.contains(name.toUpperCase(Locale.ROOT))) {
             return "property name '" + name + "' is a reserved message selector word";
         }
         return null;

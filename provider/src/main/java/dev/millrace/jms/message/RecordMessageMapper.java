@@ -5,6 +5,8 @@ import java.util.Map;
 
 import dev.millrace.jms.MillraceDestination;
 import dev.millrace.protocol.jms.BodyType;
+import dev.millrace.protocol.jms.DestinationType;
+import dev.millrace.protocol.jms.JmsDestination;
 import dev.millrace.protocol.jms.JmsMessageData;
 import dev.millrace.protocol.jms.JmsRecord;
 import dev.millrace.protocol.jms.JmsRecordCodec;
@@ -114,7 +116,7 @@ public final class RecordMessageMapper {
             m.setJMSTimestamp(d.timestamp());
             m.setJMSExpiration(d.expiration());
             m.setJMSDeliveryTime(d.deliveryTime());
-            m.setJMSDestination(d.destination() == null ? consumedFrom : MillraceDestination.fromWire(d.destination()));
+            m.setJMSDestination(destination(d.destination(), consumedFrom));
             m.setJMSReplyTo(MillraceDestination.fromWire(d.replyTo()));
             d.properties().forEach(m.properties::setTrusted);
             if (d.groupId() != null) {
@@ -130,6 +132,21 @@ public final class RecordMessageMapper {
             mfe.initCause(e);
             throw mfe;
         }
+    }
+
+    /**
+     * JMSDestination of a received message: the destination it was consumed from when the record names that queue or
+     * topic or none (no new object, no second check of the name, per message), else the one the record names. A
+     * temporary destination is always a new object: the consumer's own has an owner, the message's must not.
+     */
+    private static MillraceDestination destination(JmsDestination named, MillraceDestination consumedFrom) {
+        if (named == null) {
+            return consumedFrom;
+        }
+        boolean same = consumedFrom != null && named.type() == consumedFrom.type()
+                && (named.type() == DestinationType.QUEUE || named.type() == DestinationType.TOPIC)
+                && named.name().equals(consumedFrom.getName());
+        return same ? consumedFrom : MillraceDestination.fromWire(named);
     }
 
     /** A new, empty, writable message of the type {@code bodyType} names. */
