@@ -29,7 +29,8 @@ import jakarta.jms.TransactionRolledBackException;
  *   <li>{@link #commit}: when the transaction wrote something, queue messages consumed in it are held for it on the
  *       broker (TxnShareAcknowledge), and durable-subscription offsets join it (sendOffsetsToTransaction, as
  *       Kafka's consume-transform-produce does), so the broker's commit marker accepts and commits them together
- *       with the sends; then the producer commits. A transaction that sent nothing acknowledges what it consumed
+ *       with the sends; then the sends are flushed and checked (they travelled while the holds were made), and the
+ *       producer commits. A transaction that sent nothing acknowledges what it consumed
  *       with plain acknowledgements (nothing else is in it).</li>
  *   <li>{@link #rollback}: the producer aborts (the sends are never visible to read-committed consumers); the
  *       session then redelivers what it consumed (queues release it: JMSRedelivered, delivery count + 1).</li>
@@ -105,11 +106,8 @@ final class SessionTransaction implements AutoCloseable {
         List<Map.Entry<MillraceMessageConsumer, List<Delivery>>> afterCommit = new ArrayList<>();
         boolean committing = false;
         try {
-            producer.flush();
-            long timeoutMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
-            for (Future<RecordMetadata> send : sends) {
-                send.get(timeoutMs, TimeUnit.MILLISECONDS);
-            }
+            // the holds first: the sends are on their way already (linger 0 by default), so the holds' round trips
+            // overlap theirs instead of following them; the flush then finds them done or nearly
             for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
                 if (e.getKey().acceptInTransaction(connection.extensions(), transactionalId, e.getValue())) {
                     continue;
@@ -119,6 +117,11 @@ final class SessionTransaction implements AutoCloseable {
                     producer.sendOffsetsToTransaction(offsets.getValue(), new ConsumerGroupMetadata(offsets.getKey()));
                 }
                 afterCommit.add(e);
+            }
+            producer.flush();
+            long timeoutMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
+            for (Future<RecordMetadata> send : sends) {
+                send.get(timeoutMs, TimeUnit.MILLISECONDS);
             }
             committing = true;
             producer.commitTransaction(); // retries through a failover for up to max.block.ms (KafkaClients)

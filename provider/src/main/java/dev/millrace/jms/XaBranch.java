@@ -59,7 +59,7 @@ import jakarta.jms.JMSException;
  *       share-partition leaders (TxnShareAcknowledge: the commit marker accepts them, the abort releases them) and
  *       durable-subscription offsets are added to it (AddOffsetsToTxn + TxnOffsetCommit), as a transacted session
  *       does at commit.</li>
- *   <li>prepare: flush, check the sends, holds and offsets, then {@link XaPrepare} (producer id -1: kafka-clients
+ *   <li>prepare: holds and offsets, flush and check the sends (they travelled meanwhile), then {@link XaPrepare} (producer id -1: kafka-clients
  *       does not expose it) to the id's coordinator. On XA_OK the producer id belongs to the branch on the broker;
  *       the branch keeps its transactional id and producer until it completes. A branch that did nothing on the
  *       broker answers XA_RDONLY without a request.</li>
@@ -454,14 +454,8 @@ final class XaBranch {
         try {
             initIfNeeded();
             KafkaProducer<byte[], byte[]> producer = lease.producer();
-            producer.flush();
-            long waitMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
-            for (Future<RecordMetadata> send : sends) {
-                send.get(waitMs, TimeUnit.MILLISECONDS);
-            }
-            if (!sends.isEmpty()) {
-                producerStarted = true; // every send of the branch was written: its partitions are in the transaction
-            }
+            // the holds before the flush: the sends are on their way already, so the holds' round trips overlap
+            // theirs (the coordinator adds both kinds of partition to the one transaction, in whichever order)
             for (Map.Entry<MillraceMessageConsumer, List<Delivery>> e : consumed.entrySet()) {
                 if (e.getKey().isQueueConsumer()) {
                     held = true;
@@ -476,6 +470,14 @@ final class XaBranch {
                     producer.sendOffsetsToTransaction(offsets.getValue(), new ConsumerGroupMetadata(offsets.getKey()));
                 }
                 topicConsumers.add(e.getKey());
+            }
+            producer.flush();
+            long waitMs = connection.settings().blockingTimeoutMs() + connection.settings().requestTimeoutMs();
+            for (Future<RecordMetadata> send : sends) {
+                send.get(waitMs, TimeUnit.MILLISECONDS);
+            }
+            if (!sends.isEmpty()) {
+                producerStarted = true; // every send of the branch was written: its partitions are in the transaction
             }
             return topicConsumers;
         } catch (Exception e) {

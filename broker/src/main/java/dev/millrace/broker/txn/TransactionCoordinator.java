@@ -374,12 +374,17 @@ public final class TransactionCoordinator implements CoordinatorElection, AutoCl
      * (Empty, CompleteCommit, CompleteAbort) begins a transaction with {@code tp} as its first partition: an XA branch
      * that only consumed from queues has queue acknowledgements to prepare and nothing else (its producer sent
      * nothing, so it never began a transaction itself; a producer that sends later joins the same transaction).
-     * INVALID_TXN_STATE when the id has no producer, or its transaction is completing (its markers are decided
-     * without {@code tp}) or prepared as an XA branch.
+     * CONCURRENT_TRANSACTIONS while the id's previous transaction is completing (PrepareCommit/PrepareAbort: its
+     * markers are still being written; the holder retries, as a producer's AddPartitionsToTxn does, since a client may
+     * hold for its next transaction before its producer sends anything). INVALID_TXN_STATE when the id has no
+     * producer, or its transaction is prepared as an XA branch.
      */
     public CompletableFuture<InitResult> addSharePartition(String transactionalId, TopicPartition tp) {
         return call(transactionalId, InitResult::error, p -> {
             TransactionMetadata current = p.txns.get(transactionalId);
+            if (current != null && current.state().isPrepare()) {
+                return done(InitResult.error(Errors.CONCURRENT_TRANSACTIONS));
+            }
             if (current == null || !(current.state() == TransactionState.ONGOING || isIdle(current.state()))) {
                 return done(InitResult.error(Errors.INVALID_TXN_STATE));
             }

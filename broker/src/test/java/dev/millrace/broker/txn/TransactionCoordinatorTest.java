@@ -218,6 +218,9 @@ class TransactionCoordinatorTest {
         assertThat(state("prepared").state()).isEqualTo(TransactionState.PREPARE_COMMIT);
         assertThat(get(coordinator.addPartitions("prepared", 1000, (short) 0, List.of(P0))))
                 .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+        assertThat(get(coordinator.addSharePartition("prepared", new TopicPartition("queue", 0))).error())
+                .as("a hold for the next transaction waits for this one's markers")
+                .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
 
         coordinator.close();
         markersFail.set(false);
