@@ -59,8 +59,8 @@ import jakarta.jms.JMSException;
  *       share-partition leaders (TxnShareAcknowledge: the commit marker accepts them, the abort releases them) and
  *       durable-subscription offsets are added to it (AddOffsetsToTxn + TxnOffsetCommit), as a transacted session
  *       does at commit.</li>
- *   <li>prepare: holds and offsets, flush and check the sends (they travelled meanwhile), then {@link XaPrepare} (producer id -1: kafka-clients
- *       does not expose it) to the id's coordinator. On XA_OK the producer id belongs to the branch on the broker;
+ *   <li>prepare: holds and offsets, flush and check the sends (they travelled meanwhile), then {@link XaPrepare}
+ *       (producer id -1: kafka-clients does not expose it) to the id's coordinator. On XA_OK the producer id belongs to the branch on the broker;
  *       the branch keeps its transactional id and producer until it completes. A branch that did nothing on the
  *       broker answers XA_RDONLY without a request.</li>
  *   <li>commit after prepare, from this JVM: the producer's own EndTxn commit if it began the transaction itself

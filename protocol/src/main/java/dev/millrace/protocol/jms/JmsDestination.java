@@ -30,20 +30,17 @@ public final class JmsDestination {
      * @throws IllegalArgumentException if the name is not a valid destination name
      */
     public JmsDestination(DestinationType type, String name) {
-        this(type, checked(name), true);
+        this(type, name, true);
     }
 
-    private JmsDestination(DestinationType type, String checkedName, boolean checked) {
+    /** {@code checkName} false: the caller has checked {@code name} already ({@link #decode}). */
+    private JmsDestination(DestinationType type, String name, boolean checkName) {
         this.type = Objects.requireNonNull(type, "type");
-        this.name = checkedName;
-    }
-
-    private static String checked(String name) {
-        String problem = invalidNameReason(name);
+        String problem = checkName ? invalidNameReason(name) : null;
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
-        return name;
+        this.name = name;
     }
 
     public DestinationType type() {
@@ -101,7 +98,7 @@ public final class JmsDestination {
         if (problem != null) {
             throw reader.error(1, problem);
         }
-        return new JmsDestination(type, name, true);
+        return new JmsDestination(type, name, false);
     }
 
     @Override
